@@ -1,0 +1,57 @@
+"""Command-line entry point: ``treebench <group> <command>``.
+
+Each command group lives next to the layer it drives (``treebench.criteria.cli``,
+``treebench.data.cli``, ...); this module only assembles them and turns user
+errors into one-line messages with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from treebench import __version__
+from treebench.errors import TreebenchError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="treebench")
+def cli() -> None:
+    """Experiments on decision-tree split criteria."""
+
+
+def _register() -> None:
+    from treebench.criteria.cli import criteria
+    from treebench.demo import demo
+
+    cli.add_command(criteria)
+    cli.add_command(demo)
+    # --- command groups of other layers are registered below this line ---
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; user errors print one line on stderr and exit with status 2."""
+    try:
+        status = cli.main(args=argv, prog_name="treebench", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except TreebenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    if isinstance(status, int) and status != 0:
+        sys.exit(status)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

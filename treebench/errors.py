@@ -1,0 +1,20 @@
+"""User-facing errors.
+
+Anything the user can fix (a bad name, an out-of-range value, a missing file)
+raises :class:`TreebenchError` with a one-line message naming what is wrong and
+what is accepted.  The CLI prints that line and exits non-zero without a
+traceback; library callers get an ordinary exception (a ``ValueError``
+subclass, so ``except ValueError`` keeps working).
+"""
+
+from __future__ import annotations
+
+
+class TreebenchError(ValueError):
+    """A problem with user input, reported as one readable line."""
+
+
+def one_of(value: object, accepted: list[str] | tuple[str, ...], what: str) -> TreebenchError:
+    """Build the standard "unknown X" error listing the accepted values."""
+    listing = ", ".join(sorted(accepted))
+    return TreebenchError(f"unknown {what} {value!r}; accepted: {listing}")
