@@ -1,0 +1,51 @@
+"""The certainty function (paper 003, Peñate-Díaz)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebench.criteria.base import Criterion, SplitContext, as_children, weighted_child_values
+
+
+def certainty_rows(counts: np.ndarray) -> np.ndarray:
+    """``I(X) = sum_i |p_i - 1/N|`` per count row, ``N`` = number of classes.
+
+    An empty row has certainty 0 (it carries no weight in a split anyway).
+    """
+    counts = np.asarray(counts, dtype=float)
+    n_classes = counts.shape[-1]
+    totals = counts.sum(axis=-1, keepdims=True)
+    p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    return np.where(totals[..., 0] > 0, np.abs(p - 1.0 / n_classes).sum(axis=-1), 0.0)
+
+
+class Certainty(Criterion):
+    """Certainty gain: conditional certainty ``I(C|A)`` minus ``I(C)``.
+
+    ``I(C) = sum_i |p(c_i) - 1/N|`` (``N`` classes of the problem) and
+    ``I(C|A) = sum_j p(a_j) sum_i |p(c_i|a_j) - 1/N|``; the paper maximises
+    ``I(C|A)``.  Reading chosen: the split score is ``I(C|A) - I(C)``, which has
+    the same maximiser and makes ``score > 0`` exactly the certainty-raising
+    inequality ``I(C|A) > I(C)`` (see :meth:`raises_certainty`).  By the
+    triangle inequality ``I(C|A) >= I(C)`` always holds, so the score is never
+    negative; as in ID3 the tree keeps splitting impure nodes (``min_gain = 0``).
+    """
+
+    name = "certainty"
+    summary = "certainty gain I(C|A) - I(C) (maximises conditional certainty)"
+    paper = "003 Peñate-Díaz"
+    kernel_id = 5
+
+    def node_value(self, counts: np.ndarray) -> float:
+        return float(certainty_rows(counts))
+
+    def conditional_certainty(self, children: np.ndarray) -> np.ndarray:
+        """``I(C|A)`` of each candidate split."""
+        return weighted_child_values(as_children(children), certainty_rows)
+
+    def split_scores(self, parent, children, context: SplitContext | None = None) -> np.ndarray:
+        return self.conditional_certainty(children) - self.node_value(parent)
+
+    def raises_certainty(self, parent: np.ndarray, children: np.ndarray) -> np.ndarray:
+        """The certainty-raising inequality ``I(C|A) > I(C)`` for each candidate."""
+        return self.split_scores(parent, children) > 1e-12

@@ -1,0 +1,456 @@
+"""Compiled greedy top-down induction for the built-in criteria.
+
+Layout (see DESIGN.md, "where the time goes"): every feature is sorted once,
+at the root, into three parallel rows ``sorted_index[f]``, ``sorted_value[f]``
+and ``sorted_label[f]``.  A node owns the same position range ``[start, end)``
+in every row, and that range stays sorted for every feature because a split
+*stably* partitions each row.  Split search is then a linear scan per feature
+and node, with no sorting below the root.  Nominal features are "sorted" by
+category code, so the same scan sees one contiguous run per category.
+
+The output is plain arrays (see :mod:`treebench.kernels.layout`); the tree
+layer wraps them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.layout import (
+    CATEGORY,
+    CATMAP_START,
+    CHILD_START,
+    DEFAULT_CHILD,
+    DEPTH,
+    FEATURE,
+    IMPURITY,
+    KIND,
+    LEAF,
+    N_CHILDREN,
+    N_FLOAT_FIELDS,
+    N_INT_FIELDS,
+    NOMINAL_BINARY,
+    NOMINAL_MULTIWAY,
+    NUMERIC,
+    SCORE,
+    THRESHOLD,
+)
+from treebench.kernels.scoring import (
+    child_mass,
+    final_score,
+    is_additive,
+    make_table,
+    mass_from_sum,
+    node_impurity,
+    reported_node_value,
+)
+
+TIE_TOLERANCE = 1e-10
+
+
+@njit(cache=True)
+def _better(score: float, best: float) -> bool:
+    """Strictly better beyond the tie tolerance (ties keep the earlier candidate)."""
+    if best == -np.inf:
+        return score > -np.inf
+    return score > best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+@njit(cache=True)
+def _grow_int(arr: np.ndarray, needed: int) -> np.ndarray:
+    if needed <= arr.shape[0]:
+        return arr
+    new = np.full((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], -1, arr.dtype)
+    new[: arr.shape[0]] = arr
+    return new
+
+
+@njit(cache=True)
+def _grow_float(arr: np.ndarray, needed: int) -> np.ndarray:
+    if needed <= arr.shape[0]:
+        return arr
+    new = np.zeros((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], arr.dtype)
+    new[: arr.shape[0]] = arr
+    return new
+
+
+@njit(cache=True)
+def scan_numeric(
+    values: np.ndarray,
+    labels: np.ndarray,
+    start: int,
+    end: int,
+    parent: np.ndarray,
+    parent_impurity: float,
+    cid: int,
+    params: np.ndarray,
+    table: np.ndarray,
+    min_leaf: int,
+    midpoint: bool,
+    left: np.ndarray,
+    right: np.ndarray,
+    scratch: np.ndarray,
+):
+    """Best threshold of one numeric feature on positions ``[start, end)``.
+
+    Returns ``(candidate_score, n_left, threshold)``; ``n_left = 0`` when the
+    feature has no valid candidate.  Missing values (NaN) sort last and always
+    go right, so candidates stop at the first NaN.
+    """
+    k = parent.shape[0]
+    n = end - start
+    additive = is_additive(cid)
+    g_left = 0.0
+    g_right = 0.0
+    for i in range(k):
+        left[i] = 0
+        right[i] = parent[i]
+        if additive:
+            g_right += table[parent[i]]
+    best = -np.inf
+    best_left = 0
+    best_threshold = 0.0
+    for p in range(start, end - 1):
+        label = labels[p]
+        if additive:
+            g_left += table[left[label] + 1] - table[left[label]]
+            g_right += table[right[label] - 1] - table[right[label]]
+        left[label] += 1
+        right[label] -= 1
+        n_left = p - start + 1
+        n_right = n - n_left
+        if n_left < min_leaf:
+            continue
+        if n_right < min_leaf:
+            break
+        here = values[p]
+        after = values[p + 1]
+        if math.isnan(here):
+            break
+        after_missing = math.isnan(after)
+        if not after_missing and after <= here:
+            continue
+        if additive:
+            mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
+                cid, params, table, n_right, g_right
+            )
+        else:
+            mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
+                cid, params, table, right, n_right, 2, scratch
+            )
+        gain = parent_impurity - mass / n
+        if _better(gain, best):
+            best = gain
+            best_left = n_left
+            if after_missing or not midpoint:
+                best_threshold = here
+            else:
+                # as scikit-learn: the midpoint, unless rounding makes it equal
+                # to the upper value (then the lower value)
+                threshold = here / 2.0 + after / 2.0
+                if threshold == after or math.isinf(threshold):
+                    threshold = here
+                best_threshold = threshold
+    return best, best_left, best_threshold
+
+
+@njit(cache=True)
+def tabulate_categories(
+    values: np.ndarray, labels: np.ndarray, start: int, end: int, cat_counts: np.ndarray,
+    cat_sizes: np.ndarray, present: np.ndarray,
+) -> int:
+    """Class counts per category on ``[start, end)`` (sorted by code).
+
+    Fills ``present[:r]`` with the codes that occur, in increasing order, and
+    returns ``r``.
+    """
+    r = 0
+    previous = -1
+    for p in range(start, end):
+        code = int(values[p])
+        if code != previous:
+            present[r] = code
+            r += 1
+            cat_sizes[code] = 0
+            cat_counts[code, :] = 0
+            previous = code
+        cat_sizes[code] += 1
+        cat_counts[code, labels[p]] += 1
+    return r
+
+
+@njit(cache=True)
+def build(
+    sorted_index: np.ndarray,
+    sorted_value: np.ndarray,
+    sorted_label: np.ndarray,
+    is_nominal: np.ndarray,
+    n_categories: np.ndarray,
+    n_classes: int,
+    cid: int,
+    params: np.ndarray,
+    average_gain_rule: bool,
+    strict_accept: bool,
+    min_gain: float,
+    max_depth: int,
+    min_samples_split: int,
+    min_samples_leaf: int,
+    nominal_binary: bool,
+    midpoint: bool,
+):
+    """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
+
+    Returns ``(int_nodes, float_nodes, counts, catmap)`` trimmed to size.
+    ``max_depth < 0`` means unlimited.
+    """
+    n_features, n = sorted_index.shape
+    k = n_classes
+    table = make_table(cid, params, n)
+    max_cats = 1
+    for f in range(n_features):
+        if is_nominal[f] and n_categories[f] > max_cats:
+            max_cats = n_categories[f]
+
+    int_nodes = np.full((64, N_INT_FIELDS), -1, np.int64)
+    float_nodes = np.zeros((64, N_FLOAT_FIELDS))
+    counts = np.zeros((64, k), np.int64)
+    catmap = np.full(64, -1, np.int64)
+    n_catmap = 0
+
+    stack = np.zeros((64, 3), np.int64)  # node id, start, end
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = n
+    n_stack = 1
+    n_nodes = 1
+    int_nodes[0, DEPTH] = 0
+
+    child_of = np.zeros(max(n, 1), np.int64)
+    buffer_index = np.empty(max(n, 1), sorted_index.dtype)
+    buffer_value = np.empty(max(n, 1))
+    buffer_label = np.empty(max(n, 1), sorted_label.dtype)
+
+    parent = np.zeros(k, np.int64)
+    left = np.zeros(k, np.int64)
+    right = np.zeros(k, np.int64)
+    scratch = np.empty(k)
+    cat_counts = np.zeros((max_cats, k), np.int64)
+    cat_sizes = np.zeros(max_cats, np.int64)
+    present = np.zeros(max_cats, np.int64)
+    sizes = np.zeros(max(max_cats, 2), np.int64)
+    offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
+
+    candidate_best = np.empty(n_features)
+    split_best = np.empty(n_features)
+    best_left = np.zeros(n_features, np.int64)
+    best_threshold = np.zeros(n_features)
+    best_category = np.zeros(n_features, np.int64)
+
+    while n_stack > 0:
+        n_stack -= 1
+        node = stack[n_stack, 0]
+        start = stack[n_stack, 1]
+        end = stack[n_stack, 2]
+        depth = int_nodes[node, DEPTH]
+        size = end - start
+
+        parent[:] = 0
+        for p in range(start, end):
+            parent[sorted_label[0, p]] += 1
+        counts[node, :] = parent
+        impurity = node_impurity(cid, params, table, parent, size, scratch)
+        float_nodes[node, IMPURITY] = reported_node_value(cid, impurity)
+        int_nodes[node, KIND] = LEAF
+        int_nodes[node, FEATURE] = -1
+
+        n_present_classes = 0
+        for i in range(k):
+            if parent[i] > 0:
+                n_present_classes += 1
+        if (
+            size < min_samples_split
+            or size < 2 * min_samples_leaf
+            or n_present_classes <= 1
+            or (max_depth >= 0 and depth >= max_depth)
+        ):
+            continue
+
+        # -- best candidate of every feature ---------------------------------
+        for f in range(n_features):
+            candidate_best[f] = -np.inf
+            split_best[f] = -np.inf
+            if not is_nominal[f]:
+                gain, n_left, threshold = scan_numeric(
+                    sorted_value[f], sorted_label[f], start, end, parent, impurity, cid,
+                    params, table, min_samples_leaf, midpoint, left, right, scratch,
+                )
+                if n_left > 0:
+                    sizes[0] = n_left
+                    sizes[1] = size - n_left
+                    candidate_best[f] = gain
+                    split_best[f] = final_score(cid, params, gain, sizes, 2, size)
+                    best_left[f] = n_left
+                    best_threshold[f] = threshold
+                continue
+            r = tabulate_categories(
+                sorted_value[f], sorted_label[f], start, end, cat_counts, cat_sizes, present
+            )
+            if r < 2:
+                continue
+            if not nominal_binary:
+                valid = True
+                mass = 0.0
+                for j in range(r):
+                    code = present[j]
+                    sizes[j] = cat_sizes[code]
+                    if cat_sizes[code] < min_samples_leaf:
+                        valid = False
+                    mass += child_mass(cid, params, table, cat_counts[code], cat_sizes[code], r, scratch)
+                if valid:
+                    gain = impurity - mass / size
+                    candidate_best[f] = gain
+                    split_best[f] = final_score(cid, params, gain, sizes, r, size)
+                continue
+            best = -np.inf
+            for j in range(r):
+                code = present[j]
+                n_left = cat_sizes[code]
+                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+                    continue
+                for i in range(k):
+                    left[i] = cat_counts[code, i]
+                    right[i] = parent[i] - left[i]
+                mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
+                    cid, params, table, right, size - n_left, 2, scratch
+                )
+                gain = impurity - mass / size
+                if _better(gain, best):
+                    best = gain
+                    best_category[f] = code
+                    best_left[f] = n_left
+            if best > -np.inf:
+                sizes[0] = best_left[f]
+                sizes[1] = size - best_left[f]
+                candidate_best[f] = best
+                split_best[f] = final_score(cid, params, best, sizes, 2, size)
+
+        # -- choose the feature ----------------------------------------------
+        n_usable = 0
+        average = 0.0
+        for f in range(n_features):
+            if split_best[f] > -np.inf:
+                n_usable += 1
+                average += candidate_best[f]
+        if n_usable == 0:
+            continue
+        average /= n_usable
+        chosen = -1
+        best = -np.inf
+        for f in range(n_features):
+            if split_best[f] == -np.inf:
+                continue
+            if average_gain_rule and candidate_best[f] < average - TIE_TOLERANCE * max(1.0, abs(average)):
+                continue
+            if chosen < 0 or _better(split_best[f], best):
+                chosen = f
+                best = split_best[f]
+        if chosen < 0:
+            continue
+        if strict_accept:
+            if not best > min_gain:
+                continue
+        elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
+            continue
+
+        # -- route the samples to children -------------------------------------
+        f = chosen
+        if not is_nominal[f]:
+            kind = NUMERIC
+            n_children = 2
+            sizes[0] = best_left[f]
+            sizes[1] = size - best_left[f]
+            for p in range(start, end):
+                child_of[sorted_index[f, p]] = 0 if p - start < best_left[f] else 1
+        elif nominal_binary:
+            kind = NOMINAL_BINARY
+            n_children = 2
+            sizes[0] = best_left[f]
+            sizes[1] = size - best_left[f]
+            for p in range(start, end):
+                child_of[sorted_index[f, p]] = 0 if int(sorted_value[f, p]) == best_category[f] else 1
+        else:
+            kind = NOMINAL_MULTIWAY
+            n_children = tabulate_categories(
+                sorted_value[f], sorted_label[f], start, end, cat_counts, cat_sizes, present
+            )
+            catmap = _grow_int(catmap, n_catmap + n_categories[f])
+            catmap[n_catmap : n_catmap + n_categories[f]] = -1
+            largest = 0
+            for j in range(n_children):
+                code = present[j]
+                sizes[j] = cat_sizes[code]
+                catmap[n_catmap + code] = j
+                if sizes[j] > sizes[largest]:
+                    largest = j
+            int_nodes[node, CATMAP_START] = n_catmap
+            int_nodes[node, DEFAULT_CHILD] = largest
+            n_catmap += n_categories[f]
+            j = -1
+            previous = -1
+            for p in range(start, end):
+                code = int(sorted_value[f, p])
+                if code != previous:
+                    j += 1
+                    previous = code
+                child_of[sorted_index[f, p]] = j
+
+        # -- stable partition of every feature's range --------------------------
+        for g in range(n_features):
+            if g == f and kind != NOMINAL_BINARY:
+                continue  # already grouped by child in the chosen feature's order
+            offsets[0] = 0
+            for j in range(n_children):
+                offsets[j + 1] = offsets[j] + sizes[j]
+            for p in range(start, end):
+                sample = sorted_index[g, p]
+                j = child_of[sample]
+                q = offsets[j]
+                offsets[j] = q + 1
+                buffer_index[q] = sample
+                buffer_value[q] = sorted_value[g, p]
+                buffer_label[q] = sorted_label[g, p]
+            sorted_index[g, start:end] = buffer_index[:size]
+            sorted_value[g, start:end] = buffer_value[:size]
+            sorted_label[g, start:end] = buffer_label[:size]
+
+        # -- create the children and push them (first child on top) -------------
+        first_child = n_nodes
+        n_nodes += n_children
+        int_nodes = _grow_int(int_nodes, n_nodes)
+        float_nodes = _grow_float(float_nodes, n_nodes)
+        counts = _grow_float(counts, n_nodes)
+        int_nodes[node, FEATURE] = f
+        int_nodes[node, KIND] = kind
+        int_nodes[node, CHILD_START] = first_child
+        int_nodes[node, N_CHILDREN] = n_children
+        if kind == NOMINAL_BINARY:
+            int_nodes[node, CATEGORY] = best_category[f]
+        float_nodes[node, THRESHOLD] = best_threshold[f] if kind == NUMERIC else 0.0
+        float_nodes[node, SCORE] = best
+        stack = _grow_int(stack, n_stack + n_children)
+        child_start = start
+        for j in range(n_children):
+            child = first_child + j
+            int_nodes[child, DEPTH] = depth + 1
+            child_end = child_start + sizes[j]
+            slot = n_stack + n_children - 1 - j
+            stack[slot, 0] = child
+            stack[slot, 1] = child_start
+            stack[slot, 2] = child_end
+            child_start = child_end
+        n_stack += n_children
+
+    return int_nodes[:n_nodes].copy(), float_nodes[:n_nodes].copy(), counts[:n_nodes].copy(), catmap[:n_catmap].copy()

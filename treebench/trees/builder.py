@@ -1,0 +1,177 @@
+"""Grow a tree: settings, the sort-once presort, and engine dispatch.
+
+Built-in criteria run the compiled induction (:mod:`treebench.kernels.induction`);
+any other criterion -- a user's plain-numpy class -- runs the generic split
+search of :mod:`treebench.trees.generic`.  Both produce the same arrays and
+follow the same rules (stopping, tie-breaking, missing values), so for a
+built-in criterion they grow the same tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebench.criteria import Criterion
+from treebench.errors import TreebenchError
+from treebench.kernels.induction import build
+from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.structure import Tree
+
+THRESHOLD_MODES = ("midpoint", "observed")
+NOMINAL_SPLITS = ("multiway", "binary")
+ENGINES = ("auto", "numba", "python")
+
+
+@dataclass(frozen=True)
+class GrowSettings:
+    """Stopping rules and split forms shared by every engine.
+
+    Parameters
+    ----------
+    max_depth:
+        Maximum depth (root = 0); ``None`` grows until another rule stops.
+    min_samples_split:
+        A node with fewer samples is a leaf.
+    min_samples_leaf:
+        Every child of a split must have at least this many samples.
+    threshold:
+        ``"midpoint"`` (between consecutive distinct values, as scikit-learn)
+        or ``"observed"`` (the largest value sent left).
+    nominal_split:
+        ``"multiway"`` (one branch per category present) or ``"binary"``
+        (one category against the rest).
+    """
+
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    threshold: str = "midpoint"
+    nominal_split: str = "multiway"
+
+    def __post_init__(self) -> None:
+        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 0):
+            raise TreebenchError(f"max_depth={self.max_depth!r} is invalid; accepted: None or an integer >= 0")
+        if not _is_int(self.min_samples_split) or self.min_samples_split < 2:
+            raise TreebenchError(
+                f"min_samples_split={self.min_samples_split!r} is invalid; accepted: an integer >= 2"
+            )
+        if not _is_int(self.min_samples_leaf) or self.min_samples_leaf < 1:
+            raise TreebenchError(
+                f"min_samples_leaf={self.min_samples_leaf!r} is invalid; accepted: an integer >= 1"
+            )
+        if self.threshold not in THRESHOLD_MODES:
+            raise TreebenchError(
+                f"threshold={self.threshold!r} is invalid; accepted: {', '.join(THRESHOLD_MODES)}"
+            )
+        if self.nominal_split not in NOMINAL_SPLITS:
+            raise TreebenchError(
+                f"nominal_split={self.nominal_split!r} is invalid; accepted: {', '.join(NOMINAL_SPLITS)}"
+            )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+@dataclass
+class Presorted:
+    """Every feature sorted once: sample ids, values and labels, shape (d, n).
+
+    NaN sorts last.  The compiled builder partitions these arrays in place, so
+    reuse across fits (e.g. a tuning grid on the same training data) goes
+    through :meth:`copy`.
+    """
+
+    index: np.ndarray
+    value: np.ndarray
+    label: np.ndarray
+
+    @classmethod
+    def from_matrix(cls, X: np.ndarray, y: np.ndarray) -> Presorted:
+        columns = np.ascontiguousarray(X.T)
+        index_dtype = np.int32 if X.shape[0] < 2**31 else np.int64
+        index = np.argsort(columns, axis=1, kind="stable").astype(index_dtype, copy=False)
+        value = np.take_along_axis(columns, index, axis=1)
+        label = y.astype(np.int32)[index]
+        return cls(np.ascontiguousarray(index), np.ascontiguousarray(value), np.ascontiguousarray(label))
+
+    def copy(self) -> Presorted:
+        return Presorted(self.index.copy(), self.value.copy(), self.label.copy())
+
+
+def grow(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    encoder: FeatureEncoder,
+    criterion: Criterion,
+    settings: GrowSettings,
+    *,
+    classes: list | None = None,
+    engine: str = "auto",
+    sample_data: np.ndarray | None = None,
+    presorted: Presorted | None = None,
+) -> Tree:
+    """Grow a tree on the encoded matrix ``X`` (n, d) and labels ``y`` in ``0..k-1``.
+
+    ``presorted`` is consumed (partitioned in place); pass a copy to keep it.
+    """
+    if engine not in ENGINES:
+        raise TreebenchError(f"engine={engine!r} is invalid; accepted: {', '.join(ENGINES)}")
+    if X.shape[0] == 0:
+        raise TreebenchError("cannot grow a tree on 0 samples")
+    use_kernel = criterion.kernel_id >= 0 and engine != "python" and sample_data is None
+    if engine == "numba" and not use_kernel:
+        raise TreebenchError(
+            f"criterion {criterion.name!r} has no compiled kernel; use engine='python' or 'auto'"
+        )
+    is_nominal = encoder.is_nominal
+    n_categories = encoder.n_categories
+    if use_kernel:
+        data = presorted if presorted is not None else Presorted.from_matrix(X, y)
+        max_branches = int(n_categories.max()) if n_categories.size else 2
+        int_nodes, float_nodes, counts, catmap = build(
+            data.index,
+            data.value,
+            data.label,
+            is_nominal,
+            n_categories,
+            int(n_classes),
+            int(criterion.kernel_id),
+            np.asarray(criterion.kernel_params(max(max_branches, 2)), dtype=np.float64),
+            bool(criterion.average_gain_rule),
+            bool(_strict_accept(criterion)),
+            float(criterion.min_gain),
+            -1 if settings.max_depth is None else int(settings.max_depth),
+            int(settings.min_samples_split),
+            int(settings.min_samples_leaf),
+            settings.nominal_split == "binary",
+            settings.threshold == "midpoint",
+        )
+    else:
+        from treebench.trees.generic import build_generic
+
+        int_nodes, float_nodes, counts, catmap = build_generic(
+            X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data
+        )
+    return Tree(
+        int_nodes=int_nodes,
+        float_nodes=float_nodes,
+        counts=counts,
+        catmap=catmap,
+        n_categories=n_categories,
+        feature_names=list(encoder.names),
+        classes=list(classes) if classes is not None else list(range(n_classes)),
+        categories=list(encoder.categories),
+        criterion={"name": criterion.name, **criterion.values},
+    )
+
+
+def _strict_accept(criterion: Criterion) -> bool:
+    """Whether ``accepts`` is a strict ``score > min_gain`` (the possibilistic rule).
+
+    Probed on the criterion itself so the kernel follows the Python method.
+    """
+    return not criterion.accepts(float(criterion.min_gain))

@@ -1,0 +1,217 @@
+"""scikit-learn compatible estimator: ``TreeClassifier(criterion=..., **params)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from treebench import criteria
+from treebench.errors import TreebenchError
+from treebench.trees.builder import GrowSettings, Presorted, grow
+from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.structure import Tree
+
+_TREE_PARAMS = (
+    "criterion",
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "threshold",
+    "nominal_split",
+    "nominal_features",
+    "engine",
+)
+
+
+class TreeClassifier(ClassifierMixin, BaseEstimator):
+    """A decision tree grown with any registered split criterion.
+
+    Parameters
+    ----------
+    criterion:
+        A registered criterion name (``treebench criteria list``) or a
+        :class:`treebench.criteria.Criterion` instance.
+    max_depth, min_samples_split, min_samples_leaf, threshold, nominal_split:
+        See :class:`treebench.trees.builder.GrowSettings`.
+    nominal_features:
+        Columns (indices or names) to treat as nominal; DataFrame columns of
+        categorical, string, object or bool dtype are nominal anyway and
+        ordered categoricals are ordinal (split by thresholds on their order).
+    engine:
+        ``"auto"`` (compiled kernel when the criterion has one), ``"numba"``
+        or ``"python"`` (the generic numpy split search).
+    **criterion_params:
+        The criterion's own parameters, e.g. ``gamma=0.1`` or ``q=2.5``; they
+        are ordinary estimator parameters for ``get_params``/``set_params``,
+        ``clone`` and ``GridSearchCV``.
+
+    Attributes
+    ----------
+    tree_ : Tree
+    classes_ : ndarray
+    n_features_in_ : int
+    feature_names_in_ : ndarray (only when fitted on a DataFrame)
+    criterion_ : Criterion
+    """
+
+    def __init__(
+        self,
+        criterion: Any = "entropy",
+        *,
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        threshold: str = "midpoint",
+        nominal_split: str = "multiway",
+        nominal_features: Any = None,
+        engine: str = "auto",
+        **criterion_params: Any,
+    ) -> None:
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.threshold = threshold
+        self.nominal_split = nominal_split
+        self.nominal_features = nominal_features
+        self.engine = engine
+        self._criterion_param_names = sorted(criterion_params)
+        for name, value in criterion_params.items():
+            setattr(self, name, value)
+
+    # -- scikit-learn parameter protocol --------------------------------------
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        for name in self._criterion_param_names:
+            params[name] = getattr(self, name)
+        return params
+
+    def set_params(self, **params: Any) -> TreeClassifier:
+        for name, value in params.items():
+            if name not in _TREE_PARAMS and name not in self._criterion_param_names:
+                self._criterion_param_names = sorted({*self._criterion_param_names, name})
+            setattr(self, name, value)
+        return self
+
+    def _make_criterion(self) -> criteria.Criterion:
+        params = {name: getattr(self, name) for name in self._criterion_param_names}
+        return criteria.get(self.criterion, **params)
+
+    def _settings(self) -> GrowSettings:
+        return GrowSettings(
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            threshold=self.threshold,
+            nominal_split=self.nominal_split,
+        )
+
+    # -- fitting ------------------------------------------------------------------
+    def fit(self, X: Any, y: Any, sample_data: np.ndarray | None = None, presorted: Presorted | None = None) -> TreeClassifier:
+        """Grow the tree.
+
+        ``sample_data`` is an optional per-sample array handed to criteria that
+        need more than class counts (see :class:`treebench.criteria.SplitContext`).
+        ``presorted`` lets a caller that fits many trees on the same training
+        matrix sort it once (it is copied, not consumed).
+        """
+        criterion = self._make_criterion()
+        settings = self._settings()
+        encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
+        labels = _as_labels(y, matrix.shape[0])
+        self.classes_, codes = np.unique(labels, return_inverse=True)
+        codes = codes.astype(np.int64).ravel()
+        if sample_data is not None and len(sample_data) != matrix.shape[0]:
+            raise TreebenchError(
+                f"sample_data has {len(sample_data)} rows; X has {matrix.shape[0]}"
+            )
+        self.encoder_ = encoder
+        self.criterion_ = criterion
+        self.n_features_in_ = encoder.n_features
+        if encoder.from_dataframe:
+            self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.tree_: Tree = grow(
+            matrix,
+            codes,
+            len(self.classes_),
+            encoder,
+            criterion,
+            settings,
+            classes=self.classes_.tolist(),
+            engine=self.engine,
+            sample_data=sample_data,
+            presorted=presorted.copy() if presorted is not None else None,
+        )
+        return self
+
+    # -- prediction ------------------------------------------------------------------
+    def _encode(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        return self.encoder_.transform(X)
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Leaf id reached by every sample."""
+        return self.tree_.apply(self._encode(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training samples in the reached leaf."""
+        return self.tree_.predict_proba(self._encode(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
+        return self.classes_[self.tree_.predict_index(self._encode(X))]
+
+    # -- tree measures ----------------------------------------------------------------
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def get_depth(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    @property
+    def n_leaves_(self) -> int:
+        return self.get_n_leaves()
+
+    @property
+    def n_nodes_(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_nodes
+
+    def tree_quality(self) -> float | None:
+        """The criterion's tree-level measure (eq. 18 for ``possibilistic``), if any."""
+        check_is_fitted(self, "tree_")
+        return self.criterion_.tree_quality(self.tree_.leaf_counts())
+
+    def export_text(self, **kwargs: Any) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kwargs)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _as_labels(y: Any, n_samples: int) -> np.ndarray:
+    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
+    if labels.ndim == 2 and labels.shape[1] == 1:
+        labels = labels.ravel()
+    if labels.ndim != 1:
+        raise TreebenchError(f"y must be 1-dimensional; got shape {labels.shape}")
+    if labels.shape[0] != n_samples:
+        raise TreebenchError(f"y has {labels.shape[0]} labels; X has {n_samples} rows")
+    if n_samples == 0:
+        raise TreebenchError("cannot fit on 0 samples")
+    if pd.isna(labels).any():
+        raise TreebenchError("y contains missing labels (NaN/None)")
+    return labels

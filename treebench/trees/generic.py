@@ -1,0 +1,204 @@
+"""Generic split search for any criterion object (plain numpy, slower).
+
+This is the extensibility path: a criterion written as a few lines of numpy
+(``node_value`` and ``split_scores``) grows trees here.  It follows exactly the
+rules of the compiled builder -- candidates, stopping, tie-breaking, missing
+values -- which lets the tests check each engine against the other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebench.criteria import Criterion, SplitContext
+from treebench.criteria.base import TIE_TOLERANCE
+from treebench.kernels import layout as L
+from treebench.trees.builder import GrowSettings
+
+
+def first_best(scores: np.ndarray) -> int:
+    """Index of the best score, earlier candidates winning ties (-1 if none is finite)."""
+    best_index, best = -1, -np.inf
+    for index, score in enumerate(scores):
+        if not np.isfinite(score) and score != np.inf:
+            continue
+        if best_index < 0 or score > best + TIE_TOLERANCE * max(1.0, abs(best)):
+            best_index, best = index, float(score)
+    return best_index
+
+
+class _Nodes:
+    """Growable node storage with the kernel layout."""
+
+    def __init__(self, n_classes: int) -> None:
+        self.ints: list[np.ndarray] = []
+        self.floats: list[np.ndarray] = []
+        self.counts: list[np.ndarray] = []
+        self.catmap: list[int] = []
+        self.n_classes = n_classes
+
+    def add(self, depth: int) -> int:
+        row = np.full(L.N_INT_FIELDS, -1, np.int64)
+        row[L.DEPTH] = depth
+        row[L.KIND] = L.LEAF
+        self.ints.append(row)
+        self.floats.append(np.zeros(L.N_FLOAT_FIELDS))
+        self.counts.append(np.zeros(self.n_classes, np.int64))
+        return len(self.ints) - 1
+
+    def arrays(self):
+        return (
+            np.vstack(self.ints),
+            np.vstack(self.floats),
+            np.vstack(self.counts),
+            np.asarray(self.catmap, dtype=np.int64),
+        )
+
+
+def _numeric_candidates(values, labels, parent, n_classes, settings: GrowSettings):
+    """Children counts (m, 2, k), left sizes and thresholds of one numeric feature."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    one_hot = np.zeros((len(values), n_classes), np.int64)
+    one_hot[np.arange(len(values)), labels[order]] = 1
+    left = np.cumsum(one_hot, axis=0)[:-1]
+    n_left = np.arange(1, len(values))
+    here, after = sorted_values[:-1], sorted_values[1:]
+    valid = (
+        (n_left >= settings.min_samples_leaf)
+        & (len(values) - n_left >= settings.min_samples_leaf)
+        & ~np.isnan(here)
+        & (np.isnan(after) | (after > here))
+    )
+    positions = np.flatnonzero(valid)
+    children = np.stack([left[positions], parent[None, :] - left[positions]], axis=1)
+    lo, hi = here[positions], after[positions]
+    if settings.threshold == "midpoint":
+        with np.errstate(over="ignore", invalid="ignore"):
+            mid = lo / 2.0 + hi / 2.0
+        thresholds = np.where(np.isnan(hi) | (mid == hi) | np.isinf(mid), lo, mid)
+    else:
+        thresholds = lo
+    return order, sorted_values, children, n_left[positions], thresholds
+
+
+def build_generic(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    is_nominal: np.ndarray,
+    n_categories: np.ndarray,
+    criterion: Criterion,
+    settings: GrowSettings,
+    sample_data: np.ndarray | None = None,
+):
+    """Grow a tree with ``criterion``'s numpy methods; returns the kernel arrays."""
+    n, d = X.shape
+    nodes = _Nodes(n_classes)
+    root = nodes.add(0)
+    stack = [(root, np.arange(n))]
+    binary = settings.nominal_split == "binary"
+    while stack:
+        node, samples = stack.pop()
+        depth = int(nodes.ints[node][L.DEPTH])
+        labels = y[samples]
+        parent = np.bincount(labels, minlength=n_classes).astype(np.int64)
+        nodes.counts[node][:] = parent
+        nodes.floats[node][L.IMPURITY] = criterion.node_value(parent)
+        size = len(samples)
+        if (
+            size < settings.min_samples_split
+            or size < 2 * settings.min_samples_leaf
+            or np.count_nonzero(parent) <= 1
+            or (settings.max_depth is not None and depth >= settings.max_depth)
+        ):
+            continue
+
+        candidate_best = np.full(d, -np.inf)
+        split_best = np.full(d, -np.inf)
+        plans: list[tuple | None] = [None] * d
+        for f in range(d):
+            values = X[samples, f]
+            if not is_nominal[f]:
+                order, sorted_values, children, n_left, thresholds = _numeric_candidates(
+                    values, labels, parent, n_classes, settings
+                )
+                if len(children) == 0:
+                    continue
+                context = SplitContext(f, "numeric", sorted_values, samples[order], n_left, thresholds, sample_data)
+                cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
+                final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
+                best = first_best(cand)
+                if best < 0:
+                    continue
+                candidate_best[f], split_best[f] = cand[best], final[best]
+                plans[f] = ("numeric", samples[order[: n_left[best]]], float(thresholds[best]))
+                continue
+            codes = values.astype(np.int64)
+            present = np.unique(codes)
+            if len(present) < 2:
+                continue
+            table = np.zeros((len(present), n_classes), np.int64)
+            np.add.at(table, (np.searchsorted(present, codes), labels), 1)
+            order = np.argsort(codes, kind="stable")
+            context = SplitContext(f, "nominal", values[order], samples[order], None, None, sample_data)
+            if not binary:
+                if table.sum(axis=1).min() < settings.min_samples_leaf:
+                    continue
+                children = table[None, :, :]
+                cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
+                final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
+                if not np.isfinite(cand[0]) or np.isnan(final[0]):
+                    continue
+                candidate_best[f], split_best[f] = cand[0], final[0]
+                plans[f] = ("multiway", present, table.sum(axis=1))
+                continue
+            sizes = table.sum(axis=1)
+            keep = (sizes >= settings.min_samples_leaf) & (size - sizes >= settings.min_samples_leaf)
+            if not keep.any():
+                continue
+            children = np.stack([table[keep], parent[None, :] - table[keep]], axis=1)
+            cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
+            final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
+            best = first_best(cand)
+            if best < 0:
+                continue
+            candidate_best[f], split_best[f] = cand[best], final[best]
+            plans[f] = ("binary", int(present[keep][best]))
+
+        chosen = criterion.select_feature(candidate_best, split_best)
+        if chosen < 0 or not criterion.accepts(float(split_best[chosen])):
+            continue
+
+        plan = plans[chosen]
+        codes = X[samples, chosen]
+        if plan[0] == "numeric":
+            kind = L.NUMERIC
+            goes_left = np.isin(samples, plan[1])
+            groups = [samples[goes_left], samples[~goes_left]]
+            nodes.floats[node][L.THRESHOLD] = plan[2]
+        elif plan[0] == "binary":
+            kind = L.NOMINAL_BINARY
+            goes_left = codes.astype(np.int64) == plan[1]
+            groups = [samples[goes_left], samples[~goes_left]]
+            nodes.ints[node][L.CATEGORY] = plan[1]
+        else:
+            kind = L.NOMINAL_MULTIWAY
+            present, group_sizes = plan[1], plan[2]
+            groups = [samples[codes.astype(np.int64) == code] for code in present]
+            mapping = np.full(int(n_categories[chosen]), -1, np.int64)
+            mapping[present] = np.arange(len(present))
+            nodes.ints[node][L.CATMAP_START] = len(nodes.catmap)
+            nodes.ints[node][L.DEFAULT_CHILD] = int(np.argmax(group_sizes))
+            nodes.catmap.extend(mapping.tolist())
+
+        first_child = len(nodes.ints)
+        for _ in groups:
+            nodes.add(depth + 1)
+        row = nodes.ints[node]
+        row[L.FEATURE], row[L.KIND] = chosen, kind
+        row[L.CHILD_START], row[L.N_CHILDREN] = first_child, len(groups)
+        nodes.floats[node][L.SCORE] = split_best[chosen]
+        for j in reversed(range(len(groups))):
+            stack.append((first_child + j, groups[j]))
+    return nodes.arrays()
