@@ -183,6 +183,111 @@ def tabulate_categories(
 
 
 @njit(cache=True)
+def _is_terminal(
+    class_counts: np.ndarray, size: int, depth: int, max_depth: int, min_samples_split: int,
+    min_samples_leaf: int,
+) -> bool:
+    """A node that no split may divide: too small, pure, or at maximum depth."""
+    if size < min_samples_split or size < 2 * min_samples_leaf:
+        return True
+    if max_depth >= 0 and depth >= max_depth:
+        return True
+    present = 0
+    for i in range(class_counts.shape[0]):
+        if class_counts[i] > 0:
+            present += 1
+    return present <= 1
+
+
+@njit(cache=True)
+def _reverse_rows(stack: np.ndarray, low: int, high: int) -> None:
+    """Reverse stack rows ``[low, high)`` in place."""
+    high -= 1
+    while low < high:
+        for c in range(stack.shape[1]):
+            stack[low, c], stack[high, c] = stack[high, c], stack[low, c]
+        low += 1
+        high -= 1
+
+
+@njit(cache=True)
+def _set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
+    byte = sample >> 3
+    bit = sample & 7
+    side_bits[byte] = (side_bits[byte] & ~np.uint8(1 << bit)) | np.uint8(side << bit)
+
+
+@njit(cache=True)
+def _partition_two(
+    index, value, label, start, end, n_first, side_bits, keep_first, keep_second,
+    buf_index, buf_value, buf_label,
+):
+    """Stable two-way partition of one feature's range, moving only what is kept.
+
+    The side of each sample is one bit (``side_bits``): the table is read in
+    random sample order, and at n/8 bytes it stays in cache where a byte or int
+    per sample would not.  The first child is compacted forward in place (a
+    write never overtakes the read), the second goes through the buffer only
+    when both are kept, or is compacted backward in place when it is kept
+    alone.  A child that is already a leaf is not moved at all.  Write
+    positions advance without branches (the side is unpredictable).  The scan
+    is memory-bound, so every byte not moved counts.
+    """
+    if keep_first and keep_second:
+        low = start
+        high = 0
+        for p in range(start, end):
+            sample = index[p]
+            v = value[p]
+            lab = label[p]
+            c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
+            index[low] = sample
+            value[low] = v
+            label[low] = lab
+            buf_index[high] = sample
+            buf_value[high] = v
+            buf_label[high] = lab
+            low += 1 - c
+            high += c
+        middle = start + n_first
+        index[middle:end] = buf_index[:high]
+        value[middle:end] = buf_value[:high]
+        label[middle:end] = buf_label[:high]
+    elif keep_first:
+        low = start
+        for p in range(start, end):
+            sample = index[p]
+            c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
+            v = value[p]
+            lab = label[p]
+            index[low] = sample
+            value[low] = v
+            label[low] = lab
+            low += 1 - c
+    elif keep_second:
+        high = end - 1
+        for p in range(end - 1, start - 1, -1):
+            sample = index[p]
+            c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
+            v = value[p]
+            lab = label[p]
+            index[high] = sample
+            value[high] = v
+            label[high] = lab
+            high -= c
+
+
+@njit(cache=True)
+def fill_sorted_row(column, order, labels, index_row, value_row, label_row) -> None:
+    """One feature's sorted row: sample ids, values and labels in one pass."""
+    for p in range(order.shape[0]):
+        sample = order[p]
+        index_row[p] = sample
+        value_row[p] = column[sample]
+        label_row[p] = labels[sample]
+
+
+@njit(cache=True)
 def build(
     sorted_index: np.ndarray,
     sorted_value: np.ndarray,
@@ -228,7 +333,10 @@ def build(
     n_nodes = 1
     int_nodes[0, DEPTH] = 0
 
-    child_of = np.zeros(max(n, 1), np.int64)
+    # routing of samples to children: one bit per sample for binary splits,
+    # a uint16 per sample for multiway ones
+    side_bits = np.zeros((n + 7) // 8 + 1, np.uint8)
+    child_of = np.zeros(max(n, 1), np.uint16)
     buffer_index = np.empty(max(n, 1), sorted_index.dtype)
     buffer_value = np.empty(max(n, 1))
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
@@ -243,6 +351,8 @@ def build(
     sizes = np.zeros(max(max_cats, 2), np.int64)
     offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
 
+    child_counts = np.zeros((max(max_cats, 2), k), np.int64)
+    is_open = np.zeros(max(max_cats, 2), np.bool_)
     candidate_best = np.empty(n_features)
     split_best = np.empty(n_features)
     best_left = np.zeros(n_features, np.int64)
@@ -266,16 +376,7 @@ def build(
         int_nodes[node, KIND] = LEAF
         int_nodes[node, FEATURE] = -1
 
-        n_present_classes = 0
-        for i in range(k):
-            if parent[i] > 0:
-                n_present_classes += 1
-        if (
-            size < min_samples_split
-            or size < 2 * min_samples_leaf
-            or n_present_classes <= 1
-            or (max_depth >= 0 and depth >= max_depth)
-        ):
+        if _is_terminal(parent, size, depth, max_depth, min_samples_split, min_samples_leaf):
             continue
 
         # -- best candidate of every feature ---------------------------------
@@ -373,14 +474,14 @@ def build(
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
             for p in range(start, end):
-                child_of[sorted_index[f, p]] = 0 if p - start < best_left[f] else 1
+                _set_side(side_bits, sorted_index[f, p], 0 if p - start < best_left[f] else 1)
         elif nominal_binary:
             kind = NOMINAL_BINARY
             n_children = 2
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
             for p in range(start, end):
-                child_of[sorted_index[f, p]] = 0 if int(sorted_value[f, p]) == best_category[f] else 1
+                _set_side(side_bits, sorted_index[f, p], 0 if int(sorted_value[f, p]) == best_category[f] else 1)
         else:
             kind = NOMINAL_MULTIWAY
             n_children = tabulate_categories(
@@ -407,10 +508,41 @@ def build(
                     previous = code
                 child_of[sorted_index[f, p]] = j
 
-        # -- stable partition of every feature's range --------------------------
+        # -- the children's class counts, and which of them are leaves already --
+        for j in range(n_children):
+            child_counts[j, :] = 0
+        if kind == NUMERIC:
+            middle = start + sizes[0]
+            for p in range(start, middle):
+                child_counts[0, sorted_label[f, p]] += 1
+            for p in range(middle, end):
+                child_counts[1, sorted_label[f, p]] += 1
+        elif kind == NOMINAL_BINARY:
+            for p in range(start, end):
+                sample = sorted_index[f, p]
+                child_counts[(side_bits[sample >> 3] >> (sample & 7)) & 1, sorted_label[f, p]] += 1
+        else:
+            for p in range(start, end):
+                child_counts[child_of[sorted_index[f, p]], sorted_label[f, p]] += 1
+        n_open = 0
+        for j in range(n_children):
+            is_open[j] = not _is_terminal(
+                child_counts[j], sizes[j], depth + 1, max_depth, min_samples_split, min_samples_leaf
+            )
+            n_open += is_open[j]
+
+        # -- stable partition of every feature's range (open children only) -----
         for g in range(n_features):
+            if n_open == 0:
+                break
             if g == f and kind != NOMINAL_BINARY:
                 continue  # already grouped by child in the chosen feature's order
+            if n_children == 2:
+                _partition_two(
+                    sorted_index[g], sorted_value[g], sorted_label[g], start, end, sizes[0],
+                    side_bits, is_open[0], is_open[1], buffer_index, buffer_value, buffer_label,
+                )
+                continue
             offsets[0] = 0
             for j in range(n_children):
                 offsets[j + 1] = offsets[j] + sizes[j]
@@ -426,7 +558,7 @@ def build(
             sorted_value[g, start:end] = buffer_value[:size]
             sorted_label[g, start:end] = buffer_label[:size]
 
-        # -- create the children and push them (first child on top) -------------
+        # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
         n_nodes += n_children
         int_nodes = _grow_int(int_nodes, n_nodes)
@@ -446,11 +578,19 @@ def build(
             child = first_child + j
             int_nodes[child, DEPTH] = depth + 1
             child_end = child_start + sizes[j]
-            slot = n_stack + n_children - 1 - j
-            stack[slot, 0] = child
-            stack[slot, 1] = child_start
-            stack[slot, 2] = child_end
+            if is_open[j]:
+                stack[n_stack, 0] = child
+                stack[n_stack, 1] = child_start
+                stack[n_stack, 2] = child_end
+                n_stack += 1
+            else:
+                counts[child, :] = child_counts[j]
+                leaf_impurity = node_impurity(cid, params, table, child_counts[j], sizes[j], scratch)
+                float_nodes[child, IMPURITY] = reported_node_value(cid, leaf_impurity)
+                int_nodes[child, KIND] = LEAF
+                int_nodes[child, FEATURE] = -1
             child_start = child_end
-        n_stack += n_children
+        # the first child is processed first (depth-first, pre-order)
+        _reverse_rows(stack, n_stack - n_open, n_stack)
 
     return int_nodes[:n_nodes].copy(), float_nodes[:n_nodes].copy(), counts[:n_nodes].copy(), catmap[:n_catmap].copy()

@@ -105,6 +105,21 @@ class FeatureEncoder:
     # -- transforming ------------------------------------------------------
     def transform(self, X: Any) -> np.ndarray:
         """Encode ``X`` as a C-contiguous float64 matrix (n, d)."""
+        if (
+            not self.from_dataframe
+            and not self.is_nominal.any()
+            and isinstance(X, np.ndarray)
+            and X.dtype.kind in "biuf"
+        ):
+            # all-numeric array: no per-column work
+            array = _as_2d_array(X)
+            if array.shape[1] != self.n_features:
+                raise TreebenchError(
+                    f"X has {array.shape[1]} features; the tree was fitted on {self.n_features}"
+                )
+            # keep the caller's memory order: the presort wants columns, and
+            # traversal makes its own row-major copy when it needs one
+            return np.asarray(array, dtype=np.float64)
         if isinstance(X, pd.DataFrame):
             if X.shape[1] != self.n_features:
                 raise TreebenchError(

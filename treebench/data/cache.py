@@ -1,0 +1,109 @@
+"""The download cache: mirror-format files, each with a SHA-256 record.
+
+A cached dataset is ``<cache>/<name>.csv.gz`` (the card's columns, text
+labels, empty cells for missing values: the same layout as a mirror file, so
+it can be copied into a mirror folder as is) plus ``<name>.json`` holding the
+file's SHA-256 and where it came from.  A file whose bytes no longer match the
+record is corrupt: the loader warns, deletes it and fetches again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from treebench.data.build import Table
+from treebench.data.formats import SourceError, read_csv_bytes
+
+
+class Cache:
+    """One cache folder.
+
+    Parameters
+    ----------
+    directory
+        Created on first write.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def data_path(self, name: str) -> Path:
+        return self.directory / f"{name}.csv.gz"
+
+    def record_path(self, name: str) -> Path:
+        return self.directory / f"{name}.json"
+
+    def has(self, name: str) -> bool:
+        return self.data_path(name).is_file()
+
+    def read(self, name: str, text_columns: list[str]) -> pd.DataFrame:
+        """Read a cached table after checking its bytes against the record.
+
+        Raises
+        ------
+        SourceError
+            Missing or unreadable record, checksum mismatch, unreadable data.
+        """
+        path = self.data_path(name)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot read ({exc.strerror})") from None
+        try:
+            record = json.loads(self.record_path(name).read_text(encoding="utf-8"))
+            wanted = record["sha256"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise SourceError(f"{path}: no valid checksum record ({self.record_path(name).name})") from None
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != wanted:
+            raise SourceError(f"{path}: corrupt cache file (sha256 {actual[:12]}, recorded {str(wanted)[:12]})")
+        return read_csv_bytes(data, str(path), text_columns=text_columns, missing=("",))
+
+    def store(self, name: str, table: Table, source: str) -> Path:
+        """Write a table atomically, with its checksum record; returns the data path."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        columns = [*table.features, *table.extras, table.target]
+        text = table.frame[columns].to_csv(index=False, na_rep="", lineterminator="\n")
+        data = gzip.compress(text.encode("utf-8"), mtime=0)  # same content, same bytes
+        record = {
+            "name": name,
+            "file": self.data_path(name).name,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "rows": len(table.frame),
+            "source": source,
+            "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        _atomic_write(self.data_path(name), data)
+        _atomic_write(self.record_path(name), (json.dumps(record, indent=2) + "\n").encode())
+        return self.data_path(name)
+
+    def discard(self, name: str) -> None:
+        """Delete a cached dataset (both files); missing files are fine."""
+        for path in (self.data_path(name), self.record_path(name)):
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    # write-then-rename: a crash never leaves a half-written file under the real name
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

@@ -1,0 +1,725 @@
+"""Dataset cards: one YAML file per dataset, validated into a :class:`Card`.
+
+A card says what a dataset *is* (description, citation, identifiers, which
+papers use it), how to read it (target, features and their kinds, columns that
+are not features) and what a correct copy looks like (rows, features, class
+counts).  Derived datasets are cards too: ``derived_from`` plus a list of
+declarative ``operations``, no code per dataset.
+
+Every problem in a card is reported as one line naming the file and the field,
+e.g. ``datasets/foo.yaml: field 'target' is missing; required fields: ...``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from treebench.data.labels import as_label
+from treebench.errors import TreebenchError, one_of
+
+#: Paper ids used in the ``papers`` field (see shared/papers/README.md).
+PAPERS: dict[str, str] = {
+    "serrurier2015": "000 Serrurier & Prade 2015, possibilistic cumulative entropy",
+    "mee": "001 Marques de Sa et al., minimum entropy-of-error trees",
+    "tsallis": "002 Wang, Song & Xia, Tsallis entropy criteria",
+    "certainty": "003 Penate-Diaz, certainty vs entropy",
+    "belief": "004 Denoeux & Skarstein Bjanger, belief-function trees",
+}
+
+KINDS = ("numeric", "nominal", "ordinal")
+DOWNLOAD_FORMATS = ("csv", "whitespace", "tab", "arff")
+EMBEDDED_LOADERS = ("load_iris", "load_wine", "load_breast_cancer", "load_digits")
+OPERATIONS = ("drop_classes", "merge_classes", "select_rows", "target_column", "drop_columns")
+
+_COMMON_FIELDS = (
+    "name", "title", "description", "citation", "papers", "aliases", "notes", "urls",
+    "provenance", "expected", "classes",
+)
+_RAW_FIELDS = (
+    "file", "target", "features", "nominal", "ordinal", "non_features", "missing_values",
+    "corrections", "uci", "openml", "embedded",
+)
+_DERIVED_FIELDS = ("derived_from", "operations")
+_RAW_REQUIRED = ("name", "description", "target", "features", "expected")
+_DERIVED_REQUIRED = ("name", "description", "derived_from", "expected")
+
+
+@dataclass(frozen=True)
+class DownloadFile:
+    """One file of a download recipe (a UCI ``.data`` file, say)."""
+
+    url: str
+    format: str = "csv"
+    header: bool = False
+    columns: tuple[str, ...] | None = None
+    split: str | None = None
+    member: str | None = None
+    skip_rows: int = 0
+
+
+@dataclass(frozen=True)
+class UCISpec:
+    """UCI identifiers plus, optionally, a recipe to rebuild the mirror layout."""
+
+    id: int | None = None
+    page: str | None = None
+    files: tuple[DownloadFile, ...] = ()
+    drop: tuple[str, ...] = ()
+    class_labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OpenMLSpec:
+    """OpenML identifiers; ``fetch: false`` when OpenML's copy is known to differ."""
+
+    id: int | None = None
+    version: int | None = None
+    fetch: bool = True
+    rename: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EmbeddedSpec:
+    """A scikit-learn bundled dataset mapped onto the card's columns and labels."""
+
+    loader: str
+    columns: tuple[str, ...]
+    classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A documented fix of one defective cell (applied only if it still holds ``was``)."""
+
+    row: int
+    column: str
+    was: str
+    value: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a correct copy must look like."""
+
+    rows: int
+    features: int
+    classes: int
+    class_counts: dict[str, int] | None = None
+    missing: int | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One step of a derived dataset, e.g. ``drop_classes: [omL, imL]``."""
+
+    kind: str
+    args: Any
+
+
+@dataclass(frozen=True)
+class Card:
+    """A validated dataset card."""
+
+    name: str
+    path: Path
+    description: str
+    expected: Expected
+    title: str = ""
+    citation: str = ""
+    papers: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    notes: str = ""
+    urls: tuple[str, ...] = ()
+    provenance: str = ""
+    classes: tuple[str, ...] | None = None
+    # raw datasets
+    file: str = ""
+    target: str = ""
+    features: tuple[str, ...] = ()
+    nominal: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    ordinal: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    non_features: tuple[str, ...] = ()
+    missing_values: tuple[str, ...] = ("", "?")
+    corrections: tuple[Correction, ...] = ()
+    uci: UCISpec | None = None
+    openml: OpenMLSpec | None = None
+    embedded: EmbeddedSpec | None = None
+    # derived datasets
+    derived_from: str | None = None
+    operations: tuple[Operation, ...] = ()
+
+    @property
+    def is_derived(self) -> bool:
+        return self.derived_from is not None
+
+    def kind_of(self, column: str) -> str:
+        """``numeric``, ``nominal`` or ``ordinal`` for a feature of a raw card."""
+        if column in self.nominal:
+            return "nominal"
+        if column in self.ordinal:
+            return "ordinal"
+        return "numeric"
+
+    @property
+    def feature_kinds(self) -> dict[str, str]:
+        return {c: self.kind_of(c) for c in self.features}
+
+    @property
+    def display_path(self) -> str:
+        return display_path(self.path)
+
+
+def display_path(path: Path) -> str:
+    """The path relative to the working directory when inside it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------- parsing
+class _Fields:
+    """Typed access to one mapping of a card, with one-line errors naming the field."""
+
+    def __init__(self, path: Path, data: Mapping[str, Any], prefix: str = "") -> None:
+        self.path = path
+        self.data = data
+        self.prefix = prefix
+
+    def fail(self, message: str) -> TreebenchError:
+        return TreebenchError(f"{display_path(self.path)}: {message}")
+
+    def name(self, key: str) -> str:
+        return f"{self.prefix}{key}"
+
+    def check_keys(self, accepted: tuple[str, ...]) -> None:
+        for key in self.data:
+            if key not in accepted:
+                raise self.fail(
+                    f"unknown field '{self.name(str(key))}'; accepted: {', '.join(accepted)}"
+                )
+
+    def require(self, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            if self.data.get(key) is None:
+                raise self.fail(
+                    f"field '{self.name(key)}' is missing; required fields: "
+                    + ", ".join(self.name(k) for k in keys)
+                )
+
+    def text(self, key: str, default: str = "") -> str:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str) or not value.strip():
+            raise self.wrong(key, "a non-empty string", value)
+        return value.strip()
+
+    def integer(self, key: str, default: int | None = None, minimum: int = 0) -> int | None:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise self.wrong(key, f"an integer >= {minimum}", value)
+        return value
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.wrong(key, "true or false", value)
+        return value
+
+    def text_list(self, key: str, labels: bool = False) -> tuple[str, ...]:
+        value = self.data.get(key)
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.wrong(key, "a list", value)
+        out = []
+        for item in value:
+            if labels and isinstance(item, (str, int, float, bool)):
+                out.append(as_label(item))
+            elif isinstance(item, str) and item.strip():
+                out.append(item.strip())
+            else:
+                raise self.wrong(key, "a list of names", value)
+        if len(set(out)) != len(out):
+            dupes = sorted({x for x in out if out.count(x) > 1})
+            raise self.fail(f"field '{self.name(key)}' lists {', '.join(dupes)} more than once")
+        return tuple(out)
+
+    def mapping(self, key: str) -> _Fields | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise self.wrong(key, "a mapping", value)
+        return _Fields(self.path, value, f"{self.name(key)}.")
+
+    def wrong(self, key: str, expected: str, value: Any) -> TreebenchError:
+        shown = repr(value)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return self.fail(
+            f"field '{self.name(key)}' must be {expected}, got {shown} ({type(value).__name__})"
+        )
+
+
+def parse_card(path: Path) -> Card:
+    """Read and validate one card file.
+
+    Raises
+    ------
+    TreebenchError
+        One line naming the file and the offending field.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TreebenchError(f"{display_path(path)}: cannot read card ({exc.strerror})") from None
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise TreebenchError(f"{display_path(path)}: not valid YAML{where}: {problem}") from None
+    if not isinstance(data, dict):
+        raise TreebenchError(
+            f"{display_path(path)}: a card must be a YAML mapping of fields, got {type(data).__name__}"
+        )
+    return card_from_mapping(path, data)
+
+
+def card_from_mapping(path: Path, data: Mapping[str, Any]) -> Card:
+    """Validate an already parsed card (see :func:`parse_card`)."""
+    f = _Fields(path, data)
+    derived = data.get("derived_from") is not None
+    if derived:
+        f.check_keys(_COMMON_FIELDS + _DERIVED_FIELDS)
+        f.require(_DERIVED_REQUIRED)
+    else:
+        extra = [k for k in _DERIVED_FIELDS if k in data]
+        if extra:
+            raise f.fail(f"field '{extra[0]}' needs 'derived_from' (the card it derives from)")
+        f.check_keys(_COMMON_FIELDS + _RAW_FIELDS)
+        f.require(_RAW_REQUIRED)
+
+    name = f.text("name")
+    if name != path.stem:
+        raise f.fail(f"field 'name' is {name!r} but the file is {path.name}; they must agree")
+    papers = f.text_list("papers")
+    for paper in papers:
+        if paper not in PAPERS:
+            raise f.fail(f"field 'papers' names unknown paper {paper!r}; accepted: {', '.join(PAPERS)}")
+    common: dict[str, Any] = dict(
+        name=name,
+        path=path,
+        title=f.text("title"),
+        description=f.text("description"),
+        citation=f.text("citation"),
+        papers=papers,
+        aliases=f.text_list("aliases"),
+        notes=f.text("notes"),
+        urls=f.text_list("urls"),
+        provenance=f.text("provenance"),
+        classes=f.text_list("classes", labels=True) or None,
+        expected=_expected(f),
+    )
+    if derived:
+        card = Card(
+            **common,
+            derived_from=f.text("derived_from"),
+            operations=_operations(f),
+        )
+    else:
+        card = _raw_card(f, common)
+    _check_classes(f, card)
+    return card
+
+
+def _expected(f: _Fields) -> Expected:
+    e = f.mapping("expected")
+    assert e is not None  # required above
+    e.check_keys(("rows", "features", "classes", "class_counts", "missing"))
+    e.require(("rows", "features", "classes"))
+    counts_field = e.mapping("class_counts")
+    counts: dict[str, int] | None = None
+    if counts_field is not None:
+        counts = {}
+        for label, count in counts_field.data.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise counts_field.wrong(str(label), "a count (integer >= 0)", count)
+            counts[as_label(label)] = count
+    expected = Expected(
+        rows=e.integer("rows", minimum=1),  # type: ignore[arg-type]
+        features=e.integer("features", minimum=1),  # type: ignore[arg-type]
+        classes=e.integer("classes", minimum=1),  # type: ignore[arg-type]
+        class_counts=counts,
+        missing=e.integer("missing"),
+    )
+    if counts is not None:
+        if len(counts) != expected.classes:
+            raise f.fail(
+                f"field 'expected.class_counts' has {len(counts)} classes but 'expected.classes' is {expected.classes}"
+            )
+        if sum(counts.values()) != expected.rows:
+            raise f.fail(
+                f"field 'expected.class_counts' sums to {sum(counts.values())} but 'expected.rows' is {expected.rows}"
+            )
+    return expected
+
+
+def _levels(f: _Fields, key: str) -> dict[str, tuple[str, ...] | None]:
+    """``nominal``/``ordinal``: a list of columns, or column -> list of levels (or null)."""
+    value = f.data.get(key)
+    if value is None:
+        return {}
+    if isinstance(value, list):
+        return {c: None for c in f.text_list(key)}
+    sub = f.mapping(key)
+    assert sub is not None
+    out: dict[str, tuple[str, ...] | None] = {}
+    for column in sub.data:
+        out[str(column)] = sub.text_list(str(column), labels=True) or None
+    return out
+
+
+def _raw_card(f: _Fields, common: dict[str, Any]) -> Card:
+    features = f.text_list("features")
+    target = f.text("target")
+    non_features = f.text_list("non_features")
+    nominal = _levels(f, "nominal")
+    ordinal = _levels(f, "ordinal")
+    if target in features:
+        raise f.fail(f"field 'target' ({target!r}) is also listed in 'features'")
+    if target in non_features:
+        raise f.fail(f"field 'target' ({target!r}) is also listed in 'non_features'")
+    both = [c for c in non_features if c in features]
+    if both:
+        raise f.fail(f"column {both[0]!r} is in both 'features' and 'non_features'")
+    for key, columns in (("nominal", nominal), ("ordinal", ordinal)):
+        for column in columns:
+            if column not in features:
+                raise f.fail(
+                    f"field '{key}' names {column!r}, which is not in 'features'; accepted: {', '.join(features)}"
+                )
+    clash = [c for c in nominal if c in ordinal]
+    if clash:
+        raise f.fail(f"column {clash[0]!r} is both nominal and ordinal")
+    expected: Expected = common["expected"]
+    if expected.features != len(features):
+        raise f.fail(
+            f"field 'expected.features' is {expected.features} but 'features' lists {len(features)} columns"
+        )
+    missing_values = f.data.get("missing_values")
+    if missing_values is None:
+        markers: tuple[str, ...] = ("", "?")
+    elif isinstance(missing_values, list) and all(isinstance(x, str) for x in missing_values):
+        markers = tuple(missing_values)
+    else:
+        raise f.wrong("missing_values", "a list of strings", missing_values)
+    columns = (*features, *non_features, target)
+    return Card(
+        **common,
+        file=f.text("file", default=common["name"]),
+        target=target,
+        features=features,
+        nominal=nominal,
+        ordinal=ordinal,
+        non_features=non_features,
+        missing_values=markers,
+        corrections=_corrections(f, columns),
+        uci=_uci(f),
+        openml=_openml(f),
+        embedded=_embedded(f, features),
+    )
+
+
+def _corrections(f: _Fields, columns: tuple[str, ...]) -> tuple[Correction, ...]:
+    value = f.data.get("corrections")
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise f.wrong("corrections", "a list of {row, column, was, value, reason}", value)
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise f.wrong(f"corrections[{i}]", "a mapping", item)
+        c = _Fields(f.path, item, f"corrections[{i}].")
+        c.check_keys(("row", "column", "was", "value", "reason"))
+        c.require(("row", "column", "was", "value"))
+        column = c.text("column")
+        if column not in columns:
+            raise c.fail(f"field 'corrections[{i}].column' names unknown column {column!r}")
+        out.append(
+            Correction(
+                row=c.integer("row"),  # type: ignore[arg-type]
+                column=column,
+                was=str(item["was"]),
+                value=str(item["value"]),
+                reason=c.text("reason"),
+            )
+        )
+    return tuple(out)
+
+
+def _uci(f: _Fields) -> UCISpec | None:
+    u = f.mapping("uci")
+    if u is None:
+        return None
+    u.check_keys(("id", "page", "files", "drop", "class_labels"))
+    files_value = u.data.get("files") or []
+    if not isinstance(files_value, list):
+        raise u.wrong("files", "a list of {url, format, ...}", files_value)
+    files = []
+    for i, item in enumerate(files_value):
+        if not isinstance(item, dict):
+            raise u.wrong(f"files[{i}]", "a mapping", item)
+        d = _Fields(f.path, item, f"uci.files[{i}].")
+        d.check_keys(("url", "format", "header", "columns", "split", "member", "skip_rows"))
+        d.require(("url",))
+        fmt = d.text("format", default="csv")
+        if fmt not in DOWNLOAD_FORMATS:
+            raise d.fail(f"field 'uci.files[{i}].format' is {fmt!r}; accepted: {', '.join(DOWNLOAD_FORMATS)}")
+        header = d.boolean("header", False)
+        columns = d.text_list("columns") or None
+        if fmt != "arff" and not header and columns is None:
+            raise d.fail(f"field 'uci.files[{i}].columns' is needed when the file has no header")
+        files.append(
+            DownloadFile(
+                url=d.text("url"),
+                format=fmt,
+                header=header,
+                columns=columns,
+                split=d.text("split") or None,
+                member=d.text("member") or None,
+                skip_rows=d.integer("skip_rows", default=0),  # type: ignore[arg-type]
+            )
+        )
+    labels = u.mapping("class_labels")
+    return UCISpec(
+        id=u.integer("id", minimum=1),
+        page=u.text("page") or None,
+        files=tuple(files),
+        drop=u.text_list("drop"),
+        class_labels={as_label(k): as_label(v) for k, v in (labels.data.items() if labels else [])},
+    )
+
+
+def _openml(f: _Fields) -> OpenMLSpec | None:
+    o = f.mapping("openml")
+    if o is None:
+        return None
+    o.check_keys(("id", "version", "fetch", "rename"))
+    rename = o.mapping("rename")
+    return OpenMLSpec(
+        id=o.integer("id", minimum=1),
+        version=o.integer("version", minimum=1),
+        fetch=o.boolean("fetch", True),
+        rename={str(k): str(v) for k, v in (rename.data.items() if rename else [])},
+    )
+
+
+def _embedded(f: _Fields, features: tuple[str, ...]) -> EmbeddedSpec | None:
+    e = f.mapping("embedded")
+    if e is None:
+        return None
+    e.check_keys(("loader", "columns", "classes"))
+    e.require(("loader", "columns", "classes"))
+    loader = e.text("loader")
+    if loader not in EMBEDDED_LOADERS:
+        raise e.fail(f"field 'embedded.loader' is {loader!r}; accepted: {', '.join(EMBEDDED_LOADERS)}")
+    columns = e.text_list("columns")
+    if set(columns) != set(features):
+        raise e.fail("field 'embedded.columns' must name the same columns as 'features'")
+    return EmbeddedSpec(loader=loader, columns=columns, classes=e.text_list("classes", labels=True))
+
+
+def _operations(f: _Fields) -> tuple[Operation, ...]:
+    value = f.data.get("operations")
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise f.wrong("operations", "a list of one-key mappings", value)
+    out = []
+    for i, item in enumerate(value):
+        where = f"operations[{i}]"
+        if not isinstance(item, dict) or len(item) != 1:
+            raise f.wrong(where, f"a one-key mapping (one of {', '.join(OPERATIONS)})", item)
+        (kind, args), = item.items()
+        if kind not in OPERATIONS:
+            raise f.fail(f"field '{where}' has unknown operation {kind!r}; accepted: {', '.join(OPERATIONS)}")
+        out.append(Operation(kind, _operation_args(f, where, kind, args)))
+    return tuple(out)
+
+
+def _operation_args(f: _Fields, where: str, kind: str, args: Any) -> Any:
+    holder = _Fields(f.path, {kind: args}, f"{where}.")
+    if kind in ("drop_classes", "drop_columns"):
+        values = holder.text_list(kind, labels=kind == "drop_classes")
+        if not values:
+            raise holder.wrong(kind, "a non-empty list", args)
+        return values
+    if kind == "merge_classes":
+        sub = holder.mapping(kind)
+        if sub is None or not sub.data:
+            raise holder.wrong(kind, "a mapping new_class: [old classes]", args)
+        merged = {}
+        for new in sub.data:
+            members = sub.text_list(str(new), labels=True)
+            if len(members) < 2:
+                raise sub.wrong(str(new), "a list of at least two classes", sub.data[new])
+            merged[as_label(new)] = members
+        return merged
+    if kind == "select_rows":
+        sub = holder.mapping(kind)
+        if sub is None:
+            raise holder.wrong(kind, "a mapping {column, equals} or {column, in}", args)
+        sub.check_keys(("column", "equals", "in"))
+        sub.require(("column",))
+        if ("equals" in sub.data) == ("in" in sub.data):
+            raise sub.fail(f"field '{where}.select_rows' needs exactly one of 'equals' or 'in'")
+        if "equals" in sub.data:
+            values = (as_label(sub.data["equals"]),)
+        else:
+            values = sub.text_list("in", labels=True)
+        return {"column": sub.text("column"), "values": values}
+    # target_column
+    if not isinstance(args, str) or not args.strip():
+        raise holder.wrong(kind, "a column name", args)
+    return args.strip()
+
+
+def _check_classes(f: _Fields, card: Card) -> None:
+    counts = card.expected.class_counts
+    if card.classes is not None:
+        if len(card.classes) != card.expected.classes:
+            raise f.fail(
+                f"field 'classes' lists {len(card.classes)} classes but 'expected.classes' is {card.expected.classes}"
+            )
+        if counts is not None and set(counts) != set(card.classes):
+            raise f.fail("fields 'classes' and 'expected.class_counts' name different classes")
+    if card.embedded is not None and counts is not None:
+        unknown = [c for c in card.embedded.classes if c not in counts]
+        if unknown:
+            raise f.fail(f"field 'embedded.classes' names {unknown[0]!r}, not a class in 'expected.class_counts'")
+
+
+# --------------------------------------------------------------------------- registry
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class CardRegistry:
+    """All cards of one folder, parsed on demand and remembered while unchanged.
+
+    Parameters
+    ----------
+    directory
+        Folder holding ``<name>.yaml`` files.
+    """
+
+    _parsed: dict[Path, tuple[int, Card]] = {}
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def _files(self) -> dict[str, Path]:
+        if not self.directory.is_dir():
+            raise TreebenchError(
+                f"no dataset cards at {self.directory}; set TREEBENCH_CARDS to the folder of <name>.yaml cards"
+            )
+        return {
+            p.stem: p
+            for p in sorted(self.directory.glob("*.yaml"))
+            if _NAME.match(p.stem) and p.is_file()
+        }
+
+    def names(self) -> list[str]:
+        """Card names, sorted."""
+        return sorted(self._files())
+
+    def _parse(self, path: Path) -> Card:
+        stamp = path.stat().st_mtime_ns
+        hit = self._parsed.get(path)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        card = parse_card(path)
+        self._parsed[path] = (stamp, card)
+        return card
+
+    def all(self) -> list[Card]:
+        """Every card, validated, sorted by name."""
+        return [self._parse(p) for _, p in sorted(self._files().items())]
+
+    def aliases(self) -> dict[str, str]:
+        """Alias -> card name."""
+        out: dict[str, str] = {}
+        for card in self.all():
+            for alias in card.aliases:
+                out[alias] = card.name
+        return out
+
+    def get(self, name: str) -> Card:
+        """The card called ``name`` (or with that alias).
+
+        Raises
+        ------
+        TreebenchError
+            Unknown name, listing close matches (or all names when none is close).
+        """
+        files = self._files()
+        if name in files:
+            return self._parse(files[name])
+        aliases = self.aliases()
+        if name in aliases:
+            return self._parse(files[aliases[name]])
+        known = sorted(files) + sorted(aliases)
+        close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
+        if close:
+            raise TreebenchError(
+                f"unknown dataset {name!r}; did you mean: {', '.join(close)}? "
+                f"(`treebench datasets list` shows all {len(files)})"
+            )
+        raise one_of(name, known, "dataset")
+
+    def validate(self) -> list[Card]:
+        """Parse every card and check what spans cards: aliases, bases, cycles."""
+        cards = self.all()
+        by_name = {c.name: c for c in cards}
+        seen_alias: dict[str, str] = {}
+        for card in cards:
+            for alias in card.aliases:
+                if alias in by_name:
+                    raise TreebenchError(f"{card.display_path}: alias {alias!r} is also a card name")
+                if alias in seen_alias:
+                    raise TreebenchError(
+                        f"{card.display_path}: alias {alias!r} is already used by {seen_alias[alias]!r}"
+                    )
+                seen_alias[alias] = card.name
+        for card in cards:
+            chain = [card.name]
+            current = card
+            while current.derived_from is not None:
+                base = current.derived_from
+                if base not in by_name:
+                    raise TreebenchError(
+                        f"{current.display_path}: field 'derived_from' names unknown dataset {base!r}"
+                    )
+                if base in chain:
+                    raise TreebenchError(
+                        f"{card.display_path}: derived_from makes a cycle: {' -> '.join(chain + [base])}"
+                    )
+                chain.append(base)
+                current = by_name[base]
+        return cards

@@ -1,0 +1,218 @@
+"""``load(name)``: find a copy, check it against its card, return a :class:`Dataset`.
+
+Raw datasets are looked for in this order, the first copy that matches its
+card wins:
+
+1. the download cache (``TREEBENCH_CACHE``), checksum-verified;
+2. each mirror folder in ``TREEBENCH_DATA`` (``<name>.csv.gz``, ``.csv``, ``.arff``);
+3. scikit-learn's bundled copy, for cards with an ``embedded`` section;
+4. OpenML, through the ``openml`` package;
+5. the card's UCI download recipe.
+
+A copy that is corrupt or does not match the card is reported with a
+:class:`DataWarning` and skipped (a cached one is deleted), never used.
+Downloads (4, 5) are stored in the cache.  Derived datasets load their base
+the same way, then apply their operations.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from dataclasses import replace
+
+from treebench.data.build import Table, mismatches, normalize, to_dataset
+from treebench.data.cache import Cache
+from treebench.data.cards import Card, CardRegistry
+from treebench.data.dataset import Dataset
+from treebench.data.derive import derive
+from treebench.data.formats import MIRROR_SUFFIXES, SourceError
+from treebench.data.settings import ENV_DATA, Settings
+from treebench.data.sources import (
+    Candidate,
+    Progress,
+    cache_candidates,
+    embedded_candidates,
+    mirror_candidates,
+    mirror_files,
+    openml_candidates,
+    uci_candidates,
+)
+from treebench.errors import TreebenchError
+
+
+class DataWarning(UserWarning):
+    """A copy of a dataset was skipped (corrupt, or not matching its card)."""
+
+
+def load(
+    name: str,
+    *,
+    offline: bool | None = None,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+    refresh: bool = False,
+) -> Dataset:
+    """Load a dataset by card name (or alias), checked against its card.
+
+    Parameters
+    ----------
+    name
+        A card name such as ``"ecoli"`` or an alias such as ``"breast-cancer"``.
+    offline
+        Skip OpenML and UCI downloads (default: ``TREEBENCH_OFFLINE``).
+    settings
+        Locations; default :meth:`Settings.from_env`.
+    progress
+        Called with ``(bytes_done, bytes_total, file)`` during downloads.
+    refresh
+        Ignore local copies and download again into the cache.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    TreebenchError
+        Unknown name, or no usable copy anywhere: one line naming the dataset,
+        every place looked and where to put the file.
+    """
+    settings = settings or Settings.from_env()
+    if offline is not None:
+        settings = replace(settings, offline=offline)
+    registry = CardRegistry(settings.cards_dir)
+    return Loader(registry, settings, progress=progress, refresh=refresh).load(registry.get(name))
+
+
+class Loader:
+    """Loads cards of one registry; remembers results when ``memo`` is given."""
+
+    def __init__(
+        self,
+        registry: CardRegistry,
+        settings: Settings,
+        *,
+        progress: Progress | None = None,
+        refresh: bool = False,
+        memo: dict[str, Dataset] | None = None,
+    ) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.progress = progress
+        self.refresh = refresh
+        self.memo = memo
+        self.cache = Cache(settings.cache_dir)
+
+    def load(self, card: Card, _chain: tuple[str, ...] = ()) -> Dataset:
+        if card.name in _chain:
+            raise TreebenchError(
+                f"{card.display_path}: derived_from makes a cycle: {' -> '.join((*_chain, card.name))}"
+            )
+        if self.memo is not None and card.name in self.memo:
+            return self.memo[card.name]
+        ds = self._derived(card, _chain) if card.is_derived else self._raw(card)
+        if self.memo is not None:
+            self.memo[card.name] = ds
+        return ds
+
+    # ------------------------------------------------------------------ derived
+    def _derived(self, card: Card, chain: tuple[str, ...]) -> Dataset:
+        assert card.derived_from is not None
+        try:
+            base_card = self.registry.get(card.derived_from)
+        except TreebenchError:
+            raise TreebenchError(
+                f"{card.display_path}: field 'derived_from' names unknown dataset {card.derived_from!r}"
+            ) from None
+        base = self.load(base_card, (*chain, card.name))
+        table = derive(card, Table.from_dataset(base))
+        ds = to_dataset(card.name, card, table, f"derived from {base.name} ({base.source})")
+        problems = mismatches(ds, card.expected)
+        if problems:
+            raise TreebenchError(
+                f"dataset {card.name!r} derived from {base.name!r} does not match "
+                f"{card.display_path}: {'; '.join(problems)}"
+            )
+        return ds
+
+    # ------------------------------------------------------------------ raw
+    def candidates(self, card: Card, notes: list[str], local_only: bool = False) -> Iterator[Candidate]:
+        """Copies to try, in order; places without one add a note instead.
+
+        A generator, so that nothing is downloaded while a local copy works.
+        """
+        steps = []
+        if not self.refresh:
+            steps += [
+                lambda: cache_candidates(card, self.cache),
+                lambda: mirror_candidates(card, self.settings),
+                lambda: embedded_candidates(card),
+            ]
+        if not local_only:
+            steps += [
+                lambda: openml_candidates(card, self.settings),
+                lambda: uci_candidates(card, self.settings, self.progress),
+            ]
+        for step in steps:
+            found, note = step()
+            if note:
+                notes.append(note)
+            yield from found
+
+    def _raw(self, card: Card) -> Dataset:
+        notes: list[str] = []
+        for candidate in self.candidates(card, notes):
+            try:
+                ds = self.read(card, candidate)
+            except SourceError as exc:
+                problem = str(exc)
+            else:
+                problems = mismatches(ds, card.expected)
+                if not problems:
+                    if candidate.network:
+                        self.cache.store(card.name, Table.from_dataset(ds), ds.source)
+                    return ds
+                problem = f"{candidate.origin} does not match {card.display_path}: {'; '.join(problems)}"
+            if candidate.kind == "cache":
+                self.cache.discard(card.name)
+                problem += " (deleted from the cache)"
+            notes.append(f"{candidate.kind}: {problem}")
+            warnings.warn(f"{problem}; trying the next source", DataWarning, stacklevel=4)
+        raise TreebenchError(self._nowhere(card, notes))
+
+    @staticmethod
+    def read(card: Card, candidate: Candidate) -> Dataset:
+        """Read, type and encode one candidate (not yet checked against the card)."""
+        raw = candidate.read()
+        table = normalize(card, raw, candidate.origin)
+        return to_dataset(card.name, card, table, candidate.label)
+
+    def _nowhere(self, card: Card, notes: list[str]) -> str:
+        files = " / ".join(f"{card.file}{s}" for s in MIRROR_SUFFIXES)
+        hint = f"put {files} in a folder listed in {ENV_DATA} (e.g. export {ENV_DATA}=../shared/datasets)"
+        if self.settings.offline:
+            hint += f", or run `treebench datasets fetch {card.name}` online"
+        return f"dataset {card.name!r} is not available; looked in: {'; '.join(notes)}. To fix: {hint}"
+
+
+def local_sources(card: Card, registry: CardRegistry, settings: Settings) -> list[str]:
+    """Where a dataset is available without the network: ``cache``, ``mirror``, ``embedded``.
+
+    Derived datasets report their base's sources.  Nothing is read.
+    """
+    seen: set[str] = set()
+    while card.derived_from is not None and card.name not in seen:
+        seen.add(card.name)
+        try:
+            card = registry.get(card.derived_from)
+        except TreebenchError:
+            return []
+    where = []
+    if Cache(settings.cache_dir).has(card.name):
+        where.append("cache")
+    if mirror_files(card, settings):
+        where.append("mirror")
+    if card.embedded is not None:
+        where.append("embedded")
+    return where
