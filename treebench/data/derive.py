@@ -145,6 +145,18 @@ def _drop_columns(table: Table, op: Operation, where: str) -> Table:
     return table
 
 
+def describe(op: Operation) -> str:
+    """One readable line for an operation (``datasets info``)."""
+    if op.kind == "merge_classes":
+        return "; ".join(f"merge {', '.join(members)} into {new}" for new, members in op.args.items())
+    if op.kind == "select_rows":
+        return f"keep rows where {op.args['column']} is {' or '.join(op.args['values'])}"
+    if op.kind == "target_column":
+        return f"use {op.args} as the class (the old class becomes a non-feature column)"
+    verb = "drop classes" if op.kind == "drop_classes" else "drop columns"
+    return f"{verb} {', '.join(op.args)}"
+
+
 _APPLY = {
     "drop_classes": _drop_classes,
     "merge_classes": _merge_classes,

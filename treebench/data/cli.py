@@ -1,0 +1,297 @@
+"""``treebench datasets ...``: list, describe, fetch and verify datasets.
+
+Registered in :mod:`treebench.cli`; also runnable alone as
+``python -m treebench.data``.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import click
+
+from treebench.errors import TreebenchError
+
+
+@contextmanager
+def _warnings_to_stderr() -> Iterator[None]:
+    """Show data warnings as ``warning: ...`` lines, not Python warning blocks."""
+    from treebench.data.loader import DataWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        click.echo(f"warning: {message}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DataWarning)
+        warnings.showwarning = show
+        yield
+
+
+def _context():
+    from treebench.data.cards import CardRegistry
+    from treebench.data.settings import Settings
+
+    settings = Settings.from_env()
+    return CardRegistry(settings.cards_dir), settings
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Sequence[int] = ()) -> str:
+    """Plain-text table: a header, a rule, aligned columns (numbers to the right)."""
+    cells = [[str(h) for h in headers]] + [["" if v is None else str(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        parts = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
+
+
+@click.group("datasets")
+def datasets() -> None:
+    """Dataset cards, local copies and downloads.
+
+    Data is looked for in the cache (TREEBENCH_CACHE), then in the mirror
+    folders of TREEBENCH_DATA (a path list), then in scikit-learn's bundled
+    copies, then on OpenML and UCI.  TREEBENCH_OFFLINE=1 skips the network.
+    """
+
+
+@datasets.command("list")
+@click.option("--paper", metavar="ID", help="Only datasets used by this paper (e.g. mee).")
+def list_command(paper: str | None) -> None:
+    """Table of all datasets: size, papers, and where a local copy is."""
+    from treebench.data.cards import PAPERS
+    from treebench.data.loader import local_sources
+
+    registry, settings = _context()
+    cards = registry.validate()
+    if paper is not None:
+        if paper not in PAPERS:
+            raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}")
+        cards = [c for c in cards if paper in c.papers]
+    rows = []
+    available = 0
+    for card in cards:
+        where = local_sources(card, registry, settings)
+        available += bool(where)
+        local = ("derived: " if card.is_derived and where else "") + (", ".join(where) or "no")
+        e = card.expected
+        rows.append([card.name, e.rows, e.features, e.classes, ",".join(card.papers) or "-", local])
+    click.echo(format_table(["name", "rows", "features", "classes", "papers", "local"], rows, numeric=(1, 2, 3)))
+    aliases = registry.aliases()
+    click.echo("")
+    click.echo(f"{len(cards)} datasets, {available} available locally; mirrors: {settings.describe_mirrors()}")
+    if aliases:
+        click.echo("aliases: " + ", ".join(f"{a} -> {n}" for a, n in sorted(aliases.items())))
+
+
+@datasets.command("info")
+@click.argument("name")
+def info_command(name: str) -> None:
+    """Everything the card says about NAME, and its local copy if there is one."""
+    from treebench.data.cards import PAPERS
+    from treebench.data.loader import Loader, local_sources
+
+    registry, settings = _context()
+    card = registry.get(name)
+    out: list[tuple[str, str]] = []
+    add = out.append
+    add(("name", card.name + (f" ({card.title})" if card.title else "")))
+    if card.aliases:
+        add(("aliases", ", ".join(card.aliases)))
+    add(("card", card.display_path))
+    add(("description", card.description))
+    if card.citation:
+        add(("citation", card.citation))
+    add(("papers", "; ".join(f"{p} ({PAPERS[p]})" for p in card.papers) or "-"))
+    if card.is_derived:
+        add(("derived from", card.derived_from or ""))
+        from treebench.data.derive import describe
+
+        for op in card.operations:
+            add(("operation", describe(op)))
+        if not card.operations:
+            add(("operation", "none (the same rows as the base)"))
+    else:
+        if card.uci is not None:
+            uci = f"id {card.uci.id}" if card.uci.id else "no id"
+            if card.uci.page:
+                uci += f", {card.uci.page}"
+            if card.uci.files:
+                uci += f"; download recipe: {len(card.uci.files)} file(s)"
+            add(("UCI", uci))
+        if card.openml is not None:
+            o = card.openml
+            text = f"id {o.id}, version {o.version}" if o.id else "no id"
+            if o.id and not o.fetch:
+                text += " (not downloaded: OpenML's copy differs)"
+            add(("OpenML", text))
+        if card.embedded is not None:
+            add(("embedded", f"sklearn.datasets.{card.embedded.loader}"))
+        for url in card.urls:
+            add(("source", url))
+        if card.provenance:
+            add(("provenance", card.provenance))
+        add(("target", card.target))
+        kinds = card.feature_kinds
+        for kind in ("numeric", "nominal", "ordinal"):
+            columns = [c for c, k in kinds.items() if k == kind]
+            if columns:
+                add((f"{kind} ({len(columns)})", ", ".join(columns)))
+        for column, levels in card.ordinal.items():
+            if levels:
+                add(("order", f"{column}: {' < '.join(levels)}"))
+        if card.non_features:
+            add(("not features", ", ".join(card.non_features)))
+        for fix in card.corrections:
+            add(("correction", f"row {fix.row} {fix.column}: {fix.was!r} -> {fix.value!r} ({fix.reason})"))
+    e = card.expected
+    counts = ", ".join(f"{k} {v}" for k, v in (e.class_counts or {}).items())
+    missing = f", {e.missing} missing cells" if e.missing is not None else ""
+    add(("expected", f"{e.rows} rows, {e.features} features, {e.classes} classes{missing}"))
+    if counts:
+        add(("class counts", counts))
+    if card.notes:
+        add(("notes", card.notes))
+    where = local_sources(card, registry, settings)
+    add(("local copy", ", ".join(where) if where else f"none (mirrors: {settings.describe_mirrors()})"))
+    if where:
+        from dataclasses import replace
+
+        with _warnings_to_stderr():
+            try:
+                ds = Loader(registry, replace(settings, offline=True)).load(card)
+                add(("loaded", f"{ds.n_samples} rows, {ds.n_features} features, {ds.n_classes} classes from {ds.source}"))
+                add(("checksum", f"sha256 {ds.checksum}"))
+            except TreebenchError as exc:
+                add(("loaded", f"FAILED: {exc}"))
+    width = max(len(k) for k, _ in out) + 2
+    for key, value in out:
+        lines = textwrap.wrap(value, 100 - width, break_on_hyphens=False) or [""]
+        click.echo(f"{key + ':':<{width}}{lines[0]}")
+        for more in lines[1:]:
+            click.echo(" " * width + more)
+
+
+@datasets.command("fetch")
+@click.argument("names", nargs=-1)
+@click.option("--all", "fetch_all", is_flag=True, help="Every dataset.")
+@click.option("--refresh", is_flag=True, help="Download again even if a local copy exists.")
+def fetch_command(names: tuple[str, ...], fetch_all: bool, refresh: bool) -> None:
+    """Make NAMES available locally (downloads go to the cache), with progress."""
+    from tqdm import tqdm
+
+    from treebench.data.loader import Loader
+
+    registry, settings = _context()
+    if fetch_all:
+        names = tuple(registry.names())
+    if not names:
+        raise TreebenchError("name at least one dataset, or use --all; `treebench datasets list` shows them")
+    cards = [registry.get(n) for n in names]  # unknown names fail before any download
+    failures: list[str] = []
+    bars: dict[str, tqdm] = {}
+
+    def progress(done: int, total: int | None, what: str) -> None:
+        bar = bars.get(what)
+        if bar is None:
+            bar = bars[what] = tqdm(total=total, desc=what, unit="B", unit_scale=True, leave=False, file=sys.stderr)
+        bar.update(done - bar.n)
+
+    outer = tqdm(cards, desc="fetch", unit="dataset", disable=len(cards) < 2, file=sys.stderr, leave=False)
+    with _warnings_to_stderr():
+        for card in outer:
+            outer.set_postfix_str(card.name)
+            loader = Loader(registry, settings, progress=progress, refresh=refresh)
+            try:
+                target = card
+                if refresh:  # refresh the raw base; derived data is rebuilt from it
+                    while target.derived_from is not None:
+                        target = registry.get(target.derived_from)
+                ds = loader.load(target)
+                if target is not card:
+                    ds = Loader(registry, settings).load(card)
+            except TreebenchError as exc:
+                failures.append(card.name)
+                tqdm.write(f"error: {exc}", file=sys.stderr)
+                continue
+            finally:
+                for bar in bars.values():
+                    bar.close()
+                bars.clear()
+            tqdm.write(f"{card.name}: ok, {ds.n_samples} rows, {ds.n_classes} classes ({ds.source})")
+    if failures:
+        raise TreebenchError(
+            f"{len(failures)} of {len(cards)} datasets could not be fetched: {', '.join(failures)} (reasons above)"
+        )
+
+
+@datasets.command("verify")
+@click.argument("names", nargs=-1)
+def verify_command(names: tuple[str, ...]) -> None:
+    """Check every local copy of every dataset (or of NAMES) against its card.
+
+    Exits with status 1 when a copy is corrupt or does not match its card.
+    Datasets with no local copy are listed but do not fail the check.
+    """
+    from tqdm import tqdm
+
+    from treebench.data.verify import ABSENT, FAILED, OK, verify
+
+    registry, settings = _context()
+    bar = tqdm(total=len(names) or len(registry.names()), desc="verify", unit="dataset", leave=False, file=sys.stderr)
+
+    def on_card(card) -> None:  # noqa: ANN001
+        bar.set_postfix_str(card.name)
+        bar.update(1)
+
+    try:
+        verdicts = verify(registry, settings, list(names) or None, on_card=on_card)
+    finally:
+        bar.close()
+    rows = []
+    for v in verdicts:
+        ds = v.dataset
+        size = f"{ds.n_samples} x {ds.n_features}, {ds.n_classes} classes" if ds is not None else ""
+        status = {OK: "OK", FAILED: "FAILED", ABSENT: "absent"}[v.status]
+        detail = v.detail if v.status != OK else f"sha256 {ds.checksum[:12]}" if ds else ""
+        rows.append([status, v.name, size, v.where or "-", detail])
+    click.echo(format_table(["status", "dataset", "size", "copy", "detail"], rows))
+    ok = sum(v.status == OK for v in verdicts)
+    failed = sum(v.status == FAILED for v in verdicts)
+    absent = sorted({v.name for v in verdicts if v.status == ABSENT})
+    checked = len({v.name for v in verdicts if v.status != ABSENT})
+    click.echo("")
+    click.echo(
+        f"{checked} datasets checked ({ok + failed} copies): {ok} OK, {failed} failed; "
+        f"{len(absent)} not available locally{': ' + ', '.join(absent) if absent else ''}"
+    )
+    click.echo(f"mirrors: {settings.describe_mirrors()}")
+    if failed:
+        raise SystemExit(1)
+
+
+def run(argv: list[str] | None = None) -> None:
+    """Entry point of ``python -m treebench.data``: same error handling as ``treebench``."""
+    try:
+        status = datasets.main(args=argv, prog_name="python -m treebench.data", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except TreebenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    if isinstance(status, int) and status != 0:
+        sys.exit(status)
