@@ -73,14 +73,15 @@ class Param:
             return f"{self.name} in {{{', '.join(self.choices)}}}"
         if self.kind is bool:
             return f"{self.name} in {{true, false}}"
-        parts = []
+        low_op = "<" if self.low_open else "<="
+        high_op = "<" if self.high_open else "<="
+        if self.low is not None and self.high is not None:
+            return f"{self.low:g} {low_op} {self.name} {high_op} {self.high:g}"
         if self.low is not None:
-            parts.append(f"{self.low:g} {'<' if self.low_open else '<='} ")
-        parts.append(self.name)
+            return f"{self.name} {'>' if self.low_open else '>='} {self.low:g}"
         if self.high is not None:
-            parts.append(f" {'<' if self.high_open else '<='} {self.high:g}")
-        text = "".join(parts)
-        return text if (self.low is not None or self.high is not None) else f"{self.name} any {self.kind.__name__}"
+            return f"{self.name} {high_op} {self.high:g}"
+        return f"{self.name} any {self.kind.__name__}"
 
     def validate(self, value: Any, owner: str) -> Any:
         """Coerce ``value`` to the declared kind and check its range.
@@ -91,7 +92,7 @@ class Param:
             With a one-line message naming the criterion, the parameter, the
             value and the accepted range.
         """
-        where = f"criterion {owner!r}: parameter {self.name}={value!r}"
+        where = f"criterion {owner!r}: parameter {self.name}={value}"
         try:
             coerced = _coerce(value, self.kind)
         except (TypeError, ValueError):

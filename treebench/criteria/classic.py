@@ -20,7 +20,7 @@ def shannon_rows(counts: np.ndarray, log=np.log2) -> np.ndarray:
     p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * log(np.where(p > 0, p, 1.0)), 0.0)
-    return -terms.sum(axis=-1)
+    return -terms.sum(axis=-1) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def gini_rows(counts: np.ndarray) -> np.ndarray:

@@ -55,6 +55,13 @@ def possibilistic_entropy(counts: np.ndarray, z: float) -> float:
     1 and Example 2 gives 0.817 as the paper states (``q log q`` gives 0.52).
     The normaliser does not change which split wins.  An empty node is total
     ignorance (every possibility degree is 1) and scores 1.
+
+    Note: the paper says the entropy is 0 for complete knowledge, but eq. 12
+    always includes the whole universe (``T* = pi = 1``), which adds
+    ``log 2``; complete knowledge therefore scores ``1/q``.  Example 2's value
+    needs that term, and since it is the same constant for a parent and the
+    weighted sum of its children it never changes a gain; it does make eq. 18
+    (a sum over leaves) grow by ``1/q`` per leaf.
     """
     counts = np.asarray(counts, dtype=float)
     q = counts.shape[0]

@@ -1,0 +1,34 @@
+# treebench: the whole set-up is `make quickstart` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+# Local copies of the benchmark datasets (a path list); tests and benchmarks use it.
+TREEBENCH_DATA ?= $(abspath ../shared/datasets)
+export TREEBENCH_DATA
+
+.PHONY: install quickstart test bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+quickstart: install
+	$(BIN)/treebench demo
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python benchmarks/bench_fit.py
+
+lint: install
+	$(BIN)/ruff check treebench tests benchmarks
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	find treebench -name '__pycache__' -type d -prune -exec rm -rf {} +
