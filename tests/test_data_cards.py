@@ -1,0 +1,216 @@
+"""Dataset cards: the repository's cards are complete and consistent; bad cards fail clearly."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+import yaml
+
+from test_data_helpers import CARDS, MIRROR, isolated_env, needs_mirror, toy_card, write_card  # noqa: F401
+from treebench.data.cards import PAPERS, CardRegistry, parse_card
+from treebench.data.labels import as_label, natural_order
+from treebench.errors import TreebenchError
+
+DERIVED = {
+    "ecoli-327", "ecoli4", "breast-tissue4", "olive-region", "abalone-18", "shuttle-train",
+    "shuttle-test", "hayes-roth-train", "hayes-roth-test", "monks-1-test", "monks-2-test", "monks-3-test",
+}
+
+# Paper usage as given for the project (paper 004 has not chosen its data yet).
+PAPER_DATASETS = {
+    "serrurier2015": {
+        "soybean", "lymph", "zoo", "ilpd", "yeast", "waveform-40", "diabetes", "banknote", "ecoli",
+        "vehicle", "ionosphere", "segment", "pendigits", "spambase", "breast-w", "wine",
+    },
+    "mee": {"breast-tissue", "breast-tissue4", "olive", "ecoli-327", "ecoli4", "segment", "glass"},
+    "tsallis": {
+        "yeast", "glass", "vehicle", "wine", "haberman", "car", "balance-scale", "hayes-roth",
+        "monks-2", "abalone", "abalone-18", "cmc",
+    },
+    "certainty": {
+        "kddcup99-10pct", "skin-segmentation", "shuttle", "shuttle-train", "shuttle-test",
+        "monks-1", "monks-1-train", "monks-1-test", "monks-2", "monks-2-train", "monks-2-test",
+        "optdigits", "pendigits", "wdbc",
+    },
+    "belief": set(),
+}
+
+
+@pytest.fixture(scope="module")
+def registry() -> CardRegistry:
+    return CardRegistry(CARDS)
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, dict[str, str]]:
+    path = MIRROR / "MANIFEST.tsv"
+    if not path.is_file():
+        pytest.skip(f"no MANIFEST.tsv at {path}")
+    with path.open() as handle:
+        return {row["name"]: row for row in csv.DictReader(handle, delimiter="\t")}
+
+
+def test_every_card_is_valid(registry):
+    cards = registry.validate()
+    assert len(cards) == len(list(CARDS.glob("*.yaml")))
+    assert {c.name for c in cards if c.is_derived} == DERIVED
+
+
+@needs_mirror
+def test_every_manifest_dataset_has_a_card_with_its_numbers(registry, manifest):
+    for name, row in manifest.items():
+        card = registry.get(name)
+        e = card.expected
+        assert (e.rows, e.features, e.classes) == (int(row["rows"]), int(row["features"]), int(row["classes"])), name
+        counts = dict(part.rsplit(":", 1) for part in row["class_counts"].split(";"))
+        assert e.class_counts == {as_label(k): int(v) for k, v in counts.items()}, name
+        missing = int(row["notes"].rsplit("missing cells:", 1)[1].split(";")[0])
+        assert e.missing == missing, name
+
+
+def test_paper_usage(registry):
+    cards = registry.validate()
+    for paper, expected in PAPER_DATASETS.items():
+        assert {c.name for c in cards if paper in c.papers} == expected, paper
+
+
+def test_non_features_and_kinds(registry):
+    assert registry.get("olive").non_features == ("region",)
+    assert registry.get("shuttle").non_features == ("split",)
+    assert registry.get("hayes-roth").non_features == ("split",)
+    car = registry.get("car")
+    assert set(car.feature_kinds.values()) == {"ordinal"}
+    assert car.ordinal["buying"] == ("low", "med", "high", "vhigh")
+    assert set(registry.get("monks-1").feature_kinds.values()) == {"nominal"}
+    assert set(registry.get("soybean").feature_kinds.values()) == {"nominal"}
+    assert set(registry.get("ecoli").feature_kinds.values()) == {"numeric"}
+    kinds = registry.get("credit-g").feature_kinds
+    assert kinds["employment"] == "ordinal" and kinds["purpose"] == "nominal" and kinds["age"] == "numeric"
+
+
+def test_identifiers_present_where_known(registry):
+    ecoli = registry.get("ecoli")
+    assert (ecoli.uci.id, ecoli.openml.id, ecoli.openml.version) == (39, 39, 1)
+    assert registry.get("olive").uci.id is None  # not a UCI dataset
+    for card in registry.validate():
+        if not card.is_derived:
+            assert card.citation and card.description, card.name
+            assert card.urls, card.name
+
+
+def test_aliases_and_embedded(registry):
+    assert registry.get("breast-cancer").name == "wdbc"
+    embedded = {c.name for c in registry.validate() if c.embedded is not None}
+    assert embedded == {"iris", "wine", "wdbc", "digits"}
+
+
+def test_unknown_name_lists_close_matches(registry):
+    with pytest.raises(TreebenchError, match=r"unknown dataset 'eccoli'; did you mean: ecoli"):
+        registry.get("eccoli")
+    with pytest.raises(TreebenchError, match=r"unknown dataset 'zzzz'; accepted: .*abalone.*zoo"):
+        registry.get("zzzz")
+
+
+# ---------------------------------------------------------------- bad cards
+def _error(tmp_path: Path, card: dict | str, name: str = "toy") -> str:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(card if isinstance(card, str) else yaml.safe_dump(card, sort_keys=False))
+    with pytest.raises(TreebenchError) as info:
+        parse_card(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"{name}.yaml: " in message
+    return message
+
+
+def test_missing_target_names_file_field_and_required_fields(tmp_path):
+    card = toy_card()
+    del card["target"]
+    message = _error(tmp_path, card)
+    assert "field 'target' is missing; required fields: name, description, target, features, expected" in message
+
+
+def test_wrong_types(tmp_path):
+    card = toy_card()
+    card["expected"]["rows"] = "many"
+    assert "field 'expected.rows' must be an integer >= 1, got 'many' (str)" in _error(tmp_path, card)
+    assert "field 'features' must be a list" in _error(tmp_path, toy_card(features="f1 f2"))
+    assert "field 'target' must be a non-empty string" in _error(tmp_path, toy_card(target=["class"]))
+    assert "field 'papers' names unknown paper 'p9'" in _error(tmp_path, toy_card(papers=["p9"]))
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({"taget": "class"}, "unknown field 'taget'; accepted: name"),
+        ({"name": "other"}, "field 'name' is 'other' but the file is toy.yaml"),
+        ({"nominal": ["f9"]}, "field 'nominal' names 'f9', which is not in 'features'"),
+        ({"target": "f1"}, "field 'target' ('f1') is also listed in 'features'"),
+        ({"ordinal": {"f2": ["a", "b"]}}, "column 'f2' is both nominal and ordinal"),
+        ({"features": ["f1", "f2", "f3", "f4"]}, "field 'expected.features' is 3 but 'features' lists 4"),
+        ({"features": ["f1", "f2", "f2"]}, "field 'features' lists f2 more than once"),
+        ({"operations": []}, "field 'operations' needs 'derived_from'"),
+        ({"classes": ["x", "y"]}, "field 'classes' lists 2 classes but 'expected.classes' is 3"),
+        ({"embedded": {"loader": "load_cats", "columns": ["f1"], "classes": ["x"]}}, "accepted: load_iris"),
+        ({"uci": {"files": [{"url": "http://x/y.data"}]}}, "'uci.files[0].columns' is needed"),
+    ],
+)
+def test_inconsistent_cards(tmp_path, changes, expected):
+    assert expected in _error(tmp_path, toy_card(**changes))
+
+
+def test_class_counts_must_add_up(tmp_path):
+    card = toy_card()
+    card["expected"]["class_counts"]["x"] = 5
+    assert "'expected.class_counts' sums to 13 but 'expected.rows' is 12" in _error(tmp_path, card)
+
+
+def test_derived_card_errors(tmp_path):
+    base = {"name": "toy2", "description": "d", "derived_from": "toy", "expected": {"rows": 1, "features": 1, "classes": 1}}
+    assert "unknown operation 'shuffle'" in _error(tmp_path, {**base, "operations": [{"shuffle": True}]}, "toy2")
+    assert "needs exactly one of 'equals' or 'in'" in _error(
+        tmp_path, {**base, "operations": [{"select_rows": {"column": "split"}}]}, "toy2"
+    )
+    assert "unknown field 'features'" in _error(tmp_path, {**base, "features": ["a"]}, "toy2")
+
+
+def test_yaml_errors(tmp_path):
+    assert "not valid YAML at line 2" in _error(tmp_path, "name: toy\n  bad: [\n")
+    assert "a card must be a YAML mapping of fields, got list" in _error(tmp_path, "- a\n- b\n")
+
+
+def test_registry_checks_links_between_cards(tmp_path):
+    cards = tmp_path / "cards"
+    write_card(cards, toy_card())
+    loop = {"description": "d", "expected": {"rows": 1, "features": 1, "classes": 1}}
+    write_card(cards, {"name": "a", "derived_from": "b", **loop})
+    write_card(cards, {"name": "b", "derived_from": "a", **loop})
+    with pytest.raises(TreebenchError, match=r"derived_from makes a cycle: a -> b -> a"):
+        CardRegistry(cards).validate()
+    write_card(cards, {"name": "b", "derived_from": "nothing", **loop})
+    with pytest.raises(TreebenchError, match=r"b.yaml: field 'derived_from' names unknown dataset 'nothing'"):
+        CardRegistry(cards).validate()
+    (cards / "a.yaml").unlink()
+    (cards / "b.yaml").unlink()
+    write_card(cards, toy_card(name="toy3", aliases=["toy"]))
+    with pytest.raises(TreebenchError, match=r"alias 'toy' is also a card name"):
+        CardRegistry(cards).validate()
+
+
+def test_missing_cards_folder(tmp_path):
+    with pytest.raises(TreebenchError, match=r"no dataset cards at .*TREEBENCH_CARDS"):
+        CardRegistry(tmp_path / "nowhere").names()
+
+
+def test_labels():
+    assert [as_label(v) for v in (3, 3.0, "3.0", " 3 ", True, False, 0.5, "a b", "-2")] == [
+        "3", "3", "3", "3", "true", "false", "0.5", "a b", "-2"
+    ]
+    assert natural_order(["10", "9", "1", "2"]) == ["1", "2", "9", "10"]
+    assert natural_order(["b", "a", "10", "9"]) == ["10", "9", "a", "b"]
+
+
+def test_papers_known():
+    assert set(PAPER_DATASETS) == set(PAPERS)
