@@ -165,7 +165,8 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
-        return self.classes_[self.tree_.predict_index(self._encode(X))]
+        encoded = self._encode(X)  # checks the fit state first
+        return self.classes_[self.tree_.predict_index(encoded)]
 
     # -- tree measures ----------------------------------------------------------------
     def get_n_leaves(self) -> int:
