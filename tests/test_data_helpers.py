@@ -141,7 +141,7 @@ def http_server(tmp_path):
     shutil.copytree(HTTP_FILES, folder)
     handler = type("Handler", (_QuietHandler,), {"requests": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", folder, handler.requests
