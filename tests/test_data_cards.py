@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_data_helpers import CARDS, MIRROR, isolated_env, needs_mirror, toy_card, write_card  # noqa: F401
+
 from treebench.data.cards import PAPERS, CardRegistry, parse_card
 from treebench.data.labels import as_label, natural_order
 from treebench.errors import TreebenchError

@@ -9,22 +9,24 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_data_helpers as helpers
 from click.testing import CliRunner
-
+from test_data_cards import PAPER_DATASETS
 from test_data_helpers import (  # noqa: F401
     CARDS,
     MIRROR,
-    http_server,
     isolated_env,
     needs_mirror,
     toy_card,
     write_card,
     write_toy_mirror,
 )
-from test_data_cards import PAPER_DATASETS
+
 from treebench.data.cards import CardRegistry
 from treebench.data.cli import datasets
 from treebench.errors import TreebenchError
+
+http_server = helpers.http_server  # fixture (assigned, not imported, so pytest finds it)
 
 NAMES = CardRegistry(CARDS).names()
 TREEBENCH = Path(sys.executable).parent / "treebench"

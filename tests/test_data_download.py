@@ -8,21 +8,23 @@ import types
 
 import pandas as pd
 import pytest
-
+import test_data_helpers as helpers
 from test_data_helpers import (  # noqa: F401
     HTTP_FILES,
     TOY_COLUMNS,
     closed_port,
-    http_server,
     isolated_env,
     toy_card,
     toy_settings,
     write_card,
     write_toy_mirror,
 )
+
 from treebench.data import DataWarning, load
 from treebench.data.cache import Cache
 from treebench.errors import TreebenchError
+
+http_server = helpers.http_server  # fixture (assigned, not imported, so pytest finds it)
 
 
 def uci_card(base: str, *files: str, **changes) -> dict:

@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
 from test_data_helpers import (  # noqa: F401
     isolated_env,
     repo_settings,
@@ -18,6 +17,7 @@ from test_data_helpers import (  # noqa: F401
     write_card,
     write_toy_mirror,
 )
+
 from treebench.data import DataWarning, load
 from treebench.data.build import Table
 from treebench.data.cache import Cache

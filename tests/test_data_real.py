@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from test_data_helpers import CARDS, isolated_env, needs_mirror, repo_settings  # noqa: F401
+
 from treebench.data import load
 from treebench.data.cards import CardRegistry
 from treebench.data.loader import Loader

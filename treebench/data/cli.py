@@ -45,7 +45,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], numer
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
 
     def line(row: list[str]) -> str:
-        parts = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        parts = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
         return "  ".join(parts).rstrip()
 
     rule = "  ".join("-" * w for w in widths)

@@ -76,7 +76,7 @@ class Dataset:
     def class_counts(self) -> dict[str, int]:
         """Class name -> number of rows, in class order (zeros included)."""
         counts = np.bincount(self.y, minlength=self.n_classes)
-        return {c: int(n) for c, n in zip(self.classes, counts)}
+        return {c: int(n) for c, n in zip(self.classes, counts, strict=True)}
 
     def missing_cells(self) -> int:
         return int(self.X.isna().to_numpy().sum())

@@ -22,7 +22,6 @@ category the same way.
 
 from __future__ import annotations
 
-
 from treebench.data.build import Table
 from treebench.data.cards import Card, Operation
 from treebench.data.labels import as_label, natural_order
