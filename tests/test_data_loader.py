@@ -273,3 +273,13 @@ def test_no_warning_when_everything_is_fine(toy):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load("toy", settings=toy)
+
+
+def test_ragged_rows_are_rejected_not_truncated(tmp_path):
+    write_card(tmp_path / "cards", toy_card())
+    mirror = tmp_path / "mirror"
+    path = write_toy_mirror(mirror, suffix=".csv")
+    path.write_text(path.read_text().replace("6.5,a,lo,y", "6.5,a,lo,y,extra"))
+    with pytest.warns(DataWarning, match=r"toy.csv: not a readable CSV table \(Error tokenizing data"):
+        with pytest.raises(TreebenchError):
+            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import warnings
 import zipfile
 import zlib
 from collections.abc import Iterable
@@ -93,22 +94,26 @@ def read_csv_bytes(
     if names is not None:
         text &= set(names)
     try:
-        frame = pd.read_csv(
-            io.BytesIO(raw),
-            sep=sep,
-            header=0 if header else None,
-            names=names,
-            skiprows=skip_rows,
-            keep_default_na=False,
-            na_values=list(missing),
-            dtype={c: str for c in text} or None,
-            skipinitialspace=sep == ",",
-            encoding="utf-8",
-            encoding_errors="strict",
-        )
+        with warnings.catch_warnings():
+            # rows with more fields than the header would silently lose data
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                io.BytesIO(raw),
+                sep=sep,
+                header=0 if header else None,
+                names=names,
+                skiprows=skip_rows,
+                keep_default_na=False,
+                na_values=list(missing),
+                dtype={c: str for c in text} or None,
+                skipinitialspace=sep == ",",
+                index_col=False,
+                encoding="utf-8",
+                encoding_errors="strict",
+            )
     except UnicodeDecodeError:
         raise SourceError(f"{origin}: not UTF-8 text (binary or corrupt file?)") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
+    except (pd.errors.ParserError, pd.errors.ParserWarning, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SourceError(f"{origin}: not a readable CSV table ({first})") from None
     if frame.empty:
