@@ -287,6 +287,11 @@ def parse_card(path: Path) -> Card:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TreebenchError(f"{display_path(path)}: cannot read card ({exc.strerror})") from None
+    return parse_card_text(path, text)
+
+
+def parse_card_text(path: Path, text: str) -> Card:
+    """Validate the text of a card file (see :func:`parse_card`)."""
     try:
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
@@ -629,7 +634,8 @@ class CardRegistry:
         Folder holding ``<name>.yaml`` files.
     """
 
-    _parsed: dict[Path, tuple[int, Card]] = {}
+    # parsed cards by path, reused while the file's text is unchanged (mtimes are too coarse)
+    _parsed: dict[Path, tuple[str, Card]] = {}
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
@@ -650,12 +656,15 @@ class CardRegistry:
         return sorted(self._files())
 
     def _parse(self, path: Path) -> Card:
-        stamp = path.stat().st_mtime_ns
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TreebenchError(f"{display_path(path)}: cannot read card ({exc.strerror})") from None
         hit = self._parsed.get(path)
-        if hit is not None and hit[0] == stamp:
+        if hit is not None and hit[0] == text:
             return hit[1]
-        card = parse_card(path)
-        self._parsed[path] = (stamp, card)
+        card = parse_card_text(path, text)
+        self._parsed[path] = (text, card)
         return card
 
     def all(self) -> list[Card]:
