@@ -1,8 +1,11 @@
 """Compiled greedy top-down induction for the built-in criteria.
 
 Layout (see DESIGN.md, "where the time goes"): every feature is sorted once,
-at the root, into three parallel rows ``sorted_index[f]``, ``sorted_value[f]``
-and ``sorted_label[f]``.  A node owns the same position range ``[start, end)``
+at the root, into three parallel rows ``sorted_index[f]``, ``sorted_rank[f]``
+and ``sorted_label[f]``.  Values are stored as dense int32 ranks (the sorted
+distinct values of feature ``f`` are ``levels[level_start[f]:level_start[f+1]]``
+and NaN has the rank one past the last level): scans and partitions are
+memory-bound, and a rank is half the bytes of a float64.  A node owns the same position range ``[start, end)``
 in every row, and that range stays sorted for every feature because a split
 *stably* partitions each row.  Split search is then a linear scan per feature
 and node, with no sorting below the root.  Nominal features are "sorted" by
@@ -79,7 +82,8 @@ def _grow_float(arr: np.ndarray, needed: int) -> np.ndarray:
 
 @njit(cache=True)
 def scan_numeric(
-    values: np.ndarray,
+    ranks: np.ndarray,
+    levels: np.ndarray,
     labels: np.ndarray,
     start: int,
     end: int,
@@ -97,9 +101,11 @@ def scan_numeric(
     """Best threshold of one numeric feature on positions ``[start, end)``.
 
     Returns ``(candidate_score, n_left, threshold)``; ``n_left = 0`` when the
-    feature has no valid candidate.  Missing values (NaN) sort last and always
-    go right, so candidates stop at the first NaN.
+    feature has no valid candidate.  Missing values (NaN, rank
+    ``len(levels)``) sort last and always go right, so candidates stop at the
+    first NaN.
     """
+    missing = levels.shape[0]
     k = parent.shape[0]
     n = end - start
     additive = is_additive(cid)
@@ -112,7 +118,8 @@ def scan_numeric(
             g_right += table[parent[i]]
     best = -np.inf
     best_left = 0
-    best_threshold = 0.0
+    best_here = 0
+    best_after = 0
     for p in range(start, end - 1):
         label = labels[p]
         if additive:
@@ -126,12 +133,11 @@ def scan_numeric(
             continue
         if n_right < min_leaf:
             break
-        here = values[p]
-        after = values[p + 1]
-        if math.isnan(here):
+        here = ranks[p]
+        if here == missing:
             break
-        after_missing = math.isnan(after)
-        if not after_missing and after <= here:
+        after = ranks[p + 1]
+        if after == here:
             continue
         if additive:
             mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
@@ -145,21 +151,25 @@ def scan_numeric(
         if _better(gain, best):
             best = gain
             best_left = n_left
-            if after_missing or not midpoint:
-                best_threshold = here
-            else:
-                # as scikit-learn: the midpoint, unless rounding makes it equal
-                # to the upper value (then the lower value)
-                threshold = here / 2.0 + after / 2.0
-                if threshold == after or math.isinf(threshold):
-                    threshold = here
-                best_threshold = threshold
-    return best, best_left, best_threshold
+            best_here = here
+            best_after = after
+    if best_left == 0:
+        return best, 0, 0.0
+    low = levels[best_here]
+    if best_after == missing or not midpoint:
+        return best, best_left, low
+    # as scikit-learn: the midpoint, unless rounding makes it equal to the
+    # upper value (then the lower value)
+    high = levels[best_after]
+    threshold = low / 2.0 + high / 2.0
+    if threshold == high or math.isinf(threshold):
+        threshold = low
+    return best, best_left, threshold
 
 
 @njit(cache=True)
 def tabulate_categories(
-    values: np.ndarray, labels: np.ndarray, start: int, end: int, cat_counts: np.ndarray,
+    ranks: np.ndarray, levels: np.ndarray, labels: np.ndarray, start: int, end: int, cat_counts: np.ndarray,
     cat_sizes: np.ndarray, present: np.ndarray,
 ) -> int:
     """Class counts per category on ``[start, end)`` (sorted by code).
@@ -170,7 +180,7 @@ def tabulate_categories(
     r = 0
     previous = -1
     for p in range(start, end):
-        code = int(values[p])
+        code = int(levels[ranks[p]])
         if code != previous:
             present[r] = code
             r += 1
@@ -200,17 +210,6 @@ def _is_terminal(
 
 
 @njit(cache=True)
-def _reverse_rows(stack: np.ndarray, low: int, high: int) -> None:
-    """Reverse stack rows ``[low, high)`` in place."""
-    high -= 1
-    while low < high:
-        for c in range(stack.shape[1]):
-            stack[low, c], stack[high, c] = stack[high, c], stack[low, c]
-        low += 1
-        high -= 1
-
-
-@njit(cache=True)
 def _set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
     byte = sample >> 3
     bit = sample & 7
@@ -219,8 +218,8 @@ def _set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
 
 @njit(cache=True)
 def _partition_two(
-    index, value, label, start, end, n_first, side_bits, keep_first, keep_second,
-    buf_index, buf_value, buf_label,
+    index, rank, label, start, end, n_first, side_bits, keep_first, keep_second,
+    buf_index, buf_rank, buf_label,
 ):
     """Stable two-way partition of one feature's range, moving only what is kept.
 
@@ -238,30 +237,30 @@ def _partition_two(
         high = 0
         for p in range(start, end):
             sample = index[p]
-            v = value[p]
+            key = rank[p]
             lab = label[p]
             c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
             index[low] = sample
-            value[low] = v
+            rank[low] = key
             label[low] = lab
             buf_index[high] = sample
-            buf_value[high] = v
+            buf_rank[high] = key
             buf_label[high] = lab
             low += 1 - c
             high += c
         middle = start + n_first
         index[middle:end] = buf_index[:high]
-        value[middle:end] = buf_value[:high]
+        rank[middle:end] = buf_rank[:high]
         label[middle:end] = buf_label[:high]
     elif keep_first:
         low = start
         for p in range(start, end):
             sample = index[p]
             c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
-            v = value[p]
+            key = rank[p]
             lab = label[p]
             index[low] = sample
-            value[low] = v
+            rank[low] = key
             label[low] = lab
             low += 1 - c
     elif keep_second:
@@ -269,29 +268,44 @@ def _partition_two(
         for p in range(end - 1, start - 1, -1):
             sample = index[p]
             c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
-            v = value[p]
+            key = rank[p]
             lab = label[p]
             index[high] = sample
-            value[high] = v
+            rank[high] = key
             label[high] = lab
             high -= c
 
 
 @njit(cache=True)
-def fill_sorted_row(column, order, labels, index_row, value_row, label_row) -> None:
-    """One feature's sorted row: sample ids, values and labels in one pass."""
+def fill_sorted_row(column, order, labels, index_row, rank_row, label_row, levels_out) -> int:
+    """One feature's sorted row in one pass: sample ids, dense value ranks and
+    labels; the distinct values go to ``levels_out``.  Returns their number,
+    which is also the rank of NaN (sorted last)."""
+    rank = -1
+    previous = 0.0
     for p in range(order.shape[0]):
         sample = order[p]
+        value = column[sample]
         index_row[p] = sample
-        value_row[p] = column[sample]
         label_row[p] = labels[sample]
+        if math.isnan(value):
+            rank_row[p] = rank + 1
+            continue
+        if rank < 0 or value != previous:
+            rank += 1
+            levels_out[rank] = value
+            previous = value
+        rank_row[p] = rank
+    return rank + 1
 
 
 @njit(cache=True)
 def build(
     sorted_index: np.ndarray,
-    sorted_value: np.ndarray,
+    sorted_rank: np.ndarray,
     sorted_label: np.ndarray,
+    levels: np.ndarray,
+    level_start: np.ndarray,
     is_nominal: np.ndarray,
     n_categories: np.ndarray,
     n_classes: int,
@@ -325,11 +339,21 @@ def build(
     catmap = np.full(64, -1, np.int64)
     n_catmap = 0
 
-    stack = np.zeros((64, 3), np.int64)  # node id, start, end
+    # stack rows: node id, start, end, number of active features; the active
+    # features themselves (those not constant in the node) in ``active``
+    stack = np.zeros((64, 4), np.int64)
+    active = np.zeros((64, n_features), np.int32)
     stack[0, 0] = 0
     stack[0, 1] = 0
     stack[0, 2] = n
+    stack[0, 3] = n_features
+    for f in range(n_features):
+        active[0, f] = f
     n_stack = 1
+    node_active = np.zeros(n_features, np.int32)
+    child_active = np.zeros(n_features, np.int32)
+    for p in range(n):
+        counts[0, sorted_label[0, p]] += 1
     n_nodes = 1
     int_nodes[0, DEPTH] = 0
 
@@ -338,7 +362,7 @@ def build(
     side_bits = np.zeros((n + 7) // 8 + 1, np.uint8)
     child_of = np.zeros(max(n, 1), np.uint16)
     buffer_index = np.empty(max(n, 1), sorted_index.dtype)
-    buffer_value = np.empty(max(n, 1))
+    buffer_rank = np.empty(max(n, 1), sorted_rank.dtype)
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
 
     parent = np.zeros(k, np.int64)
@@ -364,13 +388,12 @@ def build(
         node = stack[n_stack, 0]
         start = stack[n_stack, 1]
         end = stack[n_stack, 2]
+        n_node_active = stack[n_stack, 3]
+        node_active[:n_node_active] = active[n_stack, :n_node_active]
         depth = int_nodes[node, DEPTH]
         size = end - start
 
-        parent[:] = 0
-        for p in range(start, end):
-            parent[sorted_label[0, p]] += 1
-        counts[node, :] = parent
+        parent[:] = counts[node]
         impurity = node_impurity(cid, params, table, parent, size, scratch)
         float_nodes[node, IMPURITY] = reported_node_value(cid, impurity)
         int_nodes[node, KIND] = LEAF
@@ -380,12 +403,21 @@ def build(
             continue
 
         # -- best candidate of every feature ---------------------------------
-        for f in range(n_features):
-            candidate_best[f] = -np.inf
-            split_best[f] = -np.inf
+        # A feature constant in this node is constant in its whole subtree:
+        # it is neither scanned nor partitioned below (as scikit-learn does).
+        candidate_best[:] = -np.inf
+        split_best[:] = -np.inf
+        n_child_active = 0
+        for a in range(n_node_active):
+            f = node_active[a]
+            if sorted_rank[f, start] == sorted_rank[f, end - 1]:
+                continue
+            child_active[n_child_active] = f
+            n_child_active += 1
             if not is_nominal[f]:
                 gain, n_left, threshold = scan_numeric(
-                    sorted_value[f], sorted_label[f], start, end, parent, impurity, cid,
+                    sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
+                    start, end, parent, impurity, cid,
                     params, table, min_samples_leaf, midpoint, left, right, scratch,
                 )
                 if n_left > 0:
@@ -397,7 +429,8 @@ def build(
                     best_threshold[f] = threshold
                 continue
             r = tabulate_categories(
-                sorted_value[f], sorted_label[f], start, end, cat_counts, cat_sizes, present
+                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
+                start, end, cat_counts, cat_sizes, present,
             )
             if r < 2:
                 continue
@@ -481,11 +514,13 @@ def build(
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
             for p in range(start, end):
-                _set_side(side_bits, sorted_index[f, p], 0 if int(sorted_value[f, p]) == best_category[f] else 1)
+                code = int(levels[level_start[f] + sorted_rank[f, p]])
+                _set_side(side_bits, sorted_index[f, p], 0 if code == best_category[f] else 1)
         else:
             kind = NOMINAL_MULTIWAY
             n_children = tabulate_categories(
-                sorted_value[f], sorted_label[f], start, end, cat_counts, cat_sizes, present
+                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
+                start, end, cat_counts, cat_sizes, present,
             )
             catmap = _grow_int(catmap, n_catmap + n_categories[f])
             catmap[n_catmap : n_catmap + n_categories[f]] = -1
@@ -502,7 +537,7 @@ def build(
             j = -1
             previous = -1
             for p in range(start, end):
-                code = int(sorted_value[f, p])
+                code = sorted_rank[f, p]  # ranks follow the codes' order
                 if code != previous:
                     j += 1
                     previous = code
@@ -526,21 +561,22 @@ def build(
                 child_counts[child_of[sorted_index[f, p]], sorted_label[f, p]] += 1
         n_open = 0
         for j in range(n_children):
-            is_open[j] = not _is_terminal(
+            is_open[j] = n_child_active > 0 and not _is_terminal(
                 child_counts[j], sizes[j], depth + 1, max_depth, min_samples_split, min_samples_leaf
             )
             n_open += is_open[j]
 
         # -- stable partition of every feature's range (open children only) -----
-        for g in range(n_features):
+        for a in range(n_child_active):
             if n_open == 0:
                 break
+            g = child_active[a]
             if g == f and kind != NOMINAL_BINARY:
                 continue  # already grouped by child in the chosen feature's order
             if n_children == 2:
                 _partition_two(
-                    sorted_index[g], sorted_value[g], sorted_label[g], start, end, sizes[0],
-                    side_bits, is_open[0], is_open[1], buffer_index, buffer_value, buffer_label,
+                    sorted_index[g], sorted_rank[g], sorted_label[g], start, end, sizes[0],
+                    side_bits, is_open[0], is_open[1], buffer_index, buffer_rank, buffer_label,
                 )
                 continue
             offsets[0] = 0
@@ -552,10 +588,10 @@ def build(
                 q = offsets[j]
                 offsets[j] = q + 1
                 buffer_index[q] = sample
-                buffer_value[q] = sorted_value[g, p]
+                buffer_rank[q] = sorted_rank[g, p]
                 buffer_label[q] = sorted_label[g, p]
             sorted_index[g, start:end] = buffer_index[:size]
-            sorted_value[g, start:end] = buffer_value[:size]
+            sorted_rank[g, start:end] = buffer_rank[:size]
             sorted_label[g, start:end] = buffer_label[:size]
 
         # -- create the children: leaves now, open ones on the stack -------------
@@ -573,24 +609,27 @@ def build(
         float_nodes[node, THRESHOLD] = best_threshold[f] if kind == NUMERIC else 0.0
         float_nodes[node, SCORE] = best
         stack = _grow_int(stack, n_stack + n_children)
-        child_start = start
+        active = _grow_int(active, n_stack + n_children)
+        offsets[0] = start
         for j in range(n_children):
             child = first_child + j
+            offsets[j + 1] = offsets[j] + sizes[j]
             int_nodes[child, DEPTH] = depth + 1
-            child_end = child_start + sizes[j]
-            if is_open[j]:
-                stack[n_stack, 0] = child
-                stack[n_stack, 1] = child_start
-                stack[n_stack, 2] = child_end
-                n_stack += 1
-            else:
-                counts[child, :] = child_counts[j]
+            counts[child, :] = child_counts[j]
+            if not is_open[j]:
                 leaf_impurity = node_impurity(cid, params, table, child_counts[j], sizes[j], scratch)
                 float_nodes[child, IMPURITY] = reported_node_value(cid, leaf_impurity)
                 int_nodes[child, KIND] = LEAF
                 int_nodes[child, FEATURE] = -1
-            child_start = child_end
-        # the first child is processed first (depth-first, pre-order)
-        _reverse_rows(stack, n_stack - n_open, n_stack)
+        # open children go on the stack last-first, so that the first child is
+        # processed first (depth-first, pre-order)
+        for j in range(n_children - 1, -1, -1):
+            if is_open[j]:
+                stack[n_stack, 0] = first_child + j
+                stack[n_stack, 1] = offsets[j]
+                stack[n_stack, 2] = offsets[j + 1]
+                stack[n_stack, 3] = n_child_active
+                active[n_stack, :n_child_active] = child_active[:n_child_active]
+                n_stack += 1
 
     return int_nodes[:n_nodes].copy(), float_nodes[:n_nodes].copy(), counts[:n_nodes].copy(), catmap[:n_catmap].copy()

@@ -77,16 +77,21 @@ def _is_int(value: object) -> bool:
 
 @dataclass
 class Presorted:
-    """Every feature sorted once: sample ids, values and labels, shape (d, n).
+    """Every feature sorted once: sample ids, dense value ranks and labels, (d, n).
 
-    NaN sorts last.  The compiled builder partitions these arrays in place, so
+    ``levels[level_start[f]:level_start[f + 1]]`` are feature ``f``'s distinct
+    values in increasing order (rank ``r`` is ``levels[level_start[f] + r]``);
+    NaN sorts last with the rank one past its feature's last level.  The
+    compiled builder partitions ``index``, ``rank`` and ``label`` in place, so
     reuse across fits (e.g. a tuning grid on the same training data) goes
     through :meth:`copy`.
     """
 
     index: np.ndarray
-    value: np.ndarray
+    rank: np.ndarray
     label: np.ndarray
+    levels: np.ndarray
+    level_start: np.ndarray
 
     @classmethod
     def from_matrix(cls, X: np.ndarray, y: np.ndarray) -> Presorted:
@@ -96,18 +101,23 @@ class Presorted:
         # narrow labels cut the memory traffic of every scan and partition
         labels = y.astype(np.uint8 if int(y.max(initial=0)) < 256 else np.int32)
         index = np.empty((d, n), np.int32 if n < 2**31 else np.int64)
-        value = np.empty((d, n), np.float64)
+        rank = np.empty((d, n), np.int32)
         label = np.empty((d, n), labels.dtype)
+        levels_buffer = np.empty(n)
+        levels, level_start = [], np.zeros(d + 1, np.int64)
         for f in range(d):
             # Column by column: numpy's 2-D argsort along rows is about twice
             # as slow here, and its stable sort (timsort) is the fastest on
             # real columns, which have long runs of equal values.
             order = np.argsort(columns[f], kind="stable")
-            fill_sorted_row(columns[f], order, labels, index[f], value[f], label[f])
-        return cls(index, value, label)
+            n_levels = fill_sorted_row(columns[f], order, labels, index[f], rank[f], label[f], levels_buffer)
+            levels.append(levels_buffer[:n_levels].copy())
+            level_start[f + 1] = level_start[f] + n_levels
+        flat = np.concatenate(levels) if levels else np.zeros(0)
+        return cls(index, rank, label, flat, level_start)
 
     def copy(self) -> Presorted:
-        return Presorted(self.index.copy(), self.value.copy(), self.label.copy())
+        return Presorted(self.index.copy(), self.rank.copy(), self.label.copy(), self.levels, self.level_start)
 
 
 def grow(
@@ -143,8 +153,10 @@ def grow(
         max_branches = int(n_categories.max()) if n_categories.size else 2
         int_nodes, float_nodes, counts, catmap = build(
             data.index,
-            data.value,
+            data.rank,
             data.label,
+            data.levels,
+            data.level_start,
             is_nominal,
             n_categories,
             int(n_classes),
