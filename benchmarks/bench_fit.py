@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 import treebench
@@ -45,11 +46,13 @@ def numeric_matrix(name: str) -> tuple[np.ndarray, np.ndarray]:
     return numeric.to_numpy(dtype=np.float64), np.asarray(dataset.y)
 
 
-def median_seconds(fit, repeats: int) -> tuple[float, object]:
+def median_seconds(estimator, X: np.ndarray, y: np.ndarray, repeats: int) -> tuple[float, object]:
+    """Median fit time of fresh clones of ``estimator``, and the last fitted one."""
     times, model = [], None
     for _ in range(repeats):
+        model = clone(estimator)
         started = time.perf_counter()
-        model = fit()
+        model.fit(X, y)
         times.append(time.perf_counter() - started)
     return statistics.median(times), model
 
@@ -82,12 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         sk_cache: dict[str, tuple[float, int]] = {}
         for criterion, params, sk_criterion in PAIRS:
             if sk_criterion not in sk_cache:
-                seconds, model = median_seconds(
-                    lambda: DecisionTreeClassifier(criterion=sk_criterion, random_state=0).fit(X, y), repeats
-                )
+                reference = DecisionTreeClassifier(criterion=sk_criterion, random_state=0)
+                seconds, model = median_seconds(reference, X, y, repeats)
                 sk_cache[sk_criterion] = (seconds, model.get_n_leaves())
             sk_seconds, sk_leaves = sk_cache[sk_criterion]
-            seconds, model = median_seconds(lambda: TreeClassifier(criterion, **params).fit(X, y), repeats)
+            ours = TreeClassifier(criterion, **params)
+            seconds, model = median_seconds(ours, X, y, repeats)
             label = criterion + ("" if not params else " " + ",".join(f"{k}={v}" for k, v in params.items()))
             row = (name, f"{X.shape[0]}x{X.shape[1]}", label, sk_criterion, seconds, sk_seconds, seconds / sk_seconds, model.tree_.n_leaves, sk_leaves)
             rows.append(row)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebench.criteria.base import Criterion, Param, SplitContext, as_children, weighted_child_values
+from treebench.criteria.base import (
+    Criterion,
+    Param,
+    SplitContext,
+    as_children,
+    weighted_child_values,
+)
 from treebench.criteria.classic import ratio_or_invalid, shannon_rows, split_information
 
 #: Below this distance from 1, q is treated as 1 (the Shannon limit) to avoid
