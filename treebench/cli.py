@@ -28,7 +28,9 @@ def _register() -> None:
     cli.add_command(criteria)
     cli.add_command(demo)
     # --- command groups of other layers are registered below this line ---
-    from treebench.data.cli import datasets; cli.add_command(datasets)  # noqa: E702, I001 (one line per layer)
+    from treebench.data.cli import datasets
+
+    cli.add_command(datasets)
 
 
 _register()

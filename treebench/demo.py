@@ -10,26 +10,37 @@ import time
 
 import click
 import numpy as np
-from sklearn.datasets import load_iris, load_wine
-from sklearn.model_selection import StratifiedKFold
-from sklearn.tree import DecisionTreeClassifier
 
-from treebench.trees.estimator import TreeClassifier
+DATASETS = ("iris", "wine")
 
-DATASETS = {"iris": load_iris, "wine": load_wine}
-ALGORITHMS = {
-    "entropy (ID3)": lambda: TreeClassifier("entropy"),
-    "gain_ratio (C4.5)": lambda: TreeClassifier("gain_ratio"),
-    "gini (CART)": lambda: TreeClassifier("gini"),
-    "tsallis q=0.5": lambda: TreeClassifier("tsallis", q=0.5),
-    "certainty": lambda: TreeClassifier("certainty"),
-    "possibilistic g=0.05": lambda: TreeClassifier("possibilistic", gamma=0.05),
-    "sklearn CART (entropy)": lambda: DecisionTreeClassifier(criterion="entropy", random_state=0),
-}
+
+def algorithms() -> dict:
+    """Label -> factory of a fresh estimator (imports kept out of CLI start-up)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from treebench.trees.estimator import TreeClassifier
+
+    return {
+        "entropy (ID3)": lambda: TreeClassifier("entropy"),
+        "gain_ratio (C4.5)": lambda: TreeClassifier("gain_ratio"),
+        "gini (CART)": lambda: TreeClassifier("gini"),
+        "tsallis q=0.5": lambda: TreeClassifier("tsallis", q=0.5),
+        "certainty": lambda: TreeClassifier("certainty"),
+        "possibilistic g=0.05": lambda: TreeClassifier("possibilistic", gamma=0.05),
+        "sklearn CART (entropy)": lambda: DecisionTreeClassifier(criterion="entropy", random_state=0),
+    }
+
+
+def load_bundled(name: str) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn import datasets
+
+    return getattr(datasets, f"load_{name}")(return_X_y=True)
 
 
 def cross_validate(make, X: np.ndarray, y: np.ndarray, folds: int, seed: int) -> tuple[list[float], list[int], float]:
     """Accuracy and leaf count per fold, and total fit seconds."""
+    from sklearn.model_selection import StratifiedKFold
+
     accuracies, leaves, seconds = [], [], 0.0
     for train, test in StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y):
         model = make()
@@ -50,10 +61,10 @@ def demo(folds: int, seed: int) -> None:
     header = f"| {'algorithm':24s} | " + " | ".join(f"{name:>22s}" for name in DATASETS) + " |"
     click.echo(header)
     click.echo("|" + "-" * 26 + "|" + "|".join("-" * 24 for _ in DATASETS) + "|")
-    for label, make in ALGORITHMS.items():
+    data = {name: load_bundled(name) for name in DATASETS}
+    for label, make in algorithms().items():
         cells = []
-        for loader in DATASETS.values():
-            X, y = loader(return_X_y=True)
+        for X, y in data.values():
             acc, leaves, _ = cross_validate(make, X, y, folds, seed)
             cells.append(f"{100 * np.mean(acc):5.1f} ± {100 * np.std(acc):4.1f} ({np.mean(leaves):4.1f} lv)")
         click.echo(f"| {label:24s} | " + " | ".join(f"{c:>22s}" for c in cells) + " |")

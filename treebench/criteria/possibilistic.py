@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import norm
 
 from treebench.criteria.base import Criterion, Param, SplitContext, as_children, branch_weights
 
@@ -28,7 +27,9 @@ def dunn_sidak(gamma: float, comparisons: int) -> float:
 
 def z_value(gamma: float) -> float:
     """The ``1 - gamma/2`` quantile of the standard normal distribution."""
-    return float(norm.ppf(1.0 - gamma / 2.0))
+    from scipy.special import ndtri  # lazy: keeps the CLI start-up fast
+
+    return float(ndtri(1.0 - gamma / 2.0))
 
 
 def agresti_coull_upper(successes: np.ndarray, n: float, z: float) -> np.ndarray:
