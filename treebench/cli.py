@@ -31,6 +31,9 @@ def _register() -> None:
     from treebench.data.cli import datasets
 
     cli.add_command(datasets)
+    from treebench.report.cli import compare
+
+    cli.add_command(compare)
 
 
 _register()

@@ -1,0 +1,74 @@
+"""``treebench compare``, ``treebench plot`` and ``treebench reproduce``.
+
+Thin click wrappers: parse options, load the frame, call the report layer,
+write or print.  Heavy imports (pandas, scipy, matplotlib) happen inside the
+commands so that ``treebench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from treebench.errors import TreebenchError
+
+_TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
+_METRICS = ("accuracy", "error", "n_leaves", "n_nodes", "fit_seconds")
+_FORMATS = ("md", "latex", "csv", "html")
+
+
+def _names(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def _write(text: str, out: Path | None) -> None:
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise TreebenchError(f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {out}", err=True)
+
+
+@click.command()
+@click.argument("source", metavar="STORE_OR_CONFIG")
+@click.option("--metric", type=click.Choice(_METRICS), default="accuracy", show_default=True,
+              help="Column of the results to compare.")
+@click.option("--test", "test", type=click.Choice(_TESTS), default="corrected-ttest", show_default=True,
+              help="ttest/corrected-ttest: per-dataset paired test behind the v/* marks; "
+                   "wilcoxon, friedman: across-dataset tests (marks from --paired); "
+                   "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis (paper 001).")
+@click.option("--baseline", metavar="ALG", help="Algorithm the marks compare against (default: the first).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
+              show_default=True, help="Paired test behind the marks when --test is an across-dataset test.")
+@click.option("--test-train-ratio", type=float, default=None,
+              help="n_test/n_train for the corrected t-test (default: from the protocol; 1/9 if unknown).")
+@click.option("--underline-against", metavar="ALG,ALG",
+              help="Paper 000's rule: underline cells significantly better than each of these algorithms.")
+@click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
+@click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
+@click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
+@click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio, underline_against,
+            datasets, algorithms, fmt, standalone, out) -> None:
+    """Tabulate a results store: mean ± std per dataset and algorithm, with significance tests.
+
+    STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
+    """
+    from treebench.report.formats import render
+    from treebench.report.source import load_frame
+    from treebench.report.table import build_table
+
+    frame = load_frame(source)
+    table = build_table(
+        frame, metric=metric, test=test, baseline=baseline, alpha=alpha, paired_test=paired_test,
+        test_train_ratio=test_train_ratio, underline_against=_names(underline_against),
+        datasets=_names(datasets) or None, algorithms=_names(algorithms) or None,
+    )
+    _write(render(table, fmt, standalone=standalone), out)

@@ -1,0 +1,91 @@
+"""Turn the STORE_OR_CONFIG argument of ``compare``/``plot`` into a results frame.
+
+* ``*.sqlite`` (or ``.db``): a results store, read with
+  ``treebench.experiment.store.ResultsStore(path).to_frame()``;
+* ``*.yaml``/``*.yml``: an experiment config; its store is
+  the config's ``store`` (default ``results/<experiment>.sqlite``);
+* ``*.csv``/``*.parquet``: a frame exported earlier (handy for sharing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from treebench.errors import TreebenchError
+
+STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+CONFIG_SUFFIXES = (".yaml", ".yml")
+FRAME_SUFFIXES = (".csv", ".parquet")
+
+
+def store_path_for_config(config: Path) -> Path:
+    """Where the runner writes the store of ``config``.
+
+    Uses the runner's validated config (its ``store`` field, by default
+    ``results/<experiment>.sqlite``) when :mod:`treebench.experiment` is
+    installed; otherwise reads the YAML's ``store`` or ``experiment``/``name``
+    key directly.  Relative store paths are relative to the working
+    directory, as for ``treebench run``.
+    """
+    try:
+        from treebench.experiment.config import load_config
+    except ImportError:
+        load_config = None
+    if load_config is not None:
+        return Path(load_config(config).store)
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise TreebenchError(f"{config}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise TreebenchError(f"{config}: expected a mapping at the top level")
+    if data.get("store"):
+        return Path(str(data["store"]))
+    name = data.get("experiment") or data.get("name")
+    if not name:
+        raise TreebenchError(f"{config}: no 'experiment' key to locate its results store")
+    return Path("results") / f"{name}.sqlite"
+
+
+def read_store(path: Path) -> pd.DataFrame:
+    """Read a results store through the runner's ``ResultsStore``."""
+    try:
+        from treebench.experiment.store import ResultsStore
+    except ImportError:
+        raise TreebenchError(
+            f"cannot read {path}: the results store (treebench.experiment.store) is not installed yet"
+        ) from None
+    return ResultsStore(path).to_frame()
+
+
+def load_frame(source: str | Path) -> pd.DataFrame:
+    """Load the trials frame named by a store, config or exported frame path.
+
+    Raises
+    ------
+    TreebenchError
+        Missing file, unknown suffix, or a config whose store does not exist.
+    """
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if suffix in CONFIG_SUFFIXES:
+        if not path.exists():
+            raise TreebenchError(f"config {path} does not exist")
+        store = store_path_for_config(path)
+        if not store.exists():
+            raise TreebenchError(f"no results yet for {path}: {store} does not exist (run `treebench run {path}`)")
+        return read_store(store)
+    if not path.exists():
+        raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
+    if suffix in STORE_SUFFIXES:
+        return read_store(path)
+    if suffix == ".csv":
+        return pd.read_csv(path)
+    if suffix == ".parquet":
+        return pd.read_parquet(path)
+    accepted = ", ".join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)
+    raise TreebenchError(f"unknown kind of results file {path.name!r}; accepted suffixes: {accepted}")

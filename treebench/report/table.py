@@ -1,0 +1,355 @@
+"""The comparison table model: what ``treebench compare`` shows, before formatting.
+
+A :class:`ComparisonTable` holds, for a datasets x algorithms grid, each
+cell's mean ± std, whether it is the best of its row, its Weka mark against
+the baseline, the paper-000 underline, and the across-dataset analysis the
+user asked for.  Renderers in :mod:`treebench.report.formats` only format it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError, one_of
+from treebench.stats import across, oneway, paired
+from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
+from treebench.stats.metrics import Metric, get_metric
+
+#: ``--test`` choices: two per-dataset paired tests and three across-dataset analyses.
+TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
+
+
+@dataclass
+class Cell:
+    """One (dataset, algorithm) cell, in display units (see ``Metric.scale``).
+
+    ``mark`` is ``"v"``/``"*"``/``""`` against the baseline (None for the
+    baseline itself); ``flag`` is ``"best"``/``"worst"`` from paper 001's
+    protocol (``--test kruskal``) or empty.
+    """
+
+    mean: float
+    std: float
+    n: int
+    mark: str | None = None
+    p_value: float | None = None
+    best: bool = False
+    underline: bool = False
+    flag: str = ""
+
+
+@dataclass
+class AcrossAnalysis:
+    """The across-dataset part of a comparison.
+
+    Attributes
+    ----------
+    kind
+        ``"wilcoxon"``, ``"friedman"``, ``"kruskal"`` or ``"none"``.
+    unit
+        What the paired units are: ``"datasets"`` or, for a store with one
+        dataset, ``"folds"`` (Wilcoxon/Friedman over its paired trials).
+    n_units
+        How many units entered the test.
+    wilcoxon, friedman, oneway
+        The results for the chosen kind.
+    dropped
+        Datasets left out because some algorithm has no result there.
+    error
+        Why the analysis could not run (too few datasets...), else empty.
+    """
+
+    kind: str
+    unit: str = "datasets"
+    n_units: int = 0
+    wilcoxon: list[across.WilcoxonResult] = field(default_factory=list)
+    friedman: across.FriedmanResult | None = None
+    oneway: dict[str, oneway.OneWayResult] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class ComparisonTable:
+    """Everything a rendered comparison shows.
+
+    Attributes
+    ----------
+    metric
+        The metric tabulated.
+    datasets, algorithms
+        Row and column order.
+    cells
+        ``(dataset, algorithm) -> Cell``; absent when the pair has no trial.
+    baseline
+        The algorithm the marks are relative to.
+    paired_test
+        ``"ttest"`` or ``"corrected-ttest"``.
+    alpha
+        Significance level of every test.
+    ratios
+        ``n_test/n_train`` used by the corrected test, per dataset.
+    wtl
+        Per non-baseline algorithm: datasets where it is significantly
+        better / not different / significantly worse than the baseline.
+    underline_against
+        Opponents for paper 000's underline rule (empty: rule off).
+    analysis
+        The across-dataset analysis.
+    notes
+        Lines to print under the table (excluded trials, fallbacks...).
+    """
+
+    metric: Metric
+    datasets: list[str]
+    algorithms: list[str]
+    cells: dict[tuple[str, str], Cell]
+    baseline: str
+    paired_test: str
+    alpha: float
+    ratios: dict[str, float]
+    wtl: dict[str, tuple[int, int, int]]
+    underline_against: tuple[str, ...]
+    analysis: AcrossAnalysis
+    notes: list[str] = field(default_factory=list)
+
+    def fmt(self, value: float) -> str:
+        """A value in display units with the metric's decimals."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "–"
+        return f"{value:.{self.metric.decimals}f}"
+
+
+def build_table(
+    frame: pd.DataFrame,
+    *,
+    metric: str = "accuracy",
+    test: str = "corrected-ttest",
+    baseline: str | None = None,
+    alpha: float = 0.05,
+    paired_test: str | None = None,
+    test_train_ratio: float | None = None,
+    underline_against: Sequence[str] = (),
+    datasets: Sequence[str] | None = None,
+    algorithms: Sequence[str] | None = None,
+) -> ComparisonTable:
+    """Build the comparison of every algorithm on every dataset.
+
+    Parameters
+    ----------
+    frame
+        Tidy results, one row per trial (``ResultsStore.to_frame()``).
+    metric
+        Column to compare (:data:`treebench.stats.metrics.METRICS`).
+    test
+        One of :data:`TESTS`.  ``ttest``/``corrected-ttest`` choose the
+        per-dataset test behind the marks; ``wilcoxon``, ``friedman`` and
+        ``kruskal`` add that across-dataset (or, for ``kruskal``,
+        per-dataset unpaired) analysis, with marks from ``paired_test``.
+    baseline
+        Algorithm the marks compare against (default: the first one).
+    alpha
+        Significance level, in (0, 1).
+    paired_test
+        Test behind the marks when ``test`` is not a paired test (default
+        ``corrected-ttest``, Weka's default).
+    test_train_ratio
+        ``n_test/n_train`` for the corrected test; default from the frame's
+        ``n_test``/``n_train`` columns, else its ``protocol``, else 1/9.
+    underline_against
+        Paper 000's rule: underline a cell when its algorithm is
+        significantly better (paired test) than every one of these.
+    datasets, algorithms
+        Optional selection and order.
+    """
+    if test not in TESTS:
+        raise one_of(test, TESTS, "test")
+    if not 0.0 < alpha < 1.0:
+        raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
+    m = get_metric(metric)
+    trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
+    algs = list(trials.algorithms)
+    if baseline is None:
+        baseline = algs[0]
+    elif baseline not in algs:
+        raise one_of(baseline, algs, "baseline algorithm")
+    ptest = test if test in paired.PAIRED_TESTS else (paired_test or "corrected-ttest")
+    if ptest not in paired.PAIRED_TESTS:
+        raise one_of(ptest, paired.PAIRED_TESTS, "paired test")
+    for opp in underline_against:
+        if opp not in algs:
+            raise one_of(opp, algs, "algorithm for --underline-against")
+
+    ratios = _ratios(frame, trials, test_train_ratio)
+    cells = _cells(trials)
+    _mark_best(cells, trials, m)
+    wtl = _marks(cells, trials, baseline, ptest, alpha, ratios)
+    if underline_against:
+        _underline(cells, trials, tuple(underline_against), ptest, alpha, ratios)
+
+    notes = []
+    if trials.n_failed:
+        notes.append(f"{trials.n_failed} failed trial(s) excluded.")
+    if trials.n_missing:
+        notes.append(f"{trials.n_missing} finished trial(s) without a {m.name} value excluded.")
+    analysis = _analysis(test, trials, alpha)
+    if test == "kruskal":
+        for ds, res in analysis.oneway.items():
+            for alg in res.best:
+                cells[(ds, alg)].flag = "best"
+            for alg in res.worst:
+                cells[(ds, alg)].flag = "worst"
+    return ComparisonTable(
+        metric=m,
+        datasets=list(trials.datasets),
+        algorithms=algs,
+        cells=cells,
+        baseline=baseline,
+        paired_test=ptest,
+        alpha=alpha,
+        ratios=ratios,
+        wtl=wtl,
+        underline_against=tuple(underline_against),
+        analysis=analysis,
+        notes=notes,
+    )
+
+
+def _ratios(frame: pd.DataFrame, trials: Trials, override: float | None) -> dict[str, float]:
+    """n_test/n_train per dataset: explicit value, stored sizes, protocol, or 1/9."""
+    out = {}
+    for ds in trials.datasets:
+        if override is not None:
+            out[ds] = float(override)
+            continue
+        sub = frame[frame["dataset"].astype(str) == ds]
+        if {"n_test", "n_train"} <= set(sub.columns):
+            r = pd.to_numeric(sub["n_test"], errors="coerce") / pd.to_numeric(sub["n_train"], errors="coerce")
+            r = r[np.isfinite(r)]
+            if len(r):
+                out[ds] = float(r.mean())
+                continue
+        protocol = sub["protocol"].dropna().iloc[0] if "protocol" in sub.columns and sub["protocol"].notna().any() else None
+        out[ds] = paired.ratio_from_protocol(protocol)
+    return out
+
+
+def _cells(trials: Trials) -> dict[tuple[str, str], Cell]:
+    s = trials.metric.scale
+    return {
+        (r.dataset, r.algorithm): Cell(mean=r.mean * s, std=r.std * s, n=int(r.n))
+        for r in cell_summary(trials).itertuples(index=False)
+    }
+
+
+def _mark_best(cells: dict[tuple[str, str], Cell], trials: Trials, m: Metric) -> None:
+    """Bold the best mean of each row; equal displayed values are all bold."""
+    for ds in trials.datasets:
+        row = {a: round(c.mean, m.decimals) for (d, a), c in cells.items() if d == ds}
+        if not row:
+            continue
+        best = max(row.values()) if m.higher_is_better else min(row.values())
+        for alg, v in row.items():
+            cells[(ds, alg)].best = v == best
+
+
+def _marks(
+    cells: dict[tuple[str, str], Cell],
+    trials: Trials,
+    baseline: str,
+    test: str,
+    alpha: float,
+    ratios: dict[str, float],
+) -> dict[str, tuple[int, int, int]]:
+    """Weka marks of every cell against the baseline, and win/tie/loss counts."""
+    wtl = {a: [0, 0, 0] for a in trials.algorithms if a != baseline}
+    for ds in trials.datasets:
+        for alg in wtl:
+            cell = cells.get((ds, alg))
+            if cell is None or (ds, baseline) not in cells:
+                continue
+            x, y = trials.paired(ds, alg, baseline)
+            res = paired.run_paired(test, x, y, ratios[ds])
+            cell.p_value = res.p_value if res.k > 1 else None
+            cell.mark = paired.weka_mark(res, alpha, trials.metric.higher_is_better)
+            wtl[alg][{"v": 0, "": 1, "*": 2}[cell.mark]] += 1
+    return {a: (w, t, l) for a, (w, t, l) in wtl.items()}
+
+
+def _underline(
+    cells: dict[tuple[str, str], Cell],
+    trials: Trials,
+    opponents: tuple[str, ...],
+    test: str,
+    alpha: float,
+    ratios: dict[str, float],
+) -> None:
+    """Paper 000: underline when significantly better than every opponent."""
+    hib = trials.metric.higher_is_better
+    for (ds, alg), cell in cells.items():
+        if alg in opponents:
+            continue
+        ok = True
+        for opp in opponents:
+            x, y = trials.paired(ds, alg, opp)
+            if paired.weka_mark(paired.run_paired(test, x, y, ratios[ds]), alpha, hib) != "v":
+                ok = False
+                break
+        cell.underline = ok
+
+
+def _analysis(test: str, trials: Trials, alpha: float) -> AcrossAnalysis:
+    """Run the across-dataset analysis named by ``test``."""
+    hib = trials.metric.higher_is_better
+    if test in paired.PAIRED_TESTS:
+        return AcrossAnalysis("none")
+    if test == "kruskal":
+        out = AcrossAnalysis("kruskal", unit="trials", n_units=len(trials.datasets))
+        for ds in trials.datasets:
+            groups = {a: trials.values(ds, a) for a in trials.algorithms}
+            groups = {a: v for a, v in groups.items() if v.size}
+            try:
+                out.oneway[ds] = oneway.oneway_protocol(groups, hib, alpha)
+            except TreebenchError as exc:
+                out.error = f"{ds}: {exc}"
+        return out
+    units, unit, dropped = _units(trials)
+    out = AcrossAnalysis(test, unit=unit, n_units=len(units), dropped=dropped)
+    if len(units) < 2:
+        out.error = "needs at least two datasets (or paired trials) with results for every algorithm"
+        return out
+    if test == "wilcoxon":
+        out.wilcoxon = across.pairwise_wilcoxon(units, hib)
+    else:
+        try:
+            out.friedman = across.friedman(units, hib, alpha)
+        except TreebenchError as exc:
+            out.error = str(exc)
+    return out
+
+
+def _units(trials: Trials) -> tuple[pd.DataFrame, str, list[str]]:
+    """The units x algorithms matrix for the across tests.
+
+    With two or more datasets the units are datasets (per-dataset means, as
+    Demšar prescribes).  A store with a single dataset has no across-dataset
+    question; its paired trials (same repeat and fold) are used instead, and
+    the output says so — they are not independent, so read such p-values
+    as descriptive.
+    """
+    means, dropped = means_matrix(trials)
+    if len(trials.datasets) >= 2:
+        return means, "datasets", dropped
+    ds = trials.datasets[0]
+    sub = trials.frame[trials.frame["dataset"] == ds]
+    keys = [k for k in ("repeat", "fold") if k in sub.columns]
+    if not keys:
+        return means, "datasets", dropped
+    wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
+    wide = wide.reindex(columns=list(trials.algorithms)).dropna()
+    return wide, "folds", []

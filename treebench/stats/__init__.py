@@ -1,0 +1,70 @@
+"""Significance tests and aggregation over a tidy results frame.
+
+* :mod:`treebench.stats.metrics` — which metrics exist, their direction and display.
+* :mod:`treebench.stats.frame` — select finished trials, pair them, per-dataset means.
+* :mod:`treebench.stats.paired` — per-dataset paired t-test and Nadeau-Bengio corrected
+  resampled t-test (Weka's Experimenter), Weka's ``v``/``*`` marks.
+* :mod:`treebench.stats.across` — Wilcoxon signed-rank, Friedman + Nemenyi (Demšar 2006).
+* :mod:`treebench.stats.oneway` — Levene, then ANOVA + Tukey or Kruskal-Wallis + Dunn
+  (paper 001's protocol).
+
+Every function takes a pandas DataFrame (or arrays); nothing here reads SQLite.
+See ``docs/statistics.md``.
+"""
+
+from __future__ import annotations
+
+from treebench.stats.across import (
+    FriedmanResult,
+    WilcoxonResult,
+    average_ranks,
+    cd_groups,
+    critical_difference,
+    friedman,
+    nemenyi_q,
+    pairwise_wilcoxon,
+    wilcoxon,
+)
+from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
+from treebench.stats.metrics import COMPARE_METRICS, METRICS, Metric, get_metric
+from treebench.stats.oneway import OneWayResult, dunn, oneway_protocol
+from treebench.stats.paired import (
+    DEFAULT_TEST_TRAIN_RATIO,
+    PAIRED_TESTS,
+    PairedResult,
+    corrected_ttest,
+    paired_ttest,
+    run_paired,
+    ratio_from_protocol,
+    weka_mark,
+)
+
+__all__ = [
+    "COMPARE_METRICS",
+    "DEFAULT_TEST_TRAIN_RATIO",
+    "METRICS",
+    "PAIRED_TESTS",
+    "FriedmanResult",
+    "Metric",
+    "OneWayResult",
+    "PairedResult",
+    "Trials",
+    "WilcoxonResult",
+    "average_ranks",
+    "cd_groups",
+    "cell_summary",
+    "corrected_ttest",
+    "critical_difference",
+    "dunn",
+    "friedman",
+    "get_metric",
+    "means_matrix",
+    "nemenyi_q",
+    "oneway_protocol",
+    "paired_ttest",
+    "pairwise_wilcoxon",
+    "run_paired",
+    "select_trials",
+    "ratio_from_protocol",
+    "wilcoxon",
+]

@@ -1,0 +1,169 @@
+"""Shape the tidy results frame (one row per trial) for the tests and tables.
+
+Every function here takes the frame that ``ResultsStore.to_frame()`` returns
+(or any frame with the same columns) and never touches SQLite, so the whole
+statistics layer can be exercised on frames built by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+from treebench.stats.metrics import Metric
+
+#: Columns that identify one trial of one algorithm on one dataset; two
+#: algorithms are paired on the ones present in the frame.
+PAIR_KEYS = ("repeat", "fold")
+
+
+@dataclass(frozen=True)
+class Trials:
+    """The usable trials of a frame, with what was left out.
+
+    Attributes
+    ----------
+    frame
+        Rows with ``status == 'ok'`` and a finite value of the metric.
+    metric
+        The metric the values are for.
+    n_failed
+        Trials stored as failed (excluded).
+    n_missing
+        Finished trials without a value for the metric (excluded).
+    datasets, algorithms
+        In order of first appearance, so tables follow the config's order.
+    """
+
+    frame: pd.DataFrame
+    metric: Metric
+    n_failed: int
+    n_missing: int
+    datasets: tuple[str, ...]
+    algorithms: tuple[str, ...]
+
+    def values(self, dataset: str, algorithm: str) -> np.ndarray:
+        """The metric over the trials of one cell, in (repeat, fold) order."""
+        sub = self.frame[(self.frame["dataset"] == dataset) & (self.frame["algorithm"] == algorithm)]
+        return sub.sort_values(_keys(sub))["value"].to_numpy(dtype=float)
+
+    def paired(self, dataset: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+        """Values of ``a`` and ``b`` on the trials both have, aligned by (repeat, fold).
+
+        The same seed gives the same splits for every algorithm, so trial
+        ``(repeat, fold)`` of ``a`` and of ``b`` saw the same test set.
+        Trials only one of them has (e.g. a failed fit) are dropped.
+        """
+        sub = self.frame[self.frame["dataset"] == dataset]
+        keys = _keys(sub)
+        if not keys:
+            raise TreebenchError("results frame has no 'repeat'/'fold' columns; paired tests need them")
+        wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
+        if a not in wide or b not in wide:
+            return np.empty(0), np.empty(0)
+        both = wide[[a, b]].dropna()
+        return both[a].to_numpy(dtype=float), both[b].to_numpy(dtype=float)
+
+
+def _keys(frame: pd.DataFrame) -> list[str]:
+    return [k for k in PAIR_KEYS if k in frame.columns]
+
+
+def select_trials(
+    frame: pd.DataFrame,
+    metric: Metric,
+    *,
+    datasets: Sequence[str] | None = None,
+    algorithms: Sequence[str] | None = None,
+) -> Trials:
+    """Keep the finished trials with a value for ``metric``.
+
+    Parameters
+    ----------
+    frame
+        One row per trial, with at least ``dataset``, ``algorithm`` and the
+        metric's column; ``status`` is honoured when present.
+    metric
+        Which column to read.
+    datasets, algorithms
+        Optional selection (and order); unknown names raise.
+
+    Raises
+    ------
+    TreebenchError
+        When a needed column is missing, a selected name is absent, or no
+        trial is usable.
+    """
+    missing = [c for c in ("dataset", "algorithm", metric.name) if c not in frame.columns]
+    if missing:
+        raise TreebenchError(
+            f"results frame lacks column(s) {', '.join(missing)}; found: {', '.join(map(str, frame.columns))}"
+        )
+    n_failed = 0
+    if "status" in frame.columns:
+        failed = frame["status"].astype(str) != "ok"
+        n_failed = int(failed.sum())
+        frame = frame[~failed]
+    values = pd.to_numeric(frame[metric.name], errors="coerce")
+    finite = np.isfinite(values.to_numpy(dtype=float))
+    n_missing = int((~finite).sum())
+    keep = [c for c in ("dataset", "algorithm", *PAIR_KEYS, "params") if c in frame.columns]
+    out = frame.loc[finite, keep].copy()
+    out["value"] = values[finite].astype(float)
+    out["dataset"] = out["dataset"].astype(str)
+    out["algorithm"] = out["algorithm"].astype(str)
+
+    all_ds = tuple(dict.fromkeys(out["dataset"]))
+    all_alg = tuple(dict.fromkeys(out["algorithm"]))
+    ds = _choose(datasets, all_ds, "dataset")
+    alg = _choose(algorithms, all_alg, "algorithm")
+    out = out[out["dataset"].isin(ds) & out["algorithm"].isin(alg)].reset_index(drop=True)
+    if out.empty:
+        raise TreebenchError(
+            f"no finished trial with a value for {metric.name!r} "
+            f"({n_failed} failed, {n_missing} without a value)"
+        )
+    return Trials(out, metric, n_failed, n_missing, ds, alg)
+
+
+def _choose(wanted: Sequence[str] | None, available: tuple[str, ...], what: str) -> tuple[str, ...]:
+    if not wanted:
+        return available
+    unknown = [w for w in wanted if w not in available]
+    if unknown:
+        raise TreebenchError(
+            f"unknown {what} {unknown[0]!r} in the results; accepted: {', '.join(available)}"
+        )
+    return tuple(wanted)
+
+
+def cell_summary(trials: Trials) -> pd.DataFrame:
+    """Mean, sample std (ddof=1, as Weka) and count per (dataset, algorithm).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``dataset, algorithm, mean, std, n``; ``std`` is NaN for a
+        single trial.
+    """
+    g = trials.frame.groupby(["dataset", "algorithm"], sort=False)["value"]
+    out = g.agg(mean="mean", std=lambda v: v.std(ddof=1) if len(v) > 1 else np.nan, n="size")
+    return out.reset_index()
+
+
+def means_matrix(trials: Trials) -> tuple[pd.DataFrame, list[str]]:
+    """Datasets x algorithms matrix of per-dataset means, complete rows only.
+
+    Across-dataset tests (Wilcoxon, Friedman) need every algorithm on every
+    dataset; a dataset where some algorithm has no finished trial is dropped
+    and named in the returned list so that reports can say so.
+    """
+    summary = cell_summary(trials)
+    wide = summary.pivot(index="dataset", columns="algorithm", values="mean")
+    wide = wide.reindex(index=list(trials.datasets), columns=list(trials.algorithms))
+    incomplete = [str(d) for d in wide.index[wide.isna().any(axis=1)]]
+    return wide.dropna(), incomplete
