@@ -31,9 +31,14 @@ def _register() -> None:
     from treebench.data.cli import datasets
 
     cli.add_command(datasets)
-    from treebench.report.cli import compare
+    from treebench.report.cli import compare, plot, reproduce
 
-    cli.add_command(compare)
+    for command in (compare, plot, reproduce):
+        cli.add_command(command)
+    from treebench.experiment.cli import results, run
+
+    cli.add_command(run)
+    cli.add_command(results)
 
 
 _register()

@@ -72,3 +72,70 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         datasets=_names(datasets) or None, algorithms=_names(algorithms) or None,
     )
     _write(render(table, fmt, standalone=standalone), out)
+
+
+@click.command()
+@click.argument("kind", type=click.Choice(("leaves", "param", "cd")))
+@click.argument("source", metavar="STORE_OR_CONFIG")
+@click.option("--param", help="param: the hyperparameter on the x axis (e.g. q, gamma).")
+@click.option("--dataset", help="param: only this dataset.")
+@click.option("--metric", type=click.Choice(_METRICS), default=None,
+              help="leaves: bar height (default n_leaves); cd: ranked metric (default accuracy).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
+@click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
+@click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Output path without suffix; .png and .svg are written (default: results/plots/KIND).")
+def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out) -> None:
+    """Draw a figure from a results store: leaves (grouped bars), param (metrics vs a hyperparameter), cd.
+
+    STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
+    """
+    from treebench.report import plots
+    from treebench.report.source import load_frame
+
+    if kind == "param" and not param:
+        raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
+    frame = load_frame(source)
+    base = out.with_suffix("") if out else Path("results/plots") / (kind if kind != "param" else f"param-{param}")
+    ds, algs = _names(datasets) or None, _names(algorithms) or None
+    if kind == "leaves":
+        paths = plots.plot_leaves(frame, base, metric=metric or "n_leaves", datasets=ds, algorithms=algs)
+    elif kind == "cd":
+        paths = plots.plot_cd(frame, base, metric=metric or "accuracy", alpha=alpha, datasets=ds, algorithms=algs)
+    else:
+        metrics = ("accuracy", "n_nodes") if metric is None else (metric,)
+        paths = plots.plot_param(frame, base, param=param, dataset=dataset, metrics=metrics, algorithms=algs)
+    for p in paths:
+        click.echo(f"wrote {p}")
+
+
+@click.command()
+@click.argument("paper", metavar="PAPER")
+@click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
+@click.option("--workers", type=int, default=None, help="Worker processes for the run (runner default if unset).")
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where report.md, report.tex and figures go (default results/PAPER).")
+def reproduce(paper, no_run, workers, out_dir) -> None:
+    """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
+
+    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.
+    """
+    from treebench.report.papers import PAPERS, get_paper
+
+    try:
+        spec = get_paper(paper)
+    except TreebenchError:
+        raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}") from None
+    config = Path(spec.config)
+    if not config.exists():
+        raise TreebenchError(
+            f"no config for {spec.key} yet ({config}); the reference numbers are in "
+            f"results/reference/{spec.reference}"
+        )
+    from treebench.report.run import reproduce_paper
+
+    written = reproduce_paper(spec, config, out_dir=out_dir or Path("results") / spec.key, run=not no_run,
+                              workers=workers)
+    for p in written:
+        click.echo(f"wrote {p}")

@@ -163,7 +163,7 @@ _ONEWAY_HEAD = ["dataset", "Levene p", "test", "statistic", "p", "post-hoc", "be
 
 
 def _wtl_row(t: ComparisonTable) -> list[str]:
-    return ["" if a == t.baseline else "%d/%d/%d" % t.wtl[a] for a in t.algorithms]
+    return ["" if a == t.baseline else "{}/{}/{}".format(*t.wtl[a]) for a in t.algorithms]
 
 
 # -- Markdown -------------------------------------------------------------------

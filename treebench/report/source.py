@@ -59,7 +59,13 @@ def read_store(path: Path) -> pd.DataFrame:
         raise TreebenchError(
             f"cannot read {path}: the results store (treebench.experiment.store) is not installed yet"
         ) from None
-    return ResultsStore(path).to_frame()
+    store = ResultsStore(path)
+    try:
+        # The extra columns carry n_train/n_test (the corrected t-test's
+        # ratio) and the tuned values alone (`chosen`).
+        return store.to_frame(all_columns=True)
+    except TypeError:
+        return store.to_frame()
 
 
 def load_frame(source: str | Path) -> pd.DataFrame:

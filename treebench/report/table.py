@@ -278,7 +278,7 @@ def _marks(
             cell.p_value = res.p_value if res.k > 1 else None
             cell.mark = paired.weka_mark(res, alpha, trials.metric.higher_is_better)
             wtl[alg][{"v": 0, "": 1, "*": 2}[cell.mark]] += 1
-    return {a: (w, t, l) for a, (w, t, l) in wtl.items()}
+    return {a: (counts[0], counts[1], counts[2]) for a, counts in wtl.items()}
 
 
 def _underline(

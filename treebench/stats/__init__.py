@@ -34,8 +34,8 @@ from treebench.stats.paired import (
     PairedResult,
     corrected_ttest,
     paired_ttest,
-    run_paired,
     ratio_from_protocol,
+    run_paired,
     weka_mark,
 )
 
@@ -66,5 +66,6 @@ __all__ = [
     "run_paired",
     "select_trials",
     "ratio_from_protocol",
+    "weka_mark",
     "wilcoxon",
 ]

@@ -1,0 +1,45 @@
+"""Shared matplotlib set-up: headless backend, consistent style, PNG + SVG output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    # Reports are written on servers and in CI: never ask for a display.
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def new_figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
+    """A figure of ``width`` x ``height`` inches with ``ncols`` axes."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=True)
+    return fig, axes
+
+
+def save(fig: Any, path: Path) -> list[Path]:
+    """Save ``fig`` as ``path.png`` (150 dpi) and ``path.svg``; close it; return both paths."""
+    plt = _pyplot()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for suffix, kwargs in ((".png", {"dpi": 150}), (".svg", {})):
+        target = path.with_suffix(suffix)
+        # svg.hashsalt and metadata keep the SVG byte-stable between runs.
+        fig.savefig(target, bbox_inches="tight", metadata={"Date": None} if suffix == ".svg" else None, **kwargs)
+        out.append(target)
+    plt.close(fig)
+    return out
+
+
+def palette(n: int) -> list[Any]:
+    """``n`` distinguishable colours (tab10, then tab20)."""
+    plt = _pyplot()
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
