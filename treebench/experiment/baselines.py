@@ -1,0 +1,124 @@
+"""Reference learners a config can name with ``baseline:`` instead of ``criterion:``.
+
+Only ``sklearn-cart`` exists today; ``weka-j48`` and ``c50`` are planned (they
+need external programs) and are rejected with a clear message until then.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+from treebench.experiment.learners import Learner
+
+#: Baselines that will exist later: named in errors so users know they are coming.
+PLANNED = ("weka-j48", "c50")
+
+
+class SklearnCart(Learner):
+    """scikit-learn's ``DecisionTreeClassifier``; config ``params`` are passed through.
+
+    Nominal features are given to scikit-learn as their category codes
+    (missing values as NaN), since its trees have no nominal splits.  Unless
+    ``random_state`` is set in the config, each trial fixes it from the
+    experiment seed, dataset, repeat and fold, so ties between equally good
+    features are broken the same way in every backend.
+    """
+
+    name = "sklearn-cart"
+
+    def __init__(self, random_state: int) -> None:
+        self.random_state = int(random_state)
+
+    @staticmethod
+    def accepted_params() -> list[str]:
+        from sklearn.tree import DecisionTreeClassifier
+
+        return sorted(DecisionTreeClassifier().get_params())
+
+    @classmethod
+    def validate_params(cls, params: dict[str, Any]) -> None:
+        """Raise a one-line :class:`TreebenchError` for the first bad parameter."""
+        from sklearn.tree import DecisionTreeClassifier
+
+        accepted = cls.accepted_params()
+        for key in params:
+            if key not in accepted:
+                close = difflib.get_close_matches(key, accepted, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise TreebenchError(
+                    f"baseline 'sklearn-cart' has no parameter {key!r}{hint}; accepted: {', '.join(accepted)}"
+                )
+        validate = getattr(DecisionTreeClassifier(**params), "_validate_params", None)
+        if validate is None:  # pragma: no cover - scikit-learn < 1.2 validates at fit time
+            return
+        try:
+            validate()
+        except (TypeError, ValueError) as exc:
+            raise TreebenchError(" ".join(str(exc).split())) from None
+
+    @staticmethod
+    def code_version() -> str:
+        import sklearn
+
+        return f"scikit-learn {sklearn.__version__}"
+
+    @staticmethod
+    def _matrix(X: pd.DataFrame) -> np.ndarray:
+        columns = []
+        for name in X.columns:
+            series = X[name]
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                codes = series.cat.codes.to_numpy().astype(np.float64)
+                codes[codes < 0] = np.nan
+                columns.append(codes)
+            else:
+                columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
+        return np.column_stack(columns) if columns else np.zeros((len(X), 0))
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        from sklearn.tree import DecisionTreeClassifier
+
+        settings = {"random_state": self.random_state, **params}
+        return DecisionTreeClassifier(**settings).fit(self._matrix(X), y)
+
+    def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
+        return model.predict(self._matrix(X))
+
+    def n_leaves(self, model: Any) -> int:
+        return int(model.get_n_leaves())
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        return {
+            "n_leaves": int(model.get_n_leaves()),
+            "n_nodes": int(model.tree_.node_count),
+            "depth": int(model.get_depth()),
+            "tree_quality": None,
+        }
+
+
+BASELINES: dict[str, type[SklearnCart]] = {"sklearn-cart": SklearnCart}
+
+
+def available() -> list[str]:
+    return sorted(BASELINES)
+
+
+def baseline_class(name: str) -> type[SklearnCart]:
+    """The baseline called ``name``; planned and unknown names give a one-line error."""
+    if name in BASELINES:
+        return BASELINES[name]
+    accepted = ", ".join(available())
+    if name in PLANNED:
+        raise TreebenchError(f"baseline {name!r} is not implemented yet; accepted: {accepted}")
+    close = difflib.get_close_matches(str(name), [*BASELINES, *PLANNED], n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise TreebenchError(
+        f"unknown baseline {name!r}{hint}; accepted: {accepted} ({', '.join(PLANNED)} are planned)"
+    )

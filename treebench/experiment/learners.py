@@ -1,0 +1,113 @@
+"""What a trial fits: a treebench tree with a registered criterion, or a baseline.
+
+A :class:`Learner` hides the differences between the two kinds of algorithm
+behind four calls -- ``prepare`` (work shared by every fit on one training
+matrix, e.g. the presort), ``fit``, ``predict`` and ``measures`` -- so that
+tuning and trials treat them alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+
+#: Tree-growing parameters a criterion algorithm accepts besides the
+#: criterion's own (see :class:`treebench.trees.builder.GrowSettings`).
+TREE_PARAMS: dict[str, str] = {
+    "max_depth": "null or an integer >= 0",
+    "min_samples_split": "an integer >= 2",
+    "min_samples_leaf": "an integer >= 1",
+    "threshold": "midpoint, observed",
+    "nominal_split": "multiway, binary",
+    "engine": "auto, numba, python",
+}
+
+
+def validate_tree_param(name: str, value: Any) -> Any:
+    """Check one tree parameter; returns the value or raises a one-line error."""
+    from treebench.trees.builder import ENGINES, GrowSettings
+
+    if name == "engine":
+        if value not in ENGINES:
+            raise TreebenchError(f"engine={value!r} is invalid; accepted: {', '.join(ENGINES)}")
+        return value
+    GrowSettings(**{name: value})  # raises TreebenchError naming the value and the range
+    return value
+
+
+def criterion_params(criterion: str) -> dict[str, Any]:
+    """Declared parameters of a registered criterion: name -> :class:`~treebench.criteria.Param`."""
+    from treebench.criteria import criterion_class
+
+    return {p.name: p for p in criterion_class(criterion).all_params()}
+
+
+class Learner:
+    """Interface used by tuning and trials."""
+
+    def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
+        """Work shared by every fit on exactly this training data (default: none)."""
+        return None
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        raise NotImplementedError
+
+    def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
+        return model.predict(X)
+
+    def n_leaves(self, model: Any) -> int:
+        return int(self.measures(model)["n_leaves"])
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        """``n_leaves``, ``n_nodes``, ``depth`` and ``tree_quality`` (``None`` if undefined)."""
+        raise NotImplementedError
+
+
+class CriterionLearner(Learner):
+    """A :class:`treebench.TreeClassifier` grown with one registered criterion."""
+
+    def __init__(self, criterion: str) -> None:
+        from treebench.criteria import criterion_class
+
+        self.criterion = criterion
+        # Only the compiled kernels use a presort; the generic numpy search ignores it.
+        self.uses_presort = criterion_class(criterion).kernel_id >= 0
+
+    def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
+        if not self.uses_presort:
+            return None
+        from treebench.trees.builder import Presorted
+        from treebench.trees.encoding import FeatureEncoder
+
+        # The same encoding and label codes as TreeClassifier.fit computes, so
+        # every fit of a grid can share one sort of this training matrix.
+        _, matrix = FeatureEncoder.fit(X)
+        codes = np.unique(y, return_inverse=True)[1].astype(np.int64).ravel()
+        return Presorted.from_matrix(matrix, codes)
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        from treebench.trees.estimator import TreeClassifier
+
+        if params.get("engine") == "python":
+            prepared = None
+        return TreeClassifier(self.criterion, **params).fit(X, y, presorted=prepared)
+
+    def n_leaves(self, model: Any) -> int:
+        return int(model.tree_.n_leaves)
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        tree = model.tree_
+        return {
+            "n_leaves": int(tree.n_leaves),
+            "n_nodes": int(tree.n_nodes),
+            "depth": int(tree.depth),
+            "tree_quality": model.tree_quality(),
+        }

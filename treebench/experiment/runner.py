@@ -1,0 +1,388 @@
+"""Plan the trials of a config, skip finished ones, run the rest, summarise.
+
+The driver (this module) loads each dataset once to learn its checksum and
+size, builds every :class:`~treebench.experiment.trial.Trial` with its key,
+asks the store which keys are finished and hands the others to an executor.
+It is the only writer of the store: each result is committed as it arrives.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+from treebench.errors import TreebenchError
+from treebench.experiment.config import Config, load_config
+from treebench.experiment.executors import Executor, make_executor
+from treebench.experiment.protocols import n_folds, outer_splits
+from treebench.experiment.store import ResultsStore, now
+from treebench.experiment.trial import Result, Trial, load_data, trial_key
+
+Echo = Callable[[str], None]
+
+
+@dataclass
+class RunSummary:
+    """What a run did; ``exit_code`` is 0, 1 (some trial failed) or 130 (interrupted)."""
+
+    planned: int = 0
+    done: int = 0
+    skipped: int = 0
+    failed: int = 0
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    store: str = ""
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return 130
+        return 1 if self.failed else 0
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- planning
+def plan(config: Config) -> list[Trial]:
+    """Every trial of the config, ordered dataset, repeat, fold, algorithm.
+
+    Loads each dataset in the driver (for its checksum and row count) and
+    computes the first repeat's splits once, so protocol problems are reported
+    before anything runs.
+    """
+    trials = []
+    for dataset in config.datasets:
+        data = load_data(dataset)
+        protocol = dataset.protocol
+        if protocol.kind != "loo":
+            try:
+                outer_splits(protocol, config.seed, dataset.seed_name, data.y, data.extra, 0)
+            except TreebenchError as exc:
+                raise TreebenchError(f"{config.path}: dataset {dataset.label!r}: {exc}") from None
+        for repeat in range(protocol.n_repeats):
+            for fold in range(n_folds(protocol, len(data.y))):
+                for algorithm in config.algorithms:
+                    key = trial_key(
+                        config.experiment,
+                        dataset,
+                        data.checksum,
+                        algorithm,
+                        config.tuning,
+                        config.seed,
+                        repeat,
+                        fold,
+                    )
+                    trials.append(
+                        Trial(
+                            key=key,
+                            experiment=config.experiment,
+                            dataset=dataset,
+                            checksum=data.checksum,
+                            algorithm=algorithm,
+                            tuning=config.tuning,
+                            seed=config.seed,
+                            repeat=repeat,
+                            fold=fold,
+                            plugins=config.plugins,
+                        )
+                    )
+    return trials
+
+
+def dry_run(config: Config, store_path: str, echo: Echo) -> None:
+    """Print trials per dataset and algorithm without loading data or running anything."""
+    rows = []
+    total_trials = total_fits = 0
+    for dataset in config.datasets:
+        protocol = dataset.protocol
+        trials = protocol.n_repeats * n_folds(protocol, dataset.expected_rows)
+        for algorithm in config.algorithms:
+            points = len(algorithm.grid_points())
+            per_trial = 1 + (points * config.tuning.folds if points > 1 else 0)
+            rows.append(
+                [
+                    dataset.label,
+                    protocol.label,
+                    algorithm.name,
+                    str(trials),
+                    str(points),
+                    str(per_trial * trials),
+                ]
+            )
+            total_trials += trials
+            total_fits += per_trial * trials
+    echo(f"experiment {config.experiment} ({config.path}), seed {config.seed}")
+    echo(
+        format_table(
+            ["dataset", "protocol", "algorithm", "trials", "grid", "fits"], rows, numeric=(3, 4, 5)
+        )
+    )
+    echo(f"total: {total_trials} trials, {total_fits} tree fits; store {store_path}")
+    path = Path(store_path)
+    if path.exists():
+        with ResultsStore(path) as store:
+            echo(
+                f"the store already holds {len(store.ok_keys())} finished trials (rerun skips those of this config)"
+            )
+
+
+# --------------------------------------------------------------------------- running
+def run_experiment(
+    config_path: str | Path,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    store_path: str | Path | None = None,
+    quiet: bool = False,
+    dry: bool = False,
+    echo: Echo = click.echo,
+    table: bool = True,
+) -> RunSummary:
+    """Run (or with ``dry`` only describe) the experiment of a config file.
+
+    Returns a :class:`RunSummary`; user errors raise :class:`TreebenchError`.
+    """
+    started = time.perf_counter()
+    config = load_config(config_path)
+    store_path = str(store_path or config.store)
+    if dry:
+        dry_run(config, store_path, echo)
+        return RunSummary(store=store_path)
+    trials = plan(config)
+    with ResultsStore(store_path, create=True) as store:
+        store.lock()
+        finished = set() if force else store.ok_keys()
+        todo = [t for t in trials if t.key not in finished]
+        summary = RunSummary(planned=len(trials), skipped=len(trials) - len(todo), store=store_path)
+        meta = store.meta()
+        from treebench import __version__
+
+        store.set_meta(
+            experiment=config.experiment,
+            config=config.text,
+            config_path=str(config.path),
+            treebench_version=__version__,
+            created_at=meta.get("created_at", now()),
+            updated_at=now(),
+        )
+        if todo:
+            executor = make_executor(jobs, scheduler)
+            run_id = store.start_run(executor.describe(), len(trials), summary.skipped)
+            _execute(todo, executor, store, force, summary, config, quiet)
+            summary.wall_seconds = time.perf_counter() - started
+            store.finish_run(
+                run_id, summary.done, summary.failed, summary.interrupted, summary.wall_seconds
+            )
+        summary.wall_seconds = time.perf_counter() - started
+        if table and not summary.interrupted:
+            frame = store.to_frame(keys={t.key for t in trials})
+            text = comparison_table(frame, config.metrics)
+            if text:
+                echo(text)
+    echo(summary_line(config, summary))
+    for line in summary.failures[:10]:
+        echo(f"  failed: {line}")
+    if len(summary.failures) > 10:
+        echo(f"  ... and {len(summary.failures) - 10} more (see status/error_text in the store)")
+    return summary
+
+
+def _row(trial: Trial, result: Result) -> dict:
+    return {
+        "experiment": trial.experiment,
+        "dataset": trial.dataset.label,
+        "algorithm": trial.algorithm.name,
+        "protocol": trial.protocol.label,
+        "repeat": trial.repeat,
+        "fold": trial.fold,
+        "seed": trial.seed,
+        "status": result.status,
+        "accuracy": result.accuracy,
+        "error": result.error,
+        "train_accuracy": result.train_accuracy,
+        "n_leaves": result.n_leaves,
+        "n_nodes": result.n_nodes,
+        "depth": result.depth,
+        "fit_seconds": result.fit_seconds,
+        "predict_seconds": result.predict_seconds,
+        "tree_quality": result.tree_quality,
+        "params": result.params,
+        "error_text": result.error_text,
+        "trial_key": trial.key,
+        "finished_at": now(),
+        "chosen": result.chosen,
+        "tune_seconds": result.tune_seconds,
+        "n_train": result.n_train,
+        "n_test": result.n_test,
+        "dataset_checksum": trial.checksum,
+    }
+
+
+class _Interrupt(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C."""
+
+
+def _execute(
+    todo: list[Trial],
+    executor: Executor,
+    store: ResultsStore,
+    force: bool,
+    summary: RunSummary,
+    config: Config,
+    quiet: bool,
+) -> None:
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=len(todo),
+        unit="trial",
+        desc=config.experiment,
+        disable=quiet,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.05,
+    )
+    queue = iter(todo)
+    exhausted = False
+
+    def collect() -> None:
+        for trial, result in executor.wait():
+            store.record(_row(trial, result), force=force)
+            summary.done += 1
+            if result.status != "ok":
+                summary.failed += 1
+                summary.failures.append(
+                    f"{trial.dataset.label} / {trial.algorithm.name} repeat {trial.repeat} fold {trial.fold}: "
+                    f"{result.error_text}"
+                )
+                bar.set_postfix(failed=summary.failed)
+            bar.update(1)
+
+    previous = _on_sigterm()
+    try:
+        try:
+            while True:
+                while not exhausted and executor.in_flight() < executor.capacity:
+                    trial = next(queue, None)
+                    if trial is None:
+                        exhausted = True
+                    else:
+                        executor.submit(trial)
+                if executor.in_flight() == 0:
+                    break
+                collect()
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            dropped = executor.cancel_pending()
+            running = executor.in_flight()
+            bar.write(
+                f"interrupted: {dropped} queued trials dropped; finishing {running} in flight "
+                "(Ctrl-C again to abort them)",
+                file=sys.stderr,
+            )
+            try:
+                while executor.in_flight():
+                    collect()
+            except KeyboardInterrupt:
+                executor.shutdown(abort=True)
+                return
+        executor.shutdown()
+    finally:
+        bar.close()
+        _restore_sigterm(previous)
+
+
+def _on_sigterm():
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):  # noqa: ANN001
+        raise _Interrupt()
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _restore_sigterm(previous) -> None:  # noqa: ANN001
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# --------------------------------------------------------------------------- reporting
+def summary_line(config: Config, summary: RunSummary) -> str:
+    state = "interrupted" if summary.interrupted else "finished"
+    rate = f", {summary.rate:.2f} trials/s" if summary.done else ""
+    return (
+        f"{config.experiment} {state}: {summary.done} done, {summary.skipped} skipped, "
+        f"{summary.failed} failed of {summary.planned} trials in {summary.wall_seconds:.1f}s{rate}; "
+        f"store {summary.store}"
+    )
+
+
+_PERCENT = ("accuracy", "error", "train_accuracy")
+
+
+def comparison_table(frame, metrics: tuple[str, ...] | list[str]) -> str:
+    """Dataset x algorithm: mean ± std of each metric over the finished trials.
+
+    Accuracy-like metrics are shown in percent.  Kept deliberately small:
+    ``treebench compare`` gives the statistics.
+    """
+    ok = frame[frame["status"] == "ok"]
+    if ok.empty:
+        return ""
+    rows = []
+    order = list(dict.fromkeys(frame["dataset"]))  # first-seen order
+    for dataset in order:
+        part = ok[ok["dataset"] == dataset]
+        for algorithm in dict.fromkeys(frame[frame["dataset"] == dataset]["algorithm"]):
+            cells = part[part["algorithm"] == algorithm]
+            row = [dataset, algorithm, str(len(cells))]
+            for metric in metrics:
+                values = cells[metric].dropna()
+                row.append(_cell(values, metric))
+            rows.append(row)
+    headers = [
+        "dataset",
+        "algorithm",
+        "trials",
+        *(f"{m} %" if m in _PERCENT else m for m in metrics),
+    ]
+    return format_table(headers, rows, numeric=tuple(range(2, len(headers))))
+
+
+def _cell(values, metric: str) -> str:
+    if values.empty:
+        return "-"
+    scale = 100.0 if metric in _PERCENT else 1.0
+    mean = float(values.mean()) * scale
+    std = float(values.std(ddof=1)) * scale if len(values) > 1 else 0.0
+    if metric in _PERCENT:
+        return f"{mean:.2f} ± {std:.2f}"
+    if metric.endswith("seconds"):
+        return f"{mean:.4f}"
+    return f"{mean:.2f}" if not math.isnan(mean) else "-"
+
+
+def format_table(headers: list[str], rows: list[list[str]], numeric: tuple[int, ...] = ()) -> str:
+    """Plain aligned text table (numbers right-aligned)."""
+    cells = [headers, *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
+        ).rstrip()
+
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])

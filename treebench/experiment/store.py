@@ -1,0 +1,283 @@
+"""The results store: one SQLite file per experiment, one row per trial.
+
+The driver is the only writer.  The file is in WAL mode and every finished
+trial is committed in its own transaction, so a run killed at any moment
+keeps every trial it had recorded and the file stays consistent; the primary
+key (the trial hash) makes duplicates impossible.  A rerun skips the keys
+whose status is ``ok``; failed trials are tried again and their row updated.
+Finished rows are only ever replaced under ``--force``.
+
+Contract (the stats and report layers rely on it): :meth:`ResultsStore.to_frame`
+returns exactly :data:`COLUMNS`.  The extra columns (:data:`EXTRA_COLUMNS`)
+come with ``to_frame(all_columns=True)`` and in exports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from treebench.errors import TreebenchError
+
+SCHEMA_VERSION = "1"
+
+#: The contract of :meth:`ResultsStore.to_frame`, in order.
+COLUMNS = (
+    "experiment",
+    "dataset",
+    "algorithm",
+    "protocol",
+    "repeat",
+    "fold",
+    "seed",
+    "status",
+    "accuracy",
+    "error",
+    "train_accuracy",
+    "n_leaves",
+    "n_nodes",
+    "depth",
+    "fit_seconds",
+    "predict_seconds",
+    "tree_quality",
+    "params",
+    "error_text",
+    "trial_key",
+    "finished_at",
+)
+#: Also stored: the tuned values alone, tuning time, part sizes, the data checksum.
+EXTRA_COLUMNS = ("chosen", "tune_seconds", "n_train", "n_test", "dataset_checksum")
+#: Columns that legitimately differ between two runs of the same trials.
+TIMING_COLUMNS = ("fit_seconds", "predict_seconds", "tune_seconds", "finished_at")
+
+_INT = ("repeat", "fold", "seed")
+_FLOAT = (
+    "accuracy",
+    "error",
+    "train_accuracy",
+    "n_leaves",
+    "n_nodes",
+    "depth",
+    "fit_seconds",
+    "predict_seconds",
+    "tree_quality",
+    "tune_seconds",
+    "n_train",
+    "n_test",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+    trial_key TEXT PRIMARY KEY,
+    experiment TEXT NOT NULL,
+    dataset TEXT NOT NULL,
+    algorithm TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    repeat INTEGER NOT NULL,
+    fold INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    accuracy REAL,
+    error REAL,
+    train_accuracy REAL,
+    n_leaves INTEGER,
+    n_nodes INTEGER,
+    depth INTEGER,
+    fit_seconds REAL,
+    predict_seconds REAL,
+    tree_quality REAL,
+    params TEXT NOT NULL,
+    error_text TEXT,
+    finished_at TEXT NOT NULL,
+    chosen TEXT,
+    tune_seconds REAL,
+    n_train INTEGER,
+    n_test INTEGER,
+    dataset_checksum TEXT
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    backend TEXT,
+    planned INTEGER, done INTEGER, skipped INTEGER, failed INTEGER,
+    interrupted INTEGER, wall_seconds REAL
+);
+"""
+
+_ALL = (*COLUMNS, *EXTRA_COLUMNS)
+_INSERT = f"INSERT INTO trials ({', '.join(_ALL)}) VALUES ({', '.join(':' + c for c in _ALL)})"
+_UPDATE_FAILED = (
+    _INSERT
+    + " ON CONFLICT(trial_key) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _ALL if c != "trial_key")
+    + " WHERE trials.status <> 'ok'"
+)
+_REPLACE = _INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ResultsStore:
+    """A results store file.
+
+    Parameters
+    ----------
+    path:
+        The ``.sqlite`` file.
+    create:
+        Create the file (and its folder) if missing; otherwise a missing file
+        is a one-line error.
+    """
+
+    def __init__(self, path: str | Path, create: bool = False) -> None:
+        self.path = Path(path)
+        if not self.path.exists():
+            if not create:
+                raise TreebenchError(f"no results store at {str(self.path)!r}")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=30)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            with self.conn:
+                self.conn.executescript(_SCHEMA)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (SCHEMA_VERSION,),
+                )
+        except sqlite3.DatabaseError as exc:
+            raise TreebenchError(
+                f"{str(self.path)!r} is not a treebench results store: {exc}"
+            ) from None
+        self._lock_file: Any = None
+
+    # -- life cycle --------------------------------------------------------------
+    def close(self) -> None:
+        self.unlock()
+        self.conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def lock(self) -> None:
+        """Take the writer's lock (``<store>.lock``): two runs never write one store.
+
+        The lock is the kernel's (``flock``), so a killed run releases it.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            return
+        handle = open(f"{self.path}.lock", "a+")  # noqa: SIM115 - held until unlock()
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise TreebenchError(
+                f"results store {str(self.path)!r} is being written by another treebench run; "
+                "wait for it or use --store to write elsewhere"
+            ) from None
+        self._lock_file = handle
+
+    def unlock(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing releases the flock
+            self._lock_file = None
+
+    # -- meta --------------------------------------------------------------------
+    def set_meta(self, **items: str) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [(k, str(v)) for k, v in items.items()],
+            )
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def start_run(self, backend: str, planned: int, skipped: int) -> int:
+        with self.conn:
+            cursor = self.conn.execute(
+                "INSERT INTO runs (started_at, backend, planned, skipped) VALUES (?, ?, ?, ?)",
+                (now(), backend, planned, skipped),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(
+        self, run_id: int, done: int, failed: int, interrupted: bool, wall_seconds: float
+    ) -> None:
+        with self.conn:
+            self.conn.execute(
+                "UPDATE runs SET finished_at = ?, done = ?, failed = ?, interrupted = ?, wall_seconds = ? WHERE id = ?",
+                (now(), done, failed, int(interrupted), wall_seconds, run_id),
+            )
+
+    # -- trials ------------------------------------------------------------------
+    def ok_keys(self) -> set[str]:
+        """Keys of the trials finished successfully (a rerun skips these)."""
+        return {
+            row[0] for row in self.conn.execute("SELECT trial_key FROM trials WHERE status = 'ok'")
+        }
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+
+    def record(self, row: dict[str, Any], force: bool = False) -> None:
+        """Write one finished trial in its own transaction.
+
+        Without ``force`` an ``ok`` row is never overwritten (a failed one is);
+        with it the row is replaced.
+        """
+        values = {c: row.get(c) for c in _ALL}
+        values["finished_at"] = values["finished_at"] or now()
+        with self.conn:
+            self.conn.execute(_REPLACE if force else _UPDATE_FAILED, values)
+
+    @contextmanager
+    def _frame_connection(self):
+        yield self.conn
+
+    def to_frame(self, all_columns: bool = False, keys: set[str] | None = None):
+        """Trials as a DataFrame, one row per trial, columns exactly :data:`COLUMNS`.
+
+        Numeric columns are ``float64`` (NaN where a failed trial has no value)
+        except ``repeat``, ``fold`` and ``seed`` (``int64``).  Rows are sorted by
+        dataset, algorithm, repeat, fold.  ``keys`` restricts to those trials.
+        """
+        import pandas as pd
+
+        columns = _ALL if all_columns else COLUMNS
+        frame = pd.read_sql_query(
+            f"SELECT {', '.join(columns)} FROM trials ORDER BY dataset, algorithm, repeat, fold, trial_key",
+            self.conn,
+        )
+        if keys is not None:
+            frame = frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
+        for column in columns:
+            if column in _INT:
+                frame[column] = frame[column].astype("int64")
+            elif column in _FLOAT:
+                frame[column] = frame[column].astype("float64")
+            else:
+                frame[column] = frame[column].astype(object)
+        return frame
+
+
+def params_text(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True)
+
+
+def default_path(experiment: str) -> str:
+    return os.path.join("results", f"{experiment}.sqlite")

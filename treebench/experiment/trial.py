@@ -1,0 +1,291 @@
+"""One trial: (dataset, algorithm, protocol, repeat, fold, seed) -> :class:`Result`.
+
+:func:`run_trial` is a pure function of its :class:`Trial` (apart from the
+timing fields): the split, the inner-CV tuning and the fit all derive from the
+trial's fields, so it gives the same numbers in the driver, in a local worker
+process or on a Dask worker.  Datasets and splits are cached per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import traceback
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+from treebench.experiment.config import (
+    AlgorithmSpec,
+    DatasetSpec,
+    ProtocolSpec,
+    TuningSpec,
+    import_plugin,
+)
+from treebench.experiment.learners import CriterionLearner, Learner
+from treebench.experiment.protocols import (
+    PAIR_COLUMN,
+    Split,
+    inner_splits,
+    model_seed,
+    outer_splits,
+)
+from treebench.experiment.tuning import grid_search
+
+#: Bumped when the meaning of a stored trial changes (invalidates every key).
+KEY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Trial:
+    """Everything that determines one outer train/test evaluation."""
+
+    key: str
+    experiment: str
+    dataset: DatasetSpec
+    checksum: str
+    algorithm: AlgorithmSpec
+    tuning: TuningSpec
+    seed: int
+    repeat: int
+    fold: int
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def protocol(self) -> ProtocolSpec:
+        return self.dataset.protocol
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a trial produced; ``status`` is ``"ok"`` or ``"failed"`` (then ``error_text`` says why)."""
+
+    key: str
+    status: str
+    accuracy: float | None = None
+    error: float | None = None
+    train_accuracy: float | None = None
+    n_leaves: int | None = None
+    n_nodes: int | None = None
+    depth: int | None = None
+    fit_seconds: float | None = None
+    predict_seconds: float | None = None
+    tune_seconds: float | None = None
+    tree_quality: float | None = None
+    params: str = "{}"
+    chosen: str = "{}"
+    error_text: str | None = None
+    n_train: int | None = None
+    n_test: int | None = None
+
+
+# --------------------------------------------------------------------------- keys
+def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
+    """The code a trial's numbers depend on: treebench's version and the algorithm's implementation."""
+    from treebench import __version__
+
+    code = {"treebench": __version__}
+    if algorithm.criterion is not None:
+        from treebench.criteria import criterion_class
+
+        cls = criterion_class(algorithm.criterion)
+        code["criterion"] = f"{cls.__module__}.{cls.__qualname__}:{getattr(cls, 'version', '')}"
+    else:
+        from treebench.experiment.baselines import baseline_class
+
+        code["baseline"] = baseline_class(str(algorithm.baseline)).code_version()
+    return code
+
+
+def trial_key(
+    experiment: str,
+    dataset: DatasetSpec,
+    checksum: str,
+    algorithm: AlgorithmSpec,
+    tuning: TuningSpec,
+    seed: int,
+    repeat: int,
+    fold: int,
+) -> str:
+    """SHA-256 of everything that determines a trial (canonical JSON)."""
+    payload = {
+        "v": KEY_VERSION,
+        "experiment": experiment,
+        "dataset": {"label": dataset.label, "name": dataset.seed_name, "checksum": checksum},
+        "protocol": dataset.protocol.fields(),
+        "algorithm": algorithm.fields(),
+        "tuning": tuning.fields() if len(algorithm.grid_points()) > 1 else None,
+        "seed": seed,
+        "repeat": repeat,
+        "fold": fold,
+        "code": code_version(algorithm),
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- per-process caches
+@dataclass
+class LoadedData:
+    """Features, labels and non-feature columns of a dataset entry, with its checksum."""
+
+    X: pd.DataFrame
+    y: np.ndarray
+    extra: pd.DataFrame
+    checksum: str
+
+
+_DATA: OrderedDict[tuple, LoadedData] = OrderedDict()
+_SPLITS: OrderedDict[tuple, list[Split]] = OrderedDict()
+_CACHE_SIZE = 4
+
+
+def _remember(cache: OrderedDict, key: tuple, value: Any) -> Any:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+def load_data(spec: DatasetSpec) -> LoadedData:
+    """Load a dataset entry (cached per process); a pair is train rows then test rows."""
+    from treebench.data import load
+
+    key = (spec.name, spec.train, spec.test)
+    if key in _DATA:
+        _DATA.move_to_end(key)
+        return _DATA[key]
+    if not spec.is_pair:
+        ds = load(str(spec.name))
+        return _remember(_DATA, key, LoadedData(ds.X, ds.y, ds.extra, ds.checksum))
+    return _remember(_DATA, key, _pair(load(str(spec.train)), load(str(spec.test))))
+
+
+def _pair(train, test) -> LoadedData:
+    if list(train.X.columns) != list(test.X.columns) or any(
+        train.X[c].dtype != test.X[c].dtype for c in train.X.columns
+    ):
+        raise TreebenchError(
+            f"datasets {train.name!r} and {test.name!r} do not have the same columns and types; "
+            "a train/test pair needs identical features"
+        )
+    classes = list(train.classes) + [c for c in test.classes if c not in train.classes]
+    code = {name: i for i, name in enumerate(classes)}
+    remap = np.array([code[c] for c in test.classes], dtype=np.int64)
+    X = pd.concat([train.X, test.X], ignore_index=True)
+    y = np.concatenate([np.asarray(train.y, dtype=np.int64), remap[np.asarray(test.y)]])
+    extra = pd.DataFrame({PAIR_COLUMN: ["train"] * len(train.y) + ["test"] * len(test.y)})
+    checksum = hashlib.sha256(f"pair:{train.checksum}:{test.checksum}".encode()).hexdigest()
+    return LoadedData(X, y, extra, checksum)
+
+
+def outer_split(trial: Trial, data: LoadedData) -> Split:
+    """The trial's (train, test) rows; splits of a repeat are computed once per process."""
+    protocol = trial.protocol
+    if protocol.kind == "loo":  # n splits of n-1 rows: build only the one needed
+        n = len(data.y)
+        return np.delete(np.arange(n), trial.fold), np.array([trial.fold])
+    key = (protocol, trial.seed, trial.dataset.seed_name, data.checksum, trial.repeat)
+    splits = _SPLITS.get(key)
+    if splits is None:
+        splits = outer_splits(
+            protocol, trial.seed, trial.dataset.seed_name, data.y, data.extra, trial.repeat
+        )
+        _remember(_SPLITS, key, splits)
+    return splits[trial.fold]
+
+
+def make_learner(trial: Trial) -> Learner:
+    algorithm = trial.algorithm
+    if algorithm.criterion is not None:
+        return CriterionLearner(algorithm.criterion)
+    from treebench.experiment.baselines import baseline_class
+
+    seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
+    return baseline_class(str(algorithm.baseline))(random_state=seed)
+
+
+# --------------------------------------------------------------------------- running
+def run_trial(trial: Trial) -> Result:
+    """Run one trial; any exception becomes a ``failed`` result (the run goes on)."""
+    try:
+        return _run(trial)
+    except Exception as exc:  # a trial's failure is data, not a crash of the run
+        params = json.dumps(trial.algorithm.fixed_params, sort_keys=True)
+        return Result(key=trial.key, status="failed", params=params, error_text=describe_error(exc))
+
+
+def describe_error(exc: BaseException) -> str:
+    """``Type: message (at file.py:line in function)``: deterministic, no absolute paths."""
+    text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if frames:
+        last = frames[-1]
+        text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
+    return text
+
+
+def _run(trial: Trial) -> Result:
+    for plugin in trial.plugins:
+        import_plugin(plugin)
+    data = load_data(trial.dataset)
+    if data.checksum != trial.checksum:
+        raise TreebenchError(
+            f"dataset {trial.dataset.label!r} here has checksum {data.checksum[:12]}, the driver's has "
+            f"{trial.checksum[:12]}: every worker must load the same copy (check TREEBENCH_DATA)"
+        )
+    train, test = outer_split(trial, data)
+    X_train, y_train = data.X.iloc[train], data.y[train]
+    X_test, y_test = data.X.iloc[test], data.y[test]
+    learner = make_learner(trial)
+    fixed = trial.algorithm.fixed_params
+    points = trial.algorithm.grid_points()
+
+    started = time.perf_counter()
+    inner = []
+    if len(points) > 1:
+        name = trial.dataset.seed_name
+        inner = inner_splits(
+            y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold
+        )
+    outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+    tune_seconds = time.perf_counter() - started
+
+    params = {**fixed, **outcome.chosen}
+    started = time.perf_counter()
+    model = learner.fit(params, X_train, y_train)
+    fit_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    predicted = learner.predict(model, X_test)
+    predict_seconds = time.perf_counter() - started
+    accuracy = float(np.count_nonzero(predicted == y_test) / len(y_test))
+    train_accuracy = float(
+        np.count_nonzero(learner.predict(model, X_train) == y_train) / len(y_train)
+    )
+    measures = learner.measures(model)
+    quality = measures["tree_quality"]
+    return Result(
+        key=trial.key,
+        status="ok",
+        accuracy=accuracy,
+        error=1.0 - accuracy,
+        train_accuracy=train_accuracy,
+        n_leaves=measures["n_leaves"],
+        n_nodes=measures["n_nodes"],
+        depth=measures["depth"],
+        fit_seconds=fit_seconds,
+        predict_seconds=predict_seconds,
+        tune_seconds=tune_seconds,
+        tree_quality=None if quality is None else float(quality),
+        params=json.dumps(params, sort_keys=True),
+        chosen=json.dumps(outcome.chosen, sort_keys=True),
+        n_train=len(train),
+        n_test=len(test),
+    )
