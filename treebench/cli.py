@@ -35,6 +35,10 @@ def _register() -> None:
 
     for command in (compare, plot, reproduce):
         cli.add_command(command)
+    from treebench.experiment.cli import results, run
+
+    cli.add_command(run)
+    cli.add_command(results)
 
 
 _register()
