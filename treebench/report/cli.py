@@ -113,7 +113,7 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out)
 @click.command()
 @click.argument("paper", metavar="PAPER")
 @click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
-@click.option("--workers", type=int, default=None, help="Worker processes for the run (runner default if unset).")
+@click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where report.md, report.tex and figures go (default results/PAPER).")
 def reproduce(paper, no_run, workers, out_dir) -> None:

@@ -18,12 +18,10 @@ def run_config(config: Path, workers: int | None = None) -> None:
     store is complete.
     """
     try:
-        from treebench.experiment import load_config, run_experiment
-    except (ImportError, AttributeError):
-        raise TreebenchError("the experiment runner (treebench.experiment.runner) is not installed yet") from None
-    cfg = load_config(config)
-    kwargs = {} if workers is None else {"workers": workers}
-    run_experiment(cfg, **kwargs)
+        from treebench.experiment.runner import run_experiment
+    except ImportError:
+        raise TreebenchError("the experiment runner (treebench.experiment.runner) is not installed") from None
+    run_experiment(config, jobs=workers)
 
 
 def reproduce_paper(
