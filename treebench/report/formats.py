@@ -181,7 +181,7 @@ def _md_cell(t: ComparisonTable, c: Cell | None) -> str:
         text = f"<u>{text}</u>"
     if c.best:
         text = f"**{text}**"
-    mark = {"v": " v", "*": r" \*"}.get(c.mark or "", "")
+    mark = {"v": " v", "*": " *"}.get(c.mark or "", "")
     return text + mark + (" " + _FLAG_TEXT[c.flag] if c.flag else "")
 
 
@@ -198,7 +198,7 @@ def markdown(t: ComparisonTable) -> str:
     head = ["dataset"] + [_md_escape(a) + (" (baseline)" if a == t.baseline else "") for a in t.algorithms]
     rows = [[_md_escape(ds)] + [_md_cell(t, t.cells.get((ds, a))) for a in t.algorithms] for ds in t.datasets]
     if t.wtl:
-        rows.append([r"(v/ /\*)"] + _wtl_row(t))
+        rows.append(["(v/ /*)"] + _wtl_row(t))
     lines = [f"**{_md_escape(caption(t))}**", ""] + _md_table(head, rows) + [""]
     lines += [_md_escape(x) for x in legend(t)]
     a = t.analysis
