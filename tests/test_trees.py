@@ -303,3 +303,15 @@ def test_criterion_can_read_per_sample_data_through_the_context():
     heavy = np.where(y == 1, 10.0, 1.0)
     reweighted = TreeClassifier(crit, max_depth=4).fit(X, y, sample_data=heavy)
     assert ours_nested(reweighted.tree_) != ours_nested(plain.tree_)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(3))
+def test_same_tree_as_sklearn_on_few_distinct_values(criterion, seed):
+    # integer features with few levels take the histogram scan in large nodes
+    X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, n_redundant=0, n_classes=3, random_state=seed)
+    X = np.round(X * 3)
+    ours = TreeClassifier(criterion, min_samples_leaf=3).fit(X, y)
+    theirs = DecisionTreeClassifier(criterion=criterion, min_samples_leaf=3, random_state=0).fit(X, y)
+    compared = compare_until_ties(ours.tree_, theirs, X, y, criteria.get(criterion), 3)
+    assert compared >= 0.4 * (theirs.tree_.node_count - theirs.get_n_leaves())

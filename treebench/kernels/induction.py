@@ -113,7 +113,6 @@ def scan_numeric(
     g_right = 0.0
     for i in range(k):
         left[i] = 0
-        right[i] = parent[i]
         if additive:
             g_right += table[parent[i]]
     best = -np.inf
@@ -122,11 +121,14 @@ def scan_numeric(
     best_after = 0
     for p in range(start, end - 1):
         label = labels[p]
+        count = left[label]
         if additive:
-            g_left += table[left[label] + 1] - table[left[label]]
-            g_right += table[right[label] - 1] - table[right[label]]
-        left[label] += 1
-        right[label] -= 1
+            # the right count is parent - left: deriving it avoids a second
+            # read-modify-write per sample on the critical path
+            rest = parent[label] - count
+            g_left += table[count + 1] - table[count]
+            g_right += table[rest - 1] - table[rest]
+        left[label] = count + 1
         n_left = p - start + 1
         n_right = n - n_left
         if n_left < min_leaf:
@@ -144,6 +146,8 @@ def scan_numeric(
                 cid, params, table, n_right, g_right
             )
         else:
+            for i in range(k):
+                right[i] = parent[i] - left[i]
             mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
                 cid, params, table, right, n_right, 2, scratch
             )
@@ -160,6 +164,101 @@ def scan_numeric(
         return best, best_left, low
     # as scikit-learn: the midpoint, unless rounding makes it equal to the
     # upper value (then the lower value)
+    high = levels[best_after]
+    threshold = low / 2.0 + high / 2.0
+    if threshold == high or math.isinf(threshold):
+        threshold = low
+    return best, best_left, threshold
+
+
+@njit(cache=True)
+def scan_numeric_histogram(
+    ranks: np.ndarray,
+    levels: np.ndarray,
+    labels: np.ndarray,
+    start: int,
+    end: int,
+    parent: np.ndarray,
+    parent_impurity: float,
+    cid: int,
+    params: np.ndarray,
+    table: np.ndarray,
+    min_leaf: int,
+    midpoint: bool,
+    left: np.ndarray,
+    right: np.ndarray,
+    scratch: np.ndarray,
+    histogram: np.ndarray,
+):
+    """:func:`scan_numeric` for a node with few distinct values.
+
+    One pass counts (rank, class) pairs -- a single increment per sample --
+    then candidates are scored per distinct value, O(k) each.  Worth it when
+    ``distinct values * k`` is well below the node size (the caller decides);
+    it finds the same candidates with the same scores.
+    """
+    k = parent.shape[0]
+    n = end - start
+    missing = levels.shape[0]
+    first_rank = ranks[start]
+    span = ranks[end - 1] - first_rank + 1
+    histogram[:span, :] = 0
+    for p in range(start, end):
+        histogram[ranks[p] - first_rank, labels[p]] += 1
+    additive = is_additive(cid)
+    g_left = 0.0
+    g_right = 0.0
+    for i in range(k):
+        left[i] = 0
+        if additive:
+            g_right += table[parent[i]]
+    best = -np.inf
+    best_left = 0
+    best_here = 0
+    best_after = 0
+    n_left = 0
+    previous = -1
+    for r in range(span):
+        rank = first_rank + r
+        size = 0
+        for i in range(k):
+            size += histogram[r, i]
+        if size == 0:
+            continue
+        if previous >= 0 and n_left >= min_leaf:
+            if additive:
+                mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
+                    cid, params, table, n - n_left, g_right
+                )
+            else:
+                for i in range(k):
+                    right[i] = parent[i] - left[i]
+                mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
+                    cid, params, table, right, n - n_left, 2, scratch
+                )
+            gain = parent_impurity - mass / n
+            if _better(gain, best):
+                best = gain
+                best_left = n_left
+                best_here = previous
+                best_after = rank
+        if rank == missing or n - n_left - size < min_leaf:
+            break
+        for i in range(k):
+            count = histogram[r, i]
+            if count > 0:
+                if additive:
+                    rest = parent[i] - left[i]
+                    g_left += table[left[i] + count] - table[left[i]]
+                    g_right += table[rest - count] - table[rest]
+                left[i] += count
+        n_left += size
+        previous = rank
+    if best_left == 0:
+        return best, 0, 0.0
+    low = levels[best_here]
+    if best_after == missing or not midpoint:
+        return best, best_left, low
     high = levels[best_after]
     threshold = low / 2.0 + high / 2.0
     if threshold == high or math.isinf(threshold):
@@ -375,6 +474,8 @@ def build(
     sizes = np.zeros(max(max_cats, 2), np.int64)
     offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
 
+    # (rank, class) counts for the histogram scan, used when ranks * k <= size / 2
+    histogram = np.zeros((n // (2 * k) + 1, k), np.int32)
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
     candidate_best = np.empty(n_features)
@@ -415,11 +516,19 @@ def build(
             child_active[n_child_active] = f
             n_child_active += 1
             if not is_nominal[f]:
-                gain, n_left, threshold = scan_numeric(
-                    sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
-                    start, end, parent, impurity, cid,
-                    params, table, min_samples_leaf, midpoint, left, right, scratch,
-                )
+                span = sorted_rank[f, end - 1] - sorted_rank[f, start] + 1
+                if span * k * 2 <= size:
+                    gain, n_left, threshold = scan_numeric_histogram(
+                        sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
+                        start, end, parent, impurity, cid, params, table, min_samples_leaf,
+                        midpoint, left, right, scratch, histogram,
+                    )
+                else:
+                    gain, n_left, threshold = scan_numeric(
+                        sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
+                        start, end, parent, impurity, cid,
+                        params, table, min_samples_leaf, midpoint, left, right, scratch,
+                    )
                 if n_left > 0:
                     sizes[0] = n_left
                     sizes[1] = size - n_left
