@@ -1,0 +1,77 @@
+"""compare / plot over a results store produced by a tiny real run of the runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from treebench.cli import cli
+from treebench.experiment.runner import run_experiment
+from treebench.report.source import load_frame
+
+CONFIG = """\
+experiment: tiny
+seed: 3
+datasets: [iris, wine]
+protocol: {type: cv, folds: 5, repeats: 1}
+algorithms:
+  - name: entropy
+    criterion: entropy
+  - name: gini
+    criterion: gini
+  - name: certainty
+    criterion: certainty
+store: {store}
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("tiny")
+    store = tmp / "tiny.sqlite"
+    config = tmp / "tiny.yaml"
+    config.write_text(CONFIG.replace("{store}", str(store)), encoding="utf-8")
+    summary = run_experiment(config, jobs=1, quiet=True, table=False, echo=lambda *a, **k: None)
+    assert store.exists(), summary
+    return config, store
+
+
+def test_store_frame_has_the_contract_columns(run):
+    _, store = run
+    frame = load_frame(store)
+    assert len(frame) == 2 * 3 * 5 and (frame["status"] == "ok").all()
+    assert {"n_train", "n_test"} <= set(frame.columns)  # read with the extra columns
+
+
+def test_compare_store_with_wilcoxon(run):
+    _, store = run
+    result = CliRunner().invoke(cli, ["compare", str(store), "--test", "wilcoxon", "--baseline", "entropy"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "| iris |" in out and "| wine |" in out and "entropy (baseline)" in out
+    assert "Wilcoxon signed-rank tests over 2 datasets" in out
+    # n_test/n_train from the stored part sizes: 5-fold CV on 150 and 178 rows, about 1/4
+    assert "n_test/n_train = 0.25" in out
+
+
+def test_compare_config_resolves_its_store_and_renders_latex(run, tmp_path):
+    config, _ = run
+    out = tmp_path / "t.tex"
+    result = CliRunner().invoke(cli, ["compare", str(config), "--test", "friedman", "--format", "latex",
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert r"\begin{tabular}" in text and r"\toprule" in text and "Average rank" in text
+
+
+def test_plots_from_the_store(run, tmp_path):
+    _, store = run
+    for kind in ("leaves", "cd"):
+        result = CliRunner().invoke(cli, ["plot", kind, str(store), "--out", str(tmp_path / kind)])
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / f"{kind}.png").stat().st_size > 1000
+        assert (tmp_path / f"{kind}.svg").read_text().lstrip().startswith("<?xml")
+    result = CliRunner().invoke(cli, ["plot", "param", str(store), "--param", "q"])
+    assert result.exit_code != 0 and "no trials vary parameter 'q'" in str(result.exception)
