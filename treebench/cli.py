@@ -7,12 +7,10 @@ errors into one-line messages with a non-zero exit.
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from treebench import __version__
-from treebench.errors import TreebenchError
+from treebench.console import run_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,22 +44,7 @@ _register()
 
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; user errors print one line on stderr and exit with status 2."""
-    try:
-        status = cli.main(args=argv, prog_name="treebench", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except TreebenchError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    if isinstance(status, int) and status != 0:
-        sys.exit(status)
+    run_command(cli, argv, "treebench")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -308,6 +308,13 @@ def as_children(children: np.ndarray) -> np.ndarray:
     return arr
 
 
+def frequencies(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Class frequencies of every count row (zeros for an empty row) and the row totals."""
+    counts = np.asarray(counts, dtype=float)
+    totals = counts.sum(axis=-1, keepdims=True)
+    return np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0), totals[..., 0]
+
+
 def branch_weights(children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Branch sizes ``(m, r)`` and the parent size of each candidate ``(m,)``."""
     sizes = children.sum(axis=2)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebench.criteria.base import Criterion, SplitContext, as_children, weighted_child_values
+from treebench.criteria.base import (
+    Criterion,
+    SplitContext,
+    as_children,
+    frequencies,
+    weighted_child_values,
+)
 
 
 def certainty_rows(counts: np.ndarray) -> np.ndarray:
@@ -12,11 +18,8 @@ def certainty_rows(counts: np.ndarray) -> np.ndarray:
 
     An empty row has certainty 0 (it carries no weight in a split anyway).
     """
-    counts = np.asarray(counts, dtype=float)
-    n_classes = counts.shape[-1]
-    totals = counts.sum(axis=-1, keepdims=True)
-    p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    return np.where(totals[..., 0] > 0, np.abs(p - 1.0 / n_classes).sum(axis=-1), 0.0)
+    p, totals = frequencies(counts)
+    return np.where(totals > 0, np.abs(p - 1.0 / p.shape[-1]).sum(axis=-1), 0.0)
 
 
 class Certainty(Criterion):

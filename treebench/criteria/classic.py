@@ -9,15 +9,14 @@ from treebench.criteria.base import (
     SplitContext,
     as_children,
     branch_weights,
+    frequencies,
     weighted_child_values,
 )
 
 
 def shannon_rows(counts: np.ndarray, log=np.log2) -> np.ndarray:
     """Shannon entropy of every count row (last axis), with 0·log 0 = 0."""
-    counts = np.asarray(counts, dtype=float)
-    totals = counts.sum(axis=-1, keepdims=True)
-    p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    p, _ = frequencies(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * log(np.where(p > 0, p, 1.0)), 0.0)
     return -terms.sum(axis=-1) + 0.0  # + 0.0 turns -0.0 into 0.0
@@ -25,10 +24,8 @@ def shannon_rows(counts: np.ndarray, log=np.log2) -> np.ndarray:
 
 def gini_rows(counts: np.ndarray) -> np.ndarray:
     """Gini impurity ``1 - sum p^2`` of every count row (0 for an empty row)."""
-    counts = np.asarray(counts, dtype=float)
-    totals = counts.sum(axis=-1, keepdims=True)
-    p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    return np.where(totals[..., 0] > 0, 1.0 - (p * p).sum(axis=-1), 0.0)
+    p, totals = frequencies(counts)
+    return np.where(totals > 0, 1.0 - (p * p).sum(axis=-1), 0.0)
 
 
 def split_information(children: np.ndarray, entropy_of_rows=shannon_rows) -> np.ndarray:

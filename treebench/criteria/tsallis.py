@@ -9,6 +9,7 @@ from treebench.criteria.base import (
     Param,
     SplitContext,
     as_children,
+    frequencies,
     weighted_child_values,
 )
 from treebench.criteria.classic import ratio_or_invalid, shannon_rows, split_information
@@ -26,12 +27,10 @@ def tsallis_rows(counts: np.ndarray, q: float) -> np.ndarray:
     """``S_q(p) = (1 - sum p^q) / (q - 1)`` per count row; natural-log Shannon at q = 1."""
     if abs(q - 1.0) < Q_ONE_TOLERANCE:
         return shannon_rows(counts, log=np.log)
-    counts = np.asarray(counts, dtype=float)
-    totals = counts.sum(axis=-1, keepdims=True)
-    p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    p, totals = frequencies(counts)
     # 0^q = 0 for q > 0: empty classes add nothing.
     power_sum = np.where(p > 0, np.power(np.where(p > 0, p, 1.0), q), 0.0).sum(axis=-1)
-    return np.where(totals[..., 0] > 0, (1.0 - power_sum) / (q - 1.0), 0.0)
+    return np.where(totals > 0, (1.0 - power_sum) / (q - 1.0), 0.0)
 
 
 class Tsallis(Criterion):

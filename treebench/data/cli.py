@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import click
 
+from treebench.console import run_command
 from treebench.errors import TreebenchError
 
 
@@ -279,19 +280,4 @@ def verify_command(names: tuple[str, ...]) -> None:
 
 def run(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m treebench.data``: same error handling as ``treebench``."""
-    try:
-        status = datasets.main(args=argv, prog_name="python -m treebench.data", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except TreebenchError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
-    if isinstance(status, int) and status != 0:
-        sys.exit(status)
+    run_command(datasets, argv, "python -m treebench.data")

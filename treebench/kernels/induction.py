@@ -81,6 +81,46 @@ def _grow_float(arr: np.ndarray, needed: int) -> np.ndarray:
 
 
 @njit(cache=True)
+def _binary_gain(
+    cid, params, table, additive, parent, parent_impurity, left, right, n_left, n, g_left, g_right, scratch
+) -> float:
+    """Gain of sending ``left`` (``n_left`` samples) left and the rest right.
+
+    The additive family uses the running sums ``g_left``/``g_right``; the
+    others need the count vectors (``right`` is filled from ``parent - left``).
+    """
+    n_right = n - n_left
+    if additive:
+        mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
+            cid, params, table, n_right, g_right
+        )
+    else:
+        for i in range(parent.shape[0]):
+            right[i] = parent[i] - left[i]
+        mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
+            cid, params, table, right, n_right, 2, scratch
+        )
+    return parent_impurity - mass / n
+
+
+@njit(cache=True)
+def _threshold(levels: np.ndarray, here: int, after: int, midpoint: bool) -> float:
+    """Threshold between ranks ``here`` and ``after`` (``after`` may be the NaN rank).
+
+    As scikit-learn: the midpoint, unless rounding makes it equal to the upper
+    value (then the lower value); next to the NaN block, the observed value.
+    """
+    low = levels[here]
+    if after == levels.shape[0] or not midpoint:
+        return low
+    high = levels[after]
+    threshold = low / 2.0 + high / 2.0
+    if threshold == high or math.isinf(threshold):
+        threshold = low
+    return threshold
+
+
+@njit(cache=True)
 def scan_numeric(
     ranks: np.ndarray,
     levels: np.ndarray,
@@ -141,17 +181,10 @@ def scan_numeric(
         after = ranks[p + 1]
         if after == here:
             continue
-        if additive:
-            mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
-                cid, params, table, n_right, g_right
-            )
-        else:
-            for i in range(k):
-                right[i] = parent[i] - left[i]
-            mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
-                cid, params, table, right, n_right, 2, scratch
-            )
-        gain = parent_impurity - mass / n
+        gain = _binary_gain(
+            cid, params, table, additive, parent, parent_impurity, left, right, n_left, n, g_left,
+            g_right, scratch,
+        )
         if _better(gain, best):
             best = gain
             best_left = n_left
@@ -159,16 +192,7 @@ def scan_numeric(
             best_after = after
     if best_left == 0:
         return best, 0, 0.0
-    low = levels[best_here]
-    if best_after == missing or not midpoint:
-        return best, best_left, low
-    # as scikit-learn: the midpoint, unless rounding makes it equal to the
-    # upper value (then the lower value)
-    high = levels[best_after]
-    threshold = low / 2.0 + high / 2.0
-    if threshold == high or math.isinf(threshold):
-        threshold = low
-    return best, best_left, threshold
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint)
 
 
 @njit(cache=True)
@@ -226,17 +250,10 @@ def scan_numeric_histogram(
         if size == 0:
             continue
         if previous >= 0 and n_left >= min_leaf:
-            if additive:
-                mass = mass_from_sum(cid, params, table, n_left, g_left) + mass_from_sum(
-                    cid, params, table, n - n_left, g_right
-                )
-            else:
-                for i in range(k):
-                    right[i] = parent[i] - left[i]
-                mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
-                    cid, params, table, right, n - n_left, 2, scratch
-                )
-            gain = parent_impurity - mass / n
+            gain = _binary_gain(
+                cid, params, table, additive, parent, parent_impurity, left, right, n_left, n,
+                g_left, g_right, scratch,
+            )
             if _better(gain, best):
                 best = gain
                 best_left = n_left
@@ -256,14 +273,7 @@ def scan_numeric_histogram(
         previous = rank
     if best_left == 0:
         return best, 0, 0.0
-    low = levels[best_here]
-    if best_after == missing or not midpoint:
-        return best, best_left, low
-    high = levels[best_after]
-    threshold = low / 2.0 + high / 2.0
-    if threshold == high or math.isinf(threshold):
-        threshold = low
-    return best, best_left, threshold
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint)
 
 
 @njit(cache=True)

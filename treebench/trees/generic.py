@@ -16,6 +16,16 @@ from treebench.kernels import layout as L
 from treebench.trees.builder import GrowSettings
 
 
+def score_candidates(criterion: Criterion, parent, children, context) -> tuple[int, float, float]:
+    """Index, candidate score and split score of one feature's best candidate (-1 if none)."""
+    cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
+    final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
+    best = first_best(cand)
+    if best < 0 or np.isnan(final[best]):
+        return -1, -np.inf, -np.inf
+    return best, float(cand[best]), float(final[best])
+
+
 def first_best(scores: np.ndarray) -> int:
     """Index of the best score, earlier candidates winning ties (-1 if none is finite)."""
     best_index, best = -1, -np.inf
@@ -126,12 +136,9 @@ def build_generic(
                 if len(children) == 0:
                     continue
                 context = SplitContext(f, "numeric", sorted_values, samples[order], n_left, thresholds, sample_data)
-                cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
-                final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
-                best = first_best(cand)
+                best, candidate_best[f], split_best[f] = score_candidates(criterion, parent, children, context)
                 if best < 0:
                     continue
-                candidate_best[f], split_best[f] = cand[best], final[best]
                 plans[f] = ("numeric", samples[order[: n_left[best]]], float(thresholds[best]))
                 continue
             codes = values.astype(np.int64)
@@ -145,12 +152,11 @@ def build_generic(
             if not binary:
                 if table.sum(axis=1).min() < settings.min_samples_leaf:
                     continue
-                children = table[None, :, :]
-                cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
-                final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
-                if not np.isfinite(cand[0]) or np.isnan(final[0]):
+                best, candidate_best[f], split_best[f] = score_candidates(
+                    criterion, parent, table[None, :, :], context
+                )
+                if best < 0:
                     continue
-                candidate_best[f], split_best[f] = cand[0], final[0]
                 plans[f] = ("multiway", present, table.sum(axis=1))
                 continue
             sizes = table.sum(axis=1)
@@ -158,12 +164,9 @@ def build_generic(
             if not keep.any():
                 continue
             children = np.stack([table[keep], parent[None, :] - table[keep]], axis=1)
-            cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
-            final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
-            best = first_best(cand)
+            best, candidate_best[f], split_best[f] = score_candidates(criterion, parent, children, context)
             if best < 0:
                 continue
-            candidate_best[f], split_best[f] = cand[best], final[best]
             plans[f] = ("binary", int(present[keep][best]))
 
         chosen = criterion.select_feature(candidate_best, split_best)

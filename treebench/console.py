@@ -1,0 +1,30 @@
+"""Run a click command the treebench way: user errors as one line, no traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from treebench.errors import TreebenchError
+
+
+def run_command(command: click.Command, argv: list[str] | None, prog_name: str) -> None:
+    """Invoke ``command``; a :class:`TreebenchError` prints ``error: ...`` and exits 2,
+    click usage errors exit with click's code, Ctrl-C exits 130."""
+    try:
+        status = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except TreebenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    if isinstance(status, int) and status != 0:
+        sys.exit(status)
