@@ -62,7 +62,7 @@ def test_report_for_paper_000_from_a_fake_frame(tmp_path):
     md = paths[0].read_text(encoding="utf-8")
     assert "| YEAST | PTREE | 57.1 ± 3.4 |" in md
     assert "## The paper's conclusions, recomputed" in md and "![" in md
-    for fig, path in rep.figures:
+    for _, path in rep.figures:
         assert path.exists() and path.with_suffix(".svg").exists()
     assert {f.name for f, _ in rep.figures} == {"leaves", "cd"}
     assert (tmp_path / "report.tex").read_text().startswith(r"\documentclass")

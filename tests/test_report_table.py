@@ -71,7 +71,7 @@ def test_paper_000_underline_rule(frame):
     t = build_table(frame, test="ttest", underline_against=["logtree", "j48"])
     ok = frame[frame["status"] == "ok"]
     for ds in t.datasets:
-        def acc(a):
+        def acc(a, ds=ds):
             return ok[(ok.dataset == ds) & (ok.algorithm == a)].sort_values(["repeat", "fold"]).accuracy.to_numpy()
         beats_all = all(
             paired_ttest(acc("pi_tree"), acc(o)).p_value <= 0.05 and acc("pi_tree").mean() > acc(o).mean()
