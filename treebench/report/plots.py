@@ -67,7 +67,7 @@ def plot_leaves(
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(ncol=min(len(algs), 6), loc="lower center", bbox_to_anchor=(0.5, 1.01), frameon=False, fontsize=9)
+    ax.legend(ncol=len(algs) if len(algs) <= 8 else (len(algs) + 1) // 2, loc="lower center", bbox_to_anchor=(0.5, 1.01), frameon=False, fontsize=9)
     return save(fig, path)
 
 
