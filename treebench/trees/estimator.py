@@ -13,6 +13,7 @@ from treebench import criteria
 from treebench.errors import TreebenchError
 from treebench.trees.builder import GrowSettings, Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
 from treebench.trees.structure import Tree
 
 _TREE_PARAMS = (
@@ -23,8 +24,13 @@ _TREE_PARAMS = (
     "threshold",
     "nominal_split",
     "nominal_features",
+    "pruning",
+    "confidence",
+    "subtree_raising",
+    "ccp_alpha",
     "engine",
 )
+PRUNINGS = ("pessimistic", "cost-complexity")
 
 
 class TreeClassifier(ClassifierMixin, BaseEstimator):
@@ -41,6 +47,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         Columns (indices or names) to treat as nominal; DataFrame columns of
         categorical, string, object or bool dtype are nominal anyway and
         ordered categoricals are ordinal (split by thresholds on their order).
+    pruning:
+        ``None``, ``"pessimistic"`` (C4.5's error-based pruning with
+        ``confidence`` and optional ``subtree_raising``) or
+        ``"cost-complexity"`` (Breiman's weakest-link pruning with
+        ``ccp_alpha``); see :mod:`treebench.trees.pruning`.
     engine:
         ``"auto"`` (compiled kernel when the criterion has one), ``"numba"``
         or ``"python"`` (the generic numpy split search).
@@ -68,6 +79,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         threshold: str = "midpoint",
         nominal_split: str = "multiway",
         nominal_features: Any = None,
+        pruning: str | None = None,
+        confidence: float = 0.25,
+        subtree_raising: bool = False,
+        ccp_alpha: float = 0.0,
         engine: str = "auto",
         **criterion_params: Any,
     ) -> None:
@@ -78,6 +93,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self.threshold = threshold
         self.nominal_split = nominal_split
         self.nominal_features = nominal_features
+        self.pruning = pruning
+        self.confidence = confidence
+        self.subtree_raising = subtree_raising
+        self.ccp_alpha = ccp_alpha
         self.engine = engine
         self._criterion_param_names = sorted(criterion_params)
         for name, value in criterion_params.items():
@@ -121,6 +140,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         """
         criterion = self._make_criterion()
         settings = self._settings()
+        if self.pruning is not None and self.pruning not in PRUNINGS:
+            raise TreebenchError(
+                f"pruning={self.pruning!r} is invalid; accepted: None, {', '.join(PRUNINGS)}"
+            )
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
         labels = _as_labels(y, matrix.shape[0])
         self.classes_, codes = np.unique(labels, return_inverse=True)
@@ -136,7 +159,7 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
-        self.tree_: Tree = grow(
+        tree = grow(
             matrix,
             codes,
             len(self.classes_),
@@ -148,6 +171,11 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
             sample_data=sample_data,
             presorted=presorted.copy() if presorted is not None else None,
         )
+        if self.pruning == "pessimistic":
+            tree = prune_pessimistic(tree, matrix, codes, float(self.confidence), bool(self.subtree_raising))
+        elif self.pruning == "cost-complexity":
+            tree = prune_cost_complexity(tree, self.ccp_alpha)
+        self.tree_: Tree = tree
         return self
 
     # -- prediction ------------------------------------------------------------------
