@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
@@ -85,7 +87,7 @@ class SequentialExecutor(Executor):
 _ENV_PREFIX = "TREEBENCH_"
 
 
-def _init_worker(env: dict[str, str]) -> None:
+def _init_worker(env: dict[str, str], driver: int) -> None:
     # Ctrl-C reaches the whole process group: workers ignore it so the driver
     # alone decides (finish the trials in flight, then stop).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -94,6 +96,23 @@ def _init_worker(env: dict[str, str]) -> None:
     for name in [n for n in os.environ if n.startswith(_ENV_PREFIX)]:
         del os.environ[name]
     os.environ.update(env)
+    threading.Thread(target=_exit_with_driver, args=(driver,), daemon=True).start()
+
+
+def _exit_with_driver(driver: int) -> None:
+    """Leave when the driver is gone (e.g. ``kill -9``).
+
+    A pool worker otherwise waits for work forever: it holds both ends of its
+    own task queue, so it never sees the driver's end close.
+    """
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(driver, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # pragma: no cover - the pid was reused by another user
+            os._exit(0)
 
 
 class ProcessExecutor(Executor):
@@ -113,7 +132,7 @@ class ProcessExecutor(Executor):
             max_workers=self.jobs,
             mp_context=pool.context(),
             initializer=_init_worker,
-            initargs=(env,),
+            initargs=(env, os.getpid()),
         )
 
     def describe(self) -> str:
@@ -200,7 +219,8 @@ class DaskExecutor(Executor):
     def wait(self) -> Finished:
         from distributed import wait
 
-        done = wait(list(self.futures), return_when="FIRST_COMPLETED").done
+        with self.client.as_current():  # `wait` uses the current client, not necessarily ours
+            done = wait(list(self.futures), return_when="FIRST_COMPLETED").done
         finished = []
         for future in done:
             trial = self.futures.pop(future)

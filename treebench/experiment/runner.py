@@ -139,7 +139,7 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
 
 # --------------------------------------------------------------------------- running
 def run_experiment(
-    config_path: str | Path,
+    config_path: str | Path | Config,
     *,
     jobs: int | None = None,
     scheduler: str | None = None,
@@ -150,12 +150,12 @@ def run_experiment(
     echo: Echo = click.echo,
     table: bool = True,
 ) -> RunSummary:
-    """Run (or with ``dry`` only describe) the experiment of a config file.
+    """Run (or with ``dry`` only describe) the experiment of a config file (or a loaded :class:`Config`).
 
     Returns a :class:`RunSummary`; user errors raise :class:`TreebenchError`.
     """
     started = time.perf_counter()
-    config = load_config(config_path)
+    config = config_path if isinstance(config_path, Config) else load_config(config_path)
     store_path = str(store_path or config.store)
     if dry:
         dry_run(config, store_path, echo)
@@ -188,7 +188,12 @@ def run_experiment(
         summary.wall_seconds = time.perf_counter() - started
         if table and not summary.interrupted:
             frame = store.to_frame(keys={t.key for t in trials})
-            text = comparison_table(frame, config.metrics)
+            text = comparison_table(
+                frame,
+                config.metrics,
+                [d.label for d in config.datasets],
+                [a.name for a in config.algorithms],
+            )
             if text:
                 echo(text)
     echo(summary_line(config, summary))
@@ -333,9 +338,15 @@ def summary_line(config: Config, summary: RunSummary) -> str:
 _PERCENT = ("accuracy", "error", "train_accuracy")
 
 
-def comparison_table(frame, metrics: tuple[str, ...] | list[str]) -> str:
+def comparison_table(
+    frame,
+    metrics: tuple[str, ...] | list[str],
+    datasets: list[str] | None = None,
+    algorithms: list[str] | None = None,
+) -> str:
     """Dataset x algorithm: mean ± std of each metric over the finished trials.
 
+    Rows follow ``datasets`` and ``algorithms`` (default: first-seen order).
     Accuracy-like metrics are shown in percent.  Kept deliberately small:
     ``treebench compare`` gives the statistics.
     """
@@ -343,11 +354,14 @@ def comparison_table(frame, metrics: tuple[str, ...] | list[str]) -> str:
     if ok.empty:
         return ""
     rows = []
-    order = list(dict.fromkeys(frame["dataset"]))  # first-seen order
-    for dataset in order:
+    datasets = datasets or list(dict.fromkeys(frame["dataset"]))
+    algorithms = algorithms or list(dict.fromkeys(frame["algorithm"]))
+    for dataset in datasets:
         part = ok[ok["dataset"] == dataset]
-        for algorithm in dict.fromkeys(frame[frame["dataset"] == dataset]["algorithm"]):
+        for algorithm in algorithms:
             cells = part[part["algorithm"] == algorithm]
+            if cells.empty and not (frame["dataset"] == dataset).any():
+                continue
             row = [dataset, algorithm, str(len(cells))]
             for metric in metrics:
                 values = cells[metric].dropna()

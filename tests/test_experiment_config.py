@@ -1,0 +1,285 @@
+"""Config schema: valid configs parse to frozen specs; every bad one names file, line and accepted values."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from treebench.cli import cli
+from treebench.errors import TreebenchError
+from treebench.experiment.config import (
+    PAIR_PROTOCOL,
+    ConfigError,
+    ProtocolSpec,
+    load_config,
+    parse_config,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "configs"
+REPO = Path(__file__).resolve().parents[1]
+
+GOOD = """\
+experiment: demo
+seed: 3
+datasets: [iris, wine]
+protocol: {type: cv, folds: 5, repeats: 2}
+algorithms:
+  - name: PiTree
+    criterion: possibilistic
+    params: {min_samples_leaf: 2}
+    grid: {gamma: [1e-3, 0.1]}
+  - name: CART
+    baseline: sklearn-cart
+    params: {criterion: gini}
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "c.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def problems_of(tmp_path: Path, text: str) -> str:
+    path = write(tmp_path, text)
+    with pytest.raises(TreebenchError) as info:
+        load_config(path)
+    return str(info.value)
+
+
+def test_a_valid_config_becomes_frozen_specs(tmp_path):
+    config = load_config(write(tmp_path, GOOD))
+    assert config.experiment == "demo" and config.seed == 3
+    assert [d.label for d in config.datasets] == ["iris", "wine"]
+    assert config.datasets[0].protocol == ProtocolSpec("cv", folds=5, repeats=2)
+    pi, cart = config.algorithms
+    assert pi.criterion == "possibilistic" and pi.fixed_params == {"min_samples_leaf": 2}
+    # YAML 1.1 would read 1e-3 as text; the loader reads it as a float
+    assert pi.grid == (("gamma", (0.001, 0.1)),)
+    assert cart.baseline == "sklearn-cart" and cart.grid_points() == [{}]
+    assert config.store == "results/demo.sqlite"
+    assert config.tuning.folds == 5 and config.metrics == ("accuracy", "n_leaves")
+    with pytest.raises(AttributeError):
+        config.seed = 4  # frozen
+
+
+def test_grid_points_vary_the_last_parameter_fastest(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            GOOD.replace("grid: {gamma: [1e-3, 0.1]}", "grid: {gamma: [0.1, 0.2], min_gain: [0.0, 0.5]}"),
+        )
+    )
+    assert config.algorithms[0].grid_points() == [
+        {"gamma": 0.1, "min_gain": 0.0},
+        {"gamma": 0.1, "min_gain": 0.5},
+        {"gamma": 0.2, "min_gain": 0.0},
+        {"gamma": 0.2, "min_gain": 0.5},
+    ]
+
+
+def test_shipped_configs_are_valid():
+    yeast = load_config(REPO / "configs" / "yeast.yaml")
+    assert [a.name for a in yeast.algorithms] == ["PiTree", "LogTree"]
+    assert len(yeast.algorithms[0].grid_points()) == 10
+    assert yeast.datasets[0].protocol.folds == 10
+    quick = load_config(REPO / "configs" / "quickstart.yaml")
+    assert {d.name for d in quick.datasets} == {"iris", "wine", "wdbc", "digits"}
+
+
+def test_pairs_aliases_and_per_dataset_protocols(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            """\
+            experiment: mixed
+            datasets:
+              - breast-cancer
+              - {name: monks-1, train: monks-1-train, test: monks-1-test}
+              - {name: shuttle, protocol: {type: fixed, column: split}}
+              - {name: yeast, protocol: loo}
+            protocol: {type: holdout, test_size: 0.3}
+            algorithms: [{name: a, criterion: gini}]
+            """,
+        )
+    )
+    alias, pair, shuttle, yeast = config.datasets
+    assert alias.label == "breast-cancer" and alias.name == "wdbc"  # splits are seeded by the card
+    assert alias.protocol == ProtocolSpec("holdout", test_size=0.3, repeats=10)
+    assert pair.is_pair and pair.protocol == PAIR_PROTOCOL and pair.seed_name == "monks-1-train+monks-1-test"
+    assert shuttle.protocol.label == "fixed:split"
+    assert yeast.protocol.kind == "loo" and yeast.expected_rows == 1484
+
+
+# One case per kind of mistake: (config text, fragments the message must contain).
+BAD = {
+    "unknown top-level key": (
+        GOOD + "seeds: 4\n",
+        ["c.yaml:13:", "unknown key 'seeds' (did you mean seed?)", "accepted: experiment, description, seed"],
+    ),
+    "unknown criterion": (
+        GOOD.replace("criterion: possibilistic", "criterion: posibilistic"),
+        ["c.yaml:7:", "algorithms[0].criterion", "unknown criterion 'posibilistic'", "did you mean possibilistic",
+         "accepted: certainty, entropy"],
+    ),
+    "parameter out of range": (
+        GOOD.replace("[1e-3, 0.1]", "[1e-3, 1.5]"),
+        ["c.yaml:9:", "algorithms[0].grid.gamma[1]", "gamma=1.5 is out of range", "accepted: 0 < gamma < 1"],
+    ),
+    "unknown criterion parameter": (
+        GOOD.replace("min_samples_leaf: 2", "min_leaf: 2"),
+        ["c.yaml:8:", "has no parameter 'min_leaf'", "did you mean min_samples_leaf", "0 < gamma < 1",
+         "max_depth (null or an integer >= 0)"],
+    ),
+    "bad tree parameter value": (
+        GOOD.replace("min_samples_leaf: 2", "min_samples_leaf: 0"),
+        ["c.yaml:8:", "min_samples_leaf=0 is invalid; accepted: an integer >= 1"],
+    ),
+    "unknown dataset": (
+        GOOD.replace("[iris, wine]", "[iris, yaest]"),
+        ["c.yaml:3:", "datasets[1]", "unknown dataset 'yaest'", "did you mean: yeast"],
+    ),
+    "unknown protocol type": (
+        GOOD.replace("type: cv", "type: kfold"),
+        ["c.yaml:4:", "protocol.type", "unknown protocol type 'kfold'", "accepted: cv, holdout, loo, ordered, fixed"],
+    ),
+    "key not accepted by this protocol": (
+        GOOD.replace("repeats: 2", "test_size: 0.3"),
+        ["c.yaml:4:", "protocol.test_size", "unknown key 'test_size'", "accepted: type, folds, repeats, stratified"],
+    ),
+    "too few folds": (
+        GOOD.replace("folds: 5", "folds: 1"),
+        ["c.yaml:4:", "protocol.folds", "1 is out of range; accepted: an integer >= 2"],
+    ),
+    "unknown baseline": (
+        GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-c4.5"),
+        ["c.yaml:11:", "unknown baseline 'sklearn-c4.5'", "accepted: sklearn-cart", "weka-j48, c50 are planned"],
+    ),
+    "planned baseline": (
+        GOOD.replace("baseline: sklearn-cart", "baseline: weka-j48").replace("params: {criterion: gini}", ""),
+        ["c.yaml:11:", "baseline 'weka-j48' is not implemented yet; accepted: sklearn-cart"],
+    ),
+    "bad baseline parameter value": (
+        GOOD.replace("criterion: gini}", "criterion: ginny}"),
+        ["c.yaml:12:", "algorithms[1].params.criterion", "'criterion' parameter of DecisionTreeClassifier",
+         "'gini'", "'ginny'"],
+    ),
+    "pruning not implemented": (
+        GOOD + "    pruning: pessimistic\n",
+        ["c.yaml:13:", "pruning 'pessimistic' is not implemented yet", "accepted today: none"],
+    ),
+    "unknown pruning": (
+        GOOD + "    pruning: reduced-error\n",
+        ["c.yaml:13:", "unknown pruning 'reduced-error'", "accepted: none, pessimistic, cost-complexity"],
+    ),
+    "both criterion and baseline": (
+        GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-cart\n    criterion: gini"),
+        ["c.yaml:10:", "give exactly one of 'criterion'", "or 'baseline' (accepted: sklearn-cart)"],
+    ),
+    "duplicate algorithm name": (
+        GOOD.replace("name: CART", "name: PiTree"),
+        ["c.yaml:10:", "algorithm name 'PiTree' is used twice"],
+    ),
+    "param both fixed and in grid": (
+        GOOD.replace("min_samples_leaf: 2", "gamma: 0.2"),
+        ["c.yaml:9:", "'gamma' is both a fixed param and a grid param"],
+    ),
+    "empty grid": (
+        GOOD.replace("[1e-3, 0.1]", "[]"),
+        ["c.yaml:9:", "expected a non-empty list of values"],
+    ),
+    "seed of the wrong type": (
+        GOOD.replace("seed: 3", "seed: three"),
+        ["c.yaml:2:", "seed: expected an integer >= 0; got 'three'"],
+    ),
+    "unknown metric": (
+        GOOD + "metrics: [accuracy, auc]\n",
+        ["c.yaml:13:", "metrics[1]", "unknown metric 'auc'", "accepted: accuracy, error, train_accuracy"],
+    ),
+    "missing required keys": (
+        "seed: 1\nprotocol: loo\n",
+        ["(top level): missing required key 'experiment'", "missing required key 'datasets'",
+         "missing required key 'algorithms'"],
+    ),
+    "fixed protocol on a dataset without the column": (
+        GOOD.replace("{type: cv, folds: 5, repeats: 2}", "{type: fixed, column: split}"),
+        ["c.yaml:3:", "fixed protocol column 'split' is not a column of dataset 'iris'", "{train: A, test: B}"],
+    ),
+    "key given twice": (
+        GOOD.replace("seed: 3", "seed: 3\nseed: 4"),
+        ["c.yaml:3:", "seed: key given twice"],
+    ),
+    "bad experiment name": (
+        GOOD.replace("experiment: demo", "experiment: my demo/1"),
+        ["c.yaml:1:", "'my demo/1' is not a valid name"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_each_kind_of_mistake_is_reported_with_line_and_accepted_values(tmp_path, case):
+    text, fragments = BAD[case]
+    message = problems_of(tmp_path, text)
+    for fragment in fragments:
+        assert fragment in message, f"{fragment!r} not in {message!r}"
+
+
+def test_every_problem_is_reported_at_once_sorted_by_line(tmp_path):
+    text = (
+        GOOD.replace("seed: 3", "seed: -1")
+        .replace("[iris, wine]", "[iris, nope]")
+        .replace("criterion: possibilistic", "criterion: nope")
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    problems = info.value.problems
+    assert len(problems) == 3
+    lines = [int(p.split(":")[1]) for p in problems]
+    assert lines == sorted(lines) == [2, 3, 7]
+    assert str(info.value).startswith(f"3 problems in {path}:\n  {path}:2: seed: -1 is out of range")
+
+
+def test_yaml_syntax_and_missing_file_are_one_line_errors(tmp_path):
+    message = problems_of(tmp_path, "experiment: x\ndatasets: [iris\n")
+    assert message.startswith(f"{tmp_path / 'c.yaml'}:") and "YAML syntax error" in message
+    assert "\n" not in message
+    with pytest.raises(TreebenchError, match="config file '.*nothere.yaml' not found"):
+        load_config(tmp_path / "nothere.yaml")
+
+
+def test_plugin_criteria_are_validated_and_bad_plugins_reported(tmp_path):
+    config = load_config(FIXTURES / "failing.yaml")
+    assert config.plugins == (str((FIXTURES / "exploding.py").resolve()),)
+    assert [a.criterion for a in config.algorithms] == ["gini", "exploding", "exploding"]
+    message = problems_of(tmp_path, GOOD + "plugins: [missing.py, no_such_module_xyz]\n")
+    assert "plugins[0]: plugin file" in message and "not found" in message
+    assert "plugins[1]: cannot import plugin module 'no_such_module_xyz'" in message
+
+
+def test_parse_config_without_a_file():
+    config = parse_config(GOOD, "inline")
+    assert config.path == "inline" and config.text == GOOD
+
+
+def test_cli_reports_config_errors_in_one_block_with_exit_2(tmp_path):
+    path = write(tmp_path, GOOD.replace("[iris, wine]", "[iris, yaest]"))
+    result = CliRunner().invoke(cli, ["run", str(path), "--dry-run"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, TreebenchError)
+    assert "unknown dataset 'yaest'" in str(result.exception)
+
+
+def test_dry_run_prints_trials_per_dataset_and_algorithm(tmp_path):
+    path = write(tmp_path, GOOD + "tuning: {folds: 4}\n")
+    result = CliRunner().invoke(cli, ["run", str(path), "--dry-run", "--store", str(tmp_path / "s.sqlite")])
+    assert result.exit_code == 0, result.output
+    rows = {tuple(line.split()[:3]): line.split()[3:] for line in result.output.splitlines()[3:7]}
+    # 5 folds x 2 repeats; PiTree tunes 2 values by 4-fold inner CV: 1 + 2 * 4 fits per trial
+    assert rows[("iris", "cv5x2", "PiTree")] == ["10", "2", "90"]
+    assert rows[("wine", "cv5x2", "CART")] == ["10", "1", "10"]
+    assert "total: 40 trials, 200 tree fits" in result.output
+    assert not (tmp_path / "s.sqlite").exists()
