@@ -90,6 +90,16 @@ def test_shipped_configs_are_valid():
     assert {d.name for d in quick.datasets} == {"iris", "wine", "wdbc", "digits"}
 
 
+def test_pruning_and_its_parameters(tmp_path):
+    text = GOOD.replace("min_samples_leaf: 2", "subtree_raising: true").replace(
+        "    grid: {gamma: [1e-3, 0.1]}", "    grid: {confidence: [0.1, 0.25]}\n    pruning: pessimistic"
+    )
+    pi = load_config(write(tmp_path, text)).algorithms[0]
+    assert pi.pruning == "pessimistic" and pi.grid == (("confidence", (0.1, 0.25)),)
+    assert pi.fixed_params == {"subtree_raising": True}
+    assert load_config(write(tmp_path, GOOD)).algorithms[0].pruning is None
+
+
 def test_pairs_aliases_and_per_dataset_protocols(tmp_path):
     config = load_config(
         write(
@@ -167,9 +177,17 @@ BAD = {
         ["c.yaml:12:", "algorithms[1].params.criterion", "'criterion' parameter of DecisionTreeClassifier",
          "'gini'", "'ginny'"],
     ),
-    "pruning not implemented": (
+    "pruning a baseline": (
         GOOD + "    pruning: pessimistic\n",
-        ["c.yaml:13:", "pruning 'pessimistic' is not implemented yet", "accepted today: none"],
+        ["c.yaml:13:", "baseline 'sklearn-cart' prunes through its own params (sklearn-cart: ccp_alpha)"],
+    ),
+    "pruning parameter without its pruning": (
+        GOOD.replace("min_samples_leaf: 2", "confidence: 0.25"),
+        ["c.yaml:8:", "'confidence' applies to pruning: pessimistic only; this algorithm has pruning: none"],
+    ),
+    "pruning parameter out of range": (
+        GOOD.replace("min_samples_leaf: 2", "confidence: 0.9").replace("    grid:", "    pruning: pessimistic\n    grid:"),
+        ["c.yaml:8:", "confidence=0.9 is out of range; accepted: 0 < confidence <= 0.5"],
     ),
     "unknown pruning": (
         GOOD + "    pruning: reduced-error\n",

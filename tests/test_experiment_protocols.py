@@ -11,8 +11,13 @@ import pandas as pd
 import pytest
 
 from treebench.errors import TreebenchError
-from treebench.experiment import protocols
-from treebench.experiment.config import PAIR_PROTOCOL, AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
+from treebench.experiment.config import (
+    PAIR_PROTOCOL,
+    AlgorithmSpec,
+    DatasetSpec,
+    ProtocolSpec,
+    TuningSpec,
+)
 from treebench.experiment.learners import Learner
 from treebench.experiment.protocols import inner_splits, n_folds, outer_splits
 from treebench.experiment.trial import Trial, load_data, outer_split, run_trial, trial_key
@@ -199,3 +204,16 @@ def test_chosen_values_are_stored_with_the_trial():
     assert set(chosen) == {"gamma"} and chosen["gamma"] in (0.001, 0.3)
     assert json.loads(result.params) == {"min_samples_leaf": 2, **chosen}
     assert result.tree_quality is not None and result.n_leaves >= 1
+
+
+def test_pruning_is_applied_to_the_trial_tree():
+    dataset = DatasetSpec("wine", "wine", ProtocolSpec("cv", folds=3))
+    data = load_data(dataset)
+    leaves = {}
+    for pruning in (None, "pessimistic", "cost-complexity"):
+        params = (("ccp_alpha", 0.02),) if pruning == "cost-complexity" else ()
+        algo = AlgorithmSpec("id3", criterion="entropy", params=params, pruning=pruning)
+        result = run_trial(_trial(algo, dataset, 0, data.checksum))
+        assert result.status == "ok", result.error_text
+        leaves[pruning] = result.n_leaves
+    assert leaves["pessimistic"] < leaves[None] and leaves["cost-complexity"] < leaves[None]

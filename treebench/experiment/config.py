@@ -737,13 +737,15 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
         checked = _criterion_params(entry["criterion"], params, grid, where, check)
     else:
         checked = _baseline_params(entry["baseline"], params, grid, where, check)
-    pruning = entry.get("pruning", "none")
-    if check.choice(pruning, (*where, "pruning"), PRUNING, "pruning") not in (None, "none"):
+    pruning = check.choice(entry.get("pruning", "none"), (*where, "pruning"), PRUNING, "pruning")
+    if pruning not in (None, "none") and "baseline" in entry:
         check.add(
             (*where, "pruning"),
-            f"pruning {pruning!r} is not implemented yet; accepted today: none "
-            f"(the schema reserves {', '.join(PRUNING[1:])})",
+            f"baseline {entry['baseline']!r} prunes through its own params (sklearn-cart: ccp_alpha); "
+            "accepted here: none",
         )
+    if checked is not None and pruning is not None and "criterion" in entry:
+        _check_pruning_params(pruning, checked, where, check)
     if len(check.problems) > before or checked is None:
         return None
     fixed, grid_values = checked
@@ -753,8 +755,24 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
         baseline=entry.get("baseline"),
         params=tuple(fixed.items()),
         grid=tuple((k, tuple(v)) for k, v in grid_values.items()),
-        pruning=None,
+        pruning=None if pruning == "none" else pruning,
     )
+
+
+def _check_pruning_params(pruning: str, checked: tuple, where: tuple, check: _Checker) -> None:
+    """A pruning parameter without its pruning would silently do nothing: say so."""
+    from treebench.experiment.learners import PRUNING_PARAMS
+
+    fixed, grid = checked
+    for section, names in (("params", fixed), ("grid", grid)):
+        for name in names:
+            needed = PRUNING_PARAMS.get(name)
+            if needed is not None and needed != pruning:
+                check.add(
+                    (*where, section, name),
+                    f"{name!r} applies to pruning: {needed} only; this algorithm has pruning: {pruning}",
+                    key=True,
+                )
 
 
 def _criterion_params(criterion, params, grid, where, check):

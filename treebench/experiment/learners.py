@@ -24,6 +24,15 @@ TREE_PARAMS: dict[str, str] = {
     "threshold": "midpoint, observed",
     "nominal_split": "multiway, binary",
     "engine": "auto, numba, python",
+    "confidence": "0 < confidence <= 0.5; with pruning: pessimistic",
+    "subtree_raising": "true or false; with pruning: pessimistic",
+    "ccp_alpha": "a number >= 0; with pruning: cost-complexity",
+}
+#: Which pruning each pruning parameter belongs to.
+PRUNING_PARAMS = {
+    "confidence": "pessimistic",
+    "subtree_raising": "pessimistic",
+    "ccp_alpha": "cost-complexity",
 }
 
 
@@ -35,6 +44,19 @@ def validate_tree_param(name: str, value: Any) -> Any:
         if value not in ENGINES:
             raise TreebenchError(f"engine={value!r} is invalid; accepted: {', '.join(ENGINES)}")
         return value
+    if name == "subtree_raising":
+        if not isinstance(value, bool):
+            raise TreebenchError(f"subtree_raising={value!r} is invalid; accepted: true or false")
+        return value
+    if name in ("confidence", "ccp_alpha"):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if name == "confidence" and not (number and 0 < value <= 0.5):
+            raise TreebenchError(
+                f"confidence={value!r} is out of range; accepted: 0 < confidence <= 0.5"
+            )
+        if name == "ccp_alpha" and not (number and value >= 0):
+            raise TreebenchError(f"ccp_alpha={value!r} is invalid; accepted: a number >= 0")
+        return float(value)
     GrowSettings(**{name: value})  # raises TreebenchError naming the value and the range
     return value
 
@@ -70,12 +92,13 @@ class Learner:
 
 
 class CriterionLearner(Learner):
-    """A :class:`treebench.TreeClassifier` grown with one registered criterion."""
+    """A :class:`treebench.TreeClassifier` grown with one registered criterion, optionally pruned."""
 
-    def __init__(self, criterion: str) -> None:
+    def __init__(self, criterion: str, pruning: str | None = None) -> None:
         from treebench.criteria import criterion_class
 
         self.criterion = criterion
+        self.pruning = pruning
         # Only the compiled kernels use a presort; the generic numpy search ignores it.
         self.uses_presort = criterion_class(criterion).kernel_id >= 0
 
@@ -98,7 +121,8 @@ class CriterionLearner(Learner):
 
         if params.get("engine") == "python":
             prepared = None
-        return TreeClassifier(self.criterion, **params).fit(X, y, presorted=prepared)
+        model = TreeClassifier(self.criterion, pruning=self.pruning, **params)
+        return model.fit(X, y, presorted=prepared)
 
     def n_leaves(self, model: Any) -> int:
         return int(model.tree_.n_leaves)

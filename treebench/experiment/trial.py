@@ -205,7 +205,7 @@ def outer_split(trial: Trial, data: LoadedData) -> Split:
 def make_learner(trial: Trial) -> Learner:
     algorithm = trial.algorithm
     if algorithm.criterion is not None:
-        return CriterionLearner(algorithm.criterion)
+        return CriterionLearner(algorithm.criterion, algorithm.pruning)
     from treebench.experiment.baselines import baseline_class
 
     seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
