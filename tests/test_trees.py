@@ -315,3 +315,30 @@ def test_same_tree_as_sklearn_on_few_distinct_values(criterion, seed):
     theirs = DecisionTreeClassifier(criterion=criterion, min_samples_leaf=3, random_state=0).fit(X, y)
     compared = compare_until_ties(ours.tree_, theirs, X, y, criteria.get(criterion), 3)
     assert compared >= 0.4 * (theirs.tree_.node_count - theirs.get_n_leaves())
+
+
+@pytest.mark.parametrize("tie_break", ["entropy", "none"])
+def test_certainty_tie_break_same_in_both_engines(tie_break):
+    X, y = mixed_frame(300, seed=9)
+    fast = TreeClassifier("certainty", tie_break=tie_break, engine="numba").fit(X, y).tree_
+    slow = TreeClassifier("certainty", tie_break=tie_break, engine="python").fit(X, y).tree_
+    np.testing.assert_array_equal(fast.int_nodes, slow.int_nodes)
+    np.testing.assert_array_equal(fast.counts, slow.counts)
+    binary = {"nominal_split": "binary"}
+    fast = TreeClassifier("certainty", tie_break=tie_break, engine="numba", **binary).fit(X, y).tree_
+    slow = TreeClassifier("certainty", tie_break=tie_break, engine="python", **binary).fit(X, y).tree_
+    np.testing.assert_array_equal(fast.int_nodes, slow.int_nodes)
+
+
+def test_certainty_ties_broken_by_entropy_avoid_degenerate_chains():
+    # two imbalanced classes: most certainty gains are exactly zero
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = ((X[:, 0] > 1.2) & (X[:, 1] > 0)).astype(int)
+    flat = TreeClassifier("certainty", tie_break="none").fit(X, y).tree_
+    ranked = TreeClassifier("certainty").fit(X, y).tree_
+    assert ranked.depth < flat.depth / 2
+    assert ranked.n_leaves <= flat.n_leaves
+    # the entropy-ranked tree starts with one of the two real cuts
+    assert int(ranked.int_nodes[0, L.FEATURE]) in (0, 1)
+    assert ranked.n_leaves <= 3 * 2  # two clean cuts (and nothing else) explain y

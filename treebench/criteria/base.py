@@ -250,6 +250,12 @@ class Criterion:
         """Rank the candidates of one feature (defaults to :meth:`split_scores`)."""
         return self.split_scores(parent, children, context)
 
+    def tie_scores(
+        self, parent: np.ndarray, children: np.ndarray, context: SplitContext | None = None
+    ) -> np.ndarray | None:
+        """A second key ranking candidates whose scores tie (``None``: keep the first)."""
+        return None
+
     def accepts(self, score: float) -> bool:
         """Whether the best split is worth making: ``score >= min_gain``.
 
@@ -259,14 +265,17 @@ class Criterion:
         """
         return bool(score >= self.min_gain - TIE_TOLERANCE * max(1.0, abs(self.min_gain)))
 
-    def select_feature(self, candidate_best: np.ndarray, split_best: np.ndarray) -> int:
+    def select_feature(
+        self, candidate_best: np.ndarray, split_best: np.ndarray, tie_best: np.ndarray | None = None
+    ) -> int:
         """Pick the feature to split on from each feature's best candidate.
 
-        ``candidate_best[f]`` / ``split_best[f]`` are the candidate and split
-        scores of feature ``f``'s best candidate (``-inf`` when the feature has
-        no valid candidate).  Returns ``-1`` when no feature is usable.
+        ``candidate_best[f]`` / ``split_best[f]`` / ``tie_best[f]`` are the
+        candidate, split and tie scores of feature ``f``'s best candidate
+        (``-inf`` when the feature has no valid candidate).  Returns ``-1``
+        when no feature is usable.
         """
-        return select_feature(candidate_best, split_best, self.average_gain_rule)
+        return select_feature(candidate_best, split_best, self.average_gain_rule, tie_best)
 
     def tree_quality(self, leaf_counts: np.ndarray) -> float | None:
         """A tree-level quality measure from the leaves' counts, if the paper defines one."""
@@ -277,8 +286,26 @@ class Criterion:
         return np.zeros(1)
 
 
-def select_feature(candidate_best: np.ndarray, split_best: np.ndarray, average_gain_rule: bool) -> int:
-    """Shared feature choice: best split score, first index on ties.
+def better(score: float, best: float) -> bool:
+    """Strictly better beyond the tie tolerance (the compiled kernels' rule)."""
+    if best == -np.inf:
+        return score > -np.inf
+    return score > best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+def ties(a: float, b: float) -> bool:
+    """Equal within the tie tolerance."""
+    return not better(a, b) and not better(b, a)
+
+
+def select_feature(
+    candidate_best: np.ndarray,
+    split_best: np.ndarray,
+    average_gain_rule: bool,
+    tie_best: np.ndarray | None = None,
+) -> int:
+    """Shared feature choice: best split score; on ties the best tie score
+    when there is one, else the lowest index.
 
     With ``average_gain_rule`` (C4.5), only features whose candidate score
     (information gain) is at least the average over usable features compete.
@@ -293,7 +320,11 @@ def select_feature(candidate_best: np.ndarray, split_best: np.ndarray, average_g
     best_index, best_score = -1, -np.inf
     for index in np.flatnonzero(eligible):
         score = float(split_best[index])
-        if best_index < 0 or score > best_score + TIE_TOLERANCE * max(1.0, abs(best_score)):
+        if (
+            best_index < 0
+            or better(score, best_score)
+            or (tie_best is not None and ties(score, best_score) and better(tie_best[index], tie_best[best_index]))
+        ):
             best_index, best_score = int(index), score
     return best_index
 

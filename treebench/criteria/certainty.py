@@ -6,6 +6,7 @@ import numpy as np
 
 from treebench.criteria.base import (
     Criterion,
+    Param,
     SplitContext,
     as_children,
     frequencies,
@@ -32,11 +33,28 @@ class Certainty(Criterion):
     inequality ``I(C|A) > I(C)`` (see :meth:`raises_certainty`).  By the
     triangle inequality ``I(C|A) >= I(C)`` always holds, so the score is never
     negative; as in ID3 the tree keeps splitting impure nodes (``min_gain = 0``).
+
+    Ties: the gain is piecewise linear, so many candidates tie -- most often at
+    zero, when no child changes which side of 1/N a class is on (for two
+    classes the gain is twice the drop in training errors).  Taking the first
+    tied candidate grows long chains that peel off a few samples at a time.
+    The paper does not say how ties are broken; ``tie_break="entropy"`` (the
+    default) ranks tied candidates by their information gain, ``"none"``
+    keeps the first.
     """
 
     name = "certainty"
     summary = "certainty gain I(C|A) - I(C) (maximises conditional certainty)"
     paper = "003 Peñate-Díaz"
+    params = (
+        Param(
+            "tie_break",
+            "entropy",
+            str,
+            choices=("entropy", "none"),
+            doc="second key for tied certainty gains: entropy gain, or none (first candidate)",
+        ),
+    )
     kernel_id = 5
 
     def node_value(self, counts: np.ndarray) -> float:
@@ -48,6 +66,16 @@ class Certainty(Criterion):
 
     def split_scores(self, parent, children, context: SplitContext | None = None) -> np.ndarray:
         return self.conditional_certainty(children) - self.node_value(parent)
+
+    def tie_scores(self, parent, children, context: SplitContext | None = None) -> np.ndarray | None:
+        if self.tie_break == "none":
+            return None
+        from treebench.criteria.classic import Entropy
+
+        return Entropy.split_scores(self, parent, children, context)
+
+    def kernel_params(self, max_branches: int) -> np.ndarray:
+        return np.array([1.0 if self.tie_break == "entropy" else 0.0])
 
     def raises_certainty(self, parent: np.ndarray, children: np.ndarray) -> np.ndarray:
         """The certainty-raising inequality ``I(C|A) > I(C)`` for each candidate."""

@@ -43,12 +43,15 @@ from treebench.kernels.layout import (
 )
 from treebench.kernels.scoring import (
     child_mass,
+    entropy_bits,
     final_score,
+    has_tie_break,
     is_additive,
     make_table,
     mass_from_sum,
     node_impurity,
     reported_node_value,
+    tie_score_binary,
 )
 
 TIE_TOLERANCE = 1e-10
@@ -60,6 +63,12 @@ def _better(score: float, best: float) -> bool:
     if best == -np.inf:
         return score > -np.inf
     return score > best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+@njit(cache=True)
+def _ties(a: float, b: float) -> bool:
+    """Equal within the tie tolerance."""
+    return not _better(a, b) and not _better(b, a)
 
 
 @njit(cache=True)
@@ -104,6 +113,25 @@ def _binary_gain(
 
 
 @njit(cache=True)
+def _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n):
+    """Whether a candidate replaces the best so far, and its tie score.
+
+    Better by more than the tolerance wins; within the tolerance, with
+    ``tie_break``, the higher entropy gain wins; otherwise the earlier
+    candidate stays.
+    """
+    if not tie_break:
+        return _better(gain, best), 0.0
+    if not _better(gain, best) and not _ties(gain, best):
+        return False, 0.0
+    # only certainty breaks ties, and it is not additive: _binary_gain filled ``right``
+    tie = tie_score_binary(parent_entropy, left, right, n_left, n)
+    if _better(gain, best):
+        return True, tie
+    return _better(tie, best_tie), tie
+
+
+@njit(cache=True)
 def _threshold(levels: np.ndarray, here: int, after: int, midpoint: bool) -> float:
     """Threshold between ranks ``here`` and ``after`` (``after`` may be the NaN rank).
 
@@ -137,11 +165,14 @@ def scan_numeric(
     left: np.ndarray,
     right: np.ndarray,
     scratch: np.ndarray,
+    tie_break: bool,
+    parent_entropy: float,
 ):
     """Best threshold of one numeric feature on positions ``[start, end)``.
 
-    Returns ``(candidate_score, n_left, threshold)``; ``n_left = 0`` when the
-    feature has no valid candidate.  Missing values (NaN, rank
+    Returns ``(candidate_score, n_left, threshold, tie_score)``; ``n_left = 0``
+    when the feature has no valid candidate.  With ``tie_break``, candidates
+    whose scores tie are ranked by their entropy gain.  Missing values (NaN, rank
     ``len(levels)``) sort last and always go right, so candidates stop at the
     first NaN.
     """
@@ -156,6 +187,7 @@ def scan_numeric(
         if additive:
             g_right += table[parent[i]]
     best = -np.inf
+    best_tie = -np.inf
     best_left = 0
     best_here = 0
     best_after = 0
@@ -185,14 +217,16 @@ def scan_numeric(
             cid, params, table, additive, parent, parent_impurity, left, right, n_left, n, g_left,
             g_right, scratch,
         )
-        if _better(gain, best):
+        take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+        if take:
             best = gain
+            best_tie = tie
             best_left = n_left
             best_here = here
             best_after = after
     if best_left == 0:
-        return best, 0, 0.0
-    return best, best_left, _threshold(levels, best_here, best_after, midpoint)
+        return best, 0, 0.0, 0.0
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie
 
 
 @njit(cache=True)
@@ -213,6 +247,8 @@ def scan_numeric_histogram(
     right: np.ndarray,
     scratch: np.ndarray,
     histogram: np.ndarray,
+    tie_break: bool,
+    parent_entropy: float,
 ):
     """:func:`scan_numeric` for a node with few distinct values.
 
@@ -237,6 +273,7 @@ def scan_numeric_histogram(
         if additive:
             g_right += table[parent[i]]
     best = -np.inf
+    best_tie = -np.inf
     best_left = 0
     best_here = 0
     best_after = 0
@@ -254,8 +291,10 @@ def scan_numeric_histogram(
                 cid, params, table, additive, parent, parent_impurity, left, right, n_left, n,
                 g_left, g_right, scratch,
             )
-            if _better(gain, best):
+            take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+            if take:
                 best = gain
+                best_tie = tie
                 best_left = n_left
                 best_here = previous
                 best_after = rank
@@ -272,8 +311,8 @@ def scan_numeric_histogram(
         n_left += size
         previous = rank
     if best_left == 0:
-        return best, 0, 0.0
-    return best, best_left, _threshold(levels, best_here, best_after, midpoint)
+        return best, 0, 0.0, 0.0
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie
 
 
 @njit(cache=True)
@@ -488,6 +527,8 @@ def build(
     histogram = np.zeros((n // (2 * k) + 1, k), np.int32)
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
+    tie_break = has_tie_break(cid, params)
+    tie_best = np.empty(n_features)
     candidate_best = np.empty(n_features)
     split_best = np.empty(n_features)
     best_left = np.zeros(n_features, np.int64)
@@ -518,6 +559,8 @@ def build(
         # it is neither scanned nor partitioned below (as scikit-learn does).
         candidate_best[:] = -np.inf
         split_best[:] = -np.inf
+        tie_best[:] = -np.inf
+        parent_entropy = entropy_bits(parent, size) if tie_break else 0.0
         n_child_active = 0
         for a in range(n_node_active):
             f = node_active[a]
@@ -528,20 +571,21 @@ def build(
             if not is_nominal[f]:
                 span = sorted_rank[f, end - 1] - sorted_rank[f, start] + 1
                 if span * k * 2 <= size:
-                    gain, n_left, threshold = scan_numeric_histogram(
+                    gain, n_left, threshold, tie = scan_numeric_histogram(
                         sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
                         start, end, parent, impurity, cid, params, table, min_samples_leaf,
-                        midpoint, left, right, scratch, histogram,
+                        midpoint, left, right, scratch, histogram, tie_break, parent_entropy,
                     )
                 else:
-                    gain, n_left, threshold = scan_numeric(
+                    gain, n_left, threshold, tie = scan_numeric(
                         sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
-                        start, end, parent, impurity, cid,
-                        params, table, min_samples_leaf, midpoint, left, right, scratch,
+                        start, end, parent, impurity, cid, params, table, min_samples_leaf,
+                        midpoint, left, right, scratch, tie_break, parent_entropy,
                     )
                 if n_left > 0:
                     sizes[0] = n_left
                     sizes[1] = size - n_left
+                    tie_best[f] = tie
                     candidate_best[f] = gain
                     split_best[f] = final_score(cid, params, gain, sizes, 2, size)
                     best_left[f] = n_left
@@ -564,10 +608,17 @@ def build(
                     mass += child_mass(cid, params, table, cat_counts[code], cat_sizes[code], r, scratch)
                 if valid:
                     gain = impurity - mass / size
+                    if tie_break:
+                        weighted = 0.0
+                        for j in range(r):
+                            code = present[j]
+                            weighted += cat_sizes[code] * entropy_bits(cat_counts[code], cat_sizes[code])
+                        tie_best[f] = parent_entropy - weighted / size
                     candidate_best[f] = gain
                     split_best[f] = final_score(cid, params, gain, sizes, r, size)
                 continue
             best = -np.inf
+            best_tie = -np.inf
             for j in range(r):
                 code = present[j]
                 n_left = cat_sizes[code]
@@ -580,13 +631,16 @@ def build(
                     cid, params, table, right, size - n_left, 2, scratch
                 )
                 gain = impurity - mass / size
-                if _better(gain, best):
+                take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, size)
+                if take:
                     best = gain
+                    best_tie = tie
                     best_category[f] = code
                     best_left[f] = n_left
             if best > -np.inf:
                 sizes[0] = best_left[f]
                 sizes[1] = size - best_left[f]
+                tie_best[f] = best_tie
                 candidate_best[f] = best
                 split_best[f] = final_score(cid, params, best, sizes, 2, size)
 
@@ -607,7 +661,11 @@ def build(
                 continue
             if average_gain_rule and candidate_best[f] < average - TIE_TOLERANCE * max(1.0, abs(average)):
                 continue
-            if chosen < 0 or _better(split_best[f], best):
+            if (
+                chosen < 0
+                or _better(split_best[f], best)
+                or (tie_break and _ties(split_best[f], best) and _better(tie_best[f], tie_best[chosen]))
+            ):
                 chosen = f
                 best = split_best[f]
         if chosen < 0:

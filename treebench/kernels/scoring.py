@@ -153,6 +153,32 @@ def child_mass(
 
 
 @njit(cache=True)
+def has_tie_break(cid: int, params: np.ndarray) -> bool:
+    """Whether equal scores are ranked by a second key (certainty: entropy gain)."""
+    return cid == CERTAINTY and params.shape[0] > 0 and params[0] > 0.5
+
+
+@njit(cache=True)
+def entropy_bits(row: np.ndarray, s: int) -> float:
+    """Shannon entropy (bits) of one count row of ``s`` samples."""
+    if s == 0:
+        return 0.0
+    acc = 0.0
+    for i in range(row.shape[0]):
+        if row[i] > 0:
+            p = row[i] / s
+            acc -= p * math.log(p)
+    return acc / LOG2
+
+
+@njit(cache=True)
+def tie_score_binary(parent_entropy: float, left: np.ndarray, right: np.ndarray, n_left: int, n: int) -> float:
+    """Entropy gain (bits) of a two-way split: the second key of certainty."""
+    n_right = n - n_left
+    return parent_entropy - (n_left * entropy_bits(left, n_left) + n_right * entropy_bits(right, n_right)) / n
+
+
+@njit(cache=True)
 def node_impurity(
     cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, n: int, scratch: np.ndarray
 ) -> float:

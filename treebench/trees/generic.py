@@ -11,29 +11,39 @@ from __future__ import annotations
 import numpy as np
 
 from treebench.criteria import Criterion, SplitContext
-from treebench.criteria.base import TIE_TOLERANCE
+from treebench.criteria.base import better, ties
 from treebench.kernels import layout as L
 from treebench.trees.builder import GrowSettings
 
 
-def score_candidates(criterion: Criterion, parent, children, context) -> tuple[int, float, float]:
-    """Index, candidate score and split score of one feature's best candidate (-1 if none)."""
+def score_candidates(criterion: Criterion, parent, children, context) -> tuple[int, float, float, float]:
+    """Index, candidate, split and tie scores of one feature's best candidate (-1 if none)."""
     cand = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
     final = np.asarray(criterion.split_scores(parent, children, context), dtype=float)
-    best = first_best(cand)
+    tie = criterion.tie_scores(parent, children, context)
+    best = first_best(cand, None if tie is None else np.asarray(tie, dtype=float))
     if best < 0 or np.isnan(final[best]):
-        return -1, -np.inf, -np.inf
-    return best, float(cand[best]), float(final[best])
+        return -1, -np.inf, -np.inf, -np.inf
+    return best, float(cand[best]), float(final[best]), -np.inf if tie is None else float(tie[best])
 
 
-def first_best(scores: np.ndarray) -> int:
-    """Index of the best score, earlier candidates winning ties (-1 if none is finite)."""
-    best_index, best = -1, -np.inf
+def first_best(scores: np.ndarray, tie_scores: np.ndarray | None = None) -> int:
+    """Index of the best score (-1 if none is finite).
+
+    Earlier candidates win ties, unless ``tie_scores`` ranks tied candidates
+    -- the same rule as the compiled scan.
+    """
+    best_index, best, best_tie = -1, -np.inf, -np.inf
     for index, score in enumerate(scores):
         if not np.isfinite(score) and score != np.inf:
             continue
-        if best_index < 0 or score > best + TIE_TOLERANCE * max(1.0, abs(best)):
+        if tie_scores is None:
+            take = best_index < 0 or better(score, best)
+        else:
+            take = better(score, best) or (ties(score, best) and better(tie_scores[index], best_tie))
+        if take:
             best_index, best = index, float(score)
+            best_tie = -np.inf if tie_scores is None else float(tie_scores[index])
     return best_index
 
 
@@ -126,6 +136,7 @@ def build_generic(
 
         candidate_best = np.full(d, -np.inf)
         split_best = np.full(d, -np.inf)
+        tie_best = np.full(d, -np.inf)
         plans: list[tuple | None] = [None] * d
         for f in range(d):
             values = X[samples, f]
@@ -136,7 +147,9 @@ def build_generic(
                 if len(children) == 0:
                     continue
                 context = SplitContext(f, "numeric", sorted_values, samples[order], n_left, thresholds, sample_data)
-                best, candidate_best[f], split_best[f] = score_candidates(criterion, parent, children, context)
+                best, candidate_best[f], split_best[f], tie_best[f] = score_candidates(
+                    criterion, parent, children, context
+                )
                 if best < 0:
                     continue
                 plans[f] = ("numeric", samples[order[: n_left[best]]], float(thresholds[best]))
@@ -152,7 +165,7 @@ def build_generic(
             if not binary:
                 if table.sum(axis=1).min() < settings.min_samples_leaf:
                     continue
-                best, candidate_best[f], split_best[f] = score_candidates(
+                best, candidate_best[f], split_best[f], tie_best[f] = score_candidates(
                     criterion, parent, table[None, :, :], context
                 )
                 if best < 0:
@@ -164,12 +177,15 @@ def build_generic(
             if not keep.any():
                 continue
             children = np.stack([table[keep], parent[None, :] - table[keep]], axis=1)
-            best, candidate_best[f], split_best[f] = score_candidates(criterion, parent, children, context)
+            best, candidate_best[f], split_best[f], tie_best[f] = score_candidates(
+                criterion, parent, children, context
+            )
             if best < 0:
                 continue
             plans[f] = ("binary", int(present[keep][best]))
 
-        chosen = criterion.select_feature(candidate_best, split_best)
+        has_ties = np.isfinite(tie_best).any()
+        chosen = criterion.select_feature(candidate_best, split_best, tie_best if has_ties else None)
         if chosen < 0 or not criterion.accepts(float(split_best[chosen])):
             continue
 
