@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed-stamp
 TREEBENCH_DATA ?= $(abspath ../shared/datasets)
 export TREEBENCH_DATA
 
-.PHONY: install quickstart test bench lint clean
+PAPERS := serrurier2015 mee tsallis certainty belief
+REPRODUCE := $(addprefix reproduce-,$(PAPERS))
+
+.PHONY: install quickstart test bench lint clean $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -25,6 +28,10 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_fit.py
+
+# Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
+$(REPRODUCE): reproduce-%: install
+	$(BIN)/treebench reproduce $*
 
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks
