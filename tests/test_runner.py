@@ -173,3 +173,26 @@ def test_a_worker_with_other_data_fails_its_trials_clearly(tmp_path):
     result = run_trial(replace(trial, checksum="0" * 64))
     assert result.status == "failed"
     assert "every worker must load the same copy (check TREEBENCH_DATA)" in result.error_text
+
+
+def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
+    """The issue's acceptance run (needs the yeast mirror: TREEBENCH_DATA)."""
+    from treebench.data.cards import CardRegistry
+    from treebench.data.loader import local_sources
+    from treebench.data.settings import Settings
+
+    settings = Settings.from_env()
+    registry = CardRegistry(settings.cards_dir)
+    if "mirror" not in local_sources(registry.get("yeast"), registry, settings):
+        pytest.skip("yeast mirror not available (set TREEBENCH_DATA)")
+    config = Path(__file__).resolve().parents[1] / "configs" / "yeast.yaml"
+    store = tmp_path / "yeast.sqlite"
+    summary, output = run(config, store, jobs=2)
+    assert (summary.done, summary.failed) == (20, 0), output
+    frame = comparable(store)
+    pi = frame[frame["algorithm"] == "PiTree"]
+    grid = {0.001, 0.005, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7}
+    assert len(pi) == 10 and all(json.loads(c)["gamma"] in grid for c in pi["chosen"])
+    assert (frame["n_train"] + frame["n_test"] == 1484).all()
+    summary, output = run(config, store)
+    assert (summary.done, summary.skipped) == (0, 20)

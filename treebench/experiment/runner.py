@@ -197,6 +197,7 @@ def run_experiment(
             if text:
                 echo(text)
     echo(summary_line(config, summary))
+    summary.failures.sort()
     for line in summary.failures[:10]:
         echo(f"  failed: {line}")
     if len(summary.failures) > 10:

@@ -14,10 +14,7 @@ come with ``to_frame(all_columns=True)`` and in exports.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -245,10 +242,6 @@ class ResultsStore:
         with self.conn:
             self.conn.execute(_REPLACE if force else _UPDATE_FAILED, values)
 
-    @contextmanager
-    def _frame_connection(self):
-        yield self.conn
-
     def to_frame(self, all_columns: bool = False, keys: set[str] | None = None):
         """Trials as a DataFrame, one row per trial, columns exactly :data:`COLUMNS`.
 
@@ -274,10 +267,3 @@ class ResultsStore:
                 frame[column] = frame[column].astype(object)
         return frame
 
-
-def params_text(params: dict[str, Any]) -> str:
-    return json.dumps(params, sort_keys=True)
-
-
-def default_path(experiment: str) -> str:
-    return os.path.join("results", f"{experiment}.sqlite")
