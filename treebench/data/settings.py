@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,8 +29,15 @@ ENV_CARDS = "TREEBENCH_CARDS"
 ENV_OFFLINE = "TREEBENCH_OFFLINE"
 ENV_TIMEOUT = "TREEBENCH_TIMEOUT"
 
-#: The cards ship next to the package in a checkout (``<repo>/datasets``).
-DEFAULT_CARDS_DIR = Path(__file__).resolve().parents[2] / "datasets"
+def _default_cards_dir() -> Path:
+    """``<repo>/datasets`` in a checkout (editable install); in an installed
+    wheel the cards are data files under ``<prefix>/share/treebench/datasets``."""
+    checkout = Path(__file__).resolve().parents[2] / "datasets"
+    installed = Path(sys.prefix) / "share" / "treebench" / "datasets"
+    return checkout if checkout.is_dir() or not installed.is_dir() else installed
+
+
+DEFAULT_CARDS_DIR = _default_cards_dir()
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
