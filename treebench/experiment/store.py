@@ -266,4 +266,3 @@ class ResultsStore:
             else:
                 frame[column] = frame[column].astype(object)
         return frame
-
