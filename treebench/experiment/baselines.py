@@ -67,8 +67,13 @@ class SklearnCart(Learner):
 
         return f"scikit-learn {sklearn.__version__}"
 
+    def view(self, X: pd.DataFrame) -> np.ndarray:
+        return self._matrix(X)  # convert once for a whole tuning grid
+
     @staticmethod
-    def _matrix(X: pd.DataFrame) -> np.ndarray:
+    def _matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
+        if isinstance(X, np.ndarray):
+            return X
         columns = []
         for name in X.columns:
             series = X[name]

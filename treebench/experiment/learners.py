@@ -86,8 +86,17 @@ def criterion_params(criterion: str) -> dict[str, Any]:
     return {p.name: p for p in criterion_class(criterion).all_params()}
 
 
+def take(X: pd.DataFrame | np.ndarray, rows: np.ndarray) -> pd.DataFrame | np.ndarray:
+    """Rows of a frame or of a matrix."""
+    return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+
+
 class Learner:
     """Interface used by tuning and trials."""
+
+    def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
+        """The form of ``X`` that the many fits of a tuning grid use (default: ``X``)."""
+        return X
 
     def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
         """Work shared by every fit on exactly this training data (default: none)."""
@@ -119,6 +128,19 @@ class CriterionLearner(Learner):
         self.pruning = pruning
         # Only the compiled kernels use a presort; the generic numpy search ignores it.
         self.uses_presort = criterion_class(criterion).kernel_id >= 0
+
+    def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
+        """An all-numeric frame as its float64 matrix, else the frame itself.
+
+        The estimator encodes a numeric column to exactly these floats, so the
+        trees are the same; a matrix just skips pandas' per-call overhead,
+        which is more than half of a small fit.  Frames with nominal or ordinal
+        (categorical) columns stay frames: their encoding depends on the
+        declared categories.
+        """
+        if all(pd.api.types.is_float_dtype(t) for t in X.dtypes):
+            return X.to_numpy(dtype=np.float64)
+        return X
 
     def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
         if not self.uses_presort:

@@ -87,7 +87,11 @@ class Result:
 
 # --------------------------------------------------------------------------- keys
 def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
-    """The code a trial's numbers depend on: treebench's version and the algorithm's implementation."""
+    """The code a trial's numbers depend on: treebench's version and the algorithm's implementation.
+
+    For a criterion: its class, an optional ``version`` class attribute (bump
+    it when the criterion's behaviour changes) and its parameters' defaults.
+    """
     from treebench import __version__
 
     code = {"treebench": __version__}
@@ -96,6 +100,9 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
 
         cls = criterion_class(algorithm.criterion)
         code["criterion"] = f"{cls.__module__}.{cls.__qualname__}:{getattr(cls, 'version', '')}"
+        # A new parameter or a changed default changes the trees even when the
+        # config does not change: the declared defaults are part of the code.
+        code["criterion_defaults"] = {p.name: p.default for p in cls.all_params()}
     else:
         from treebench.experiment.baselines import baseline_class
 

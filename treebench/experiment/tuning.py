@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from treebench.experiment.learners import Learner
+from treebench.experiment.learners import Learner, take
 from treebench.experiment.protocols import Split
 
 
@@ -51,7 +51,7 @@ def grid_search(
     learner: Learner,
     fixed: dict[str, Any],
     points: list[dict[str, Any]],
-    X: pd.DataFrame,
+    X: pd.DataFrame | np.ndarray,
     y: np.ndarray,
     inner: list[Split],
 ) -> TuningOutcome:
@@ -63,12 +63,13 @@ def grid_search(
     """
     if len(points) <= 1:
         return TuningOutcome(chosen=dict(points[0]) if points else {})
+    X = learner.view(X) if isinstance(X, pd.DataFrame) else X
     correct = np.zeros(len(points), dtype=np.int64)
     leaves = np.zeros(len(points), dtype=np.int64)
     total = 0
     for train, valid in inner:
-        X_train, y_train = X.iloc[train], y[train]
-        X_valid, y_valid = X.iloc[valid], y[valid]
+        X_train, y_train = take(X, train), y[train]
+        X_valid, y_valid = take(X, valid), y[valid]
         prepared = learner.prepare(X_train, y_train)
         total += len(valid)
         for i, point in enumerate(points):
