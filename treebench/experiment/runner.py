@@ -165,6 +165,9 @@ def run_experiment(
         store.lock()
         finished = set() if force else store.ok_keys()
         todo = [t for t in trials if t.key not in finished]
+        # Longest first (grid size x inner folds): the costly tuned trials do not
+        # end up alone at the tail of the run while other workers sit idle.
+        todo.sort(key=lambda t: -len(t.algorithm.grid_points()))
         summary = RunSummary(planned=len(trials), skipped=len(trials) - len(todo), store=store_path)
         meta = store.meta()
         from treebench import __version__
