@@ -261,6 +261,7 @@ def _execute(
         disable=quiet,
         file=sys.stderr,
         dynamic_ncols=True,
+        mininterval=0.5,
         smoothing=0.05,
     )
     queue = iter(todo)
