@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 quickstart: install
-	$(BIN)/treebench demo
+	$(BIN)/treebench run configs/quickstart.yaml
 
 test: install
 	$(BIN)/python -m pytest -q

@@ -201,6 +201,9 @@ class Criterion:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
+    #: Bump when the numbers a criterion produces change (results stores key
+    #: trials on it, so finished trials of the old code are recomputed).
+    version: ClassVar[int] = 1
     kernel_id: ClassVar[int] = -1
     #: Whether the numeric threshold of a feature is chosen by
     #: :meth:`candidate_scores` and features then compared by

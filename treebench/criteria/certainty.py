@@ -56,6 +56,7 @@ class Certainty(Criterion):
         ),
     )
     kernel_id = 5
+    version = 2  # 2: tied gains ranked by entropy gain
 
     def node_value(self, counts: np.ndarray) -> float:
         return float(certainty_rows(counts))

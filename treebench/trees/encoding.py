@@ -125,6 +125,9 @@ class FeatureEncoder:
                 raise TreebenchError(
                     f"X has {X.shape[1]} columns; the tree was fitted on {self.n_features}"
                 )
+            if not self.is_nominal.any() and all(_plain_number(dtype) for dtype in X.dtypes):
+                # all plain numbers: one conversion instead of per-column work
+                return X.to_numpy(dtype=np.float64, na_value=np.nan)
             columns = [X.iloc[:, j] for j in range(self.n_features)]
         else:
             array = _as_2d_array(X)
@@ -160,6 +163,13 @@ class FeatureEncoder:
             dtype=np.float64,
             count=len(values),
         )
+
+
+def _plain_number(dtype: Any) -> bool:
+    """A float or integer column (ordered categoricals and bools need encoding)."""
+    return pd.api.types.is_float_dtype(dtype) or (
+        pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+    )
 
 
 def _is_missing(value: Any) -> bool:
