@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from treebench.errors import TreebenchError
+from treebench.experiment.config import METRICS
 
 SCHEMA_VERSION = "1"
 
@@ -33,15 +34,7 @@ COLUMNS = (
     "fold",
     "seed",
     "status",
-    "accuracy",
-    "error",
-    "train_accuracy",
-    "n_leaves",
-    "n_nodes",
-    "depth",
-    "fit_seconds",
-    "predict_seconds",
-    "tree_quality",
+    *METRICS,
     "params",
     "error_text",
     "trial_key",
@@ -54,15 +47,7 @@ TIMING_COLUMNS = ("fit_seconds", "predict_seconds", "tune_seconds", "finished_at
 
 _INT = ("repeat", "fold", "seed")
 _FLOAT = (
-    "accuracy",
-    "error",
-    "train_accuracy",
-    "n_leaves",
-    "n_nodes",
-    "depth",
-    "fit_seconds",
-    "predict_seconds",
-    "tree_quality",
+    *METRICS,
     "tune_seconds",
     "n_train",
     "n_test",
