@@ -58,7 +58,7 @@ TOP_KEYS = (
     "plugins",
 )
 DATASET_KEYS = ("name", "train", "test", "protocol")
-ALGORITHM_KEYS = ("name", "criterion", "baseline", "params", "grid", "pruning")
+ALGORITHM_KEYS = ("name", "criterion", "baseline", "params", "grid", "pruning", "online")
 TUNING_KEYS = ("folds", "metric")
 TUNING_METRICS = ("accuracy",)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -161,6 +161,9 @@ class AlgorithmSpec:
     params: tuple[tuple[str, Any], ...] = ()
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     pruning: str | None = None
+    #: Grow the final tree online, one training example at a time in a seeded
+    #: order (O-ΠTree); grid values are still chosen with batch trees.
+    online: bool = False
 
     @property
     def fixed_params(self) -> dict[str, Any]:
@@ -189,6 +192,7 @@ class AlgorithmSpec:
             "params": dict(self.params),
             "grid": [[name, list(values)] for name, values in self.grid],
             "pruning": self.pruning,
+            **({"online": True} if self.online else {}),
         }
 
 
@@ -746,6 +750,11 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
         )
     if checked is not None and pruning is not None and "criterion" in entry:
         _check_pruning_params(pruning, checked, where, check)
+    online = check.boolean(entry.get("online", False), (*where, "online"))
+    if online and "baseline" in entry:
+        check.add((*where, "online"), "online trees need a 'criterion'; baselines are batch learners")
+    if online and pruning not in (None, "none"):
+        check.add((*where, "online"), "online trees are not pruned; accepted here: pruning: none")
     if len(check.problems) > before or checked is None:
         return None
     fixed, grid_values = checked
@@ -756,6 +765,7 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
         params=tuple(fixed.items()),
         grid=tuple((k, tuple(v)) for k, v in grid_values.items()),
         pruning=None if pruning == "none" else pruning,
+        online=bool(online),
     )
 
 

@@ -107,6 +107,12 @@ class Learner:
     ) -> Any:
         raise NotImplementedError
 
+    def fit_final(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
+    ) -> Any:
+        """The trial's model, once the grid values are chosen (default: :meth:`fit`)."""
+        return self.fit(params, X, y)
+
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(X)
 
@@ -175,3 +181,21 @@ class CriterionLearner(Learner):
             "depth": int(tree.depth),
             "tree_quality": model.tree_quality(),
         }
+
+
+class OnlineLearner(CriterionLearner):
+    """O-ΠTree (paper 000, §4.2): the trial's tree is grown one example at a time.
+
+    Tuning uses batch trees of the same criterion (an online tree per grid
+    point and inner fold would cost one split search per example; the paper
+    tunes γ "as in the previous algorithm", once, up front).  The final tree
+    sees the training part in a permutation seeded by the trial.
+    """
+
+    def fit_final(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
+    ) -> Any:
+        from treebench.trees.online import OnlineTreeClassifier
+
+        params = {key: value for key, value in params.items() if key != "engine"}
+        return OnlineTreeClassifier(self.criterion, random_state=seed, **params).fit(X, y)

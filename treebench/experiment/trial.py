@@ -28,7 +28,7 @@ from treebench.experiment.config import (
     TuningSpec,
     import_plugin,
 )
-from treebench.experiment.learners import CriterionLearner, Learner
+from treebench.experiment.learners import CriterionLearner, Learner, OnlineLearner
 from treebench.experiment.protocols import (
     PAIR_COLUMN,
     Split,
@@ -212,6 +212,8 @@ def outer_split(trial: Trial, data: LoadedData) -> Split:
 def make_learner(trial: Trial) -> Learner:
     algorithm = trial.algorithm
     if algorithm.criterion is not None:
+        if algorithm.online:
+            return OnlineLearner(algorithm.criterion)
         return CriterionLearner(algorithm.criterion, algorithm.pruning)
     from treebench.experiment.baselines import baseline_class
 
@@ -267,7 +269,8 @@ def _run(trial: Trial) -> Result:
 
     params = {**fixed, **outcome.chosen}
     started = time.perf_counter()
-    model = learner.fit(params, X_train, y_train)
+    seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
+    model = learner.fit_final(params, X_train, y_train, seed)
     fit_seconds = time.perf_counter() - started
     started = time.perf_counter()
     predicted = learner.predict(model, X_test)
