@@ -102,6 +102,7 @@ class PaperSpec:
     claims: tuple[Claim, ...] = ()
     figures: tuple[Figure, ...] = ()
     aliases: tuple[str, ...] = ()
+    extras: tuple[str, ...] = ()  # extra report sections, see reproduce._extra_sections
 
     @property
     def config(self) -> str:
@@ -136,6 +137,7 @@ _add(PaperSpec(
         Figure("cd", "cd", "Critical-difference diagram of accuracy ranks (Friedman + Nemenyi).",
                {"metric": "accuracy"}),
     ),
+    extras=("random_trees",),
 ))
 
 _add(PaperSpec(

@@ -398,6 +398,7 @@ class Report:
     figures: list[tuple[P.Figure, Path]]
     compare_md: str
     notes: list[str]
+    sections: list = field(default_factory=list)  # extra sections (treebench.report.random_trees.Section)
 
 
 def build_report(
@@ -407,8 +408,14 @@ def build_report(
     out_dir: Path,
     *,
     figures: bool = True,
+    extras: bool | dict = False,
 ) -> Report:
-    """Compare, recompute the claims and draw the figures (PNG + SVG in ``out_dir``)."""
+    """Compare, recompute the claims and draw the figures (PNG + SVG in ``out_dir``).
+
+    ``extras`` adds the paper's extra sections (``spec.extras``; for serrurier2015 the
+    random-tree experiment of Figs. 2-3): ``True`` with their default settings, or a
+    dict ``{name: {setting: value}}``.
+    """
     cells = compare_cells(reference, frame)
     claims = evaluate_claims(spec, cells, frame)
     notes = []
@@ -426,7 +433,25 @@ def build_report(
     if figures and len(frame):
         drawn, fig_notes = _draw(spec, frame, out_dir)
         notes += fig_notes
-    return Report(spec, cells, claims, drawn, compare_md, notes)
+    sections = _extra_sections(spec, out_dir, extras, notes) if extras else []
+    return Report(spec, cells, claims, drawn, compare_md, notes, sections)
+
+
+def _extra_sections(spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes: list[str]) -> list:
+    """Sections beyond the published table (only papers whose spec names ``extras``)."""
+    out = []
+    for name in spec.extras:
+        options = dict(extras.get(name, {})) if isinstance(extras, dict) else {}
+        if isinstance(extras, dict) and name not in extras:
+            continue
+        if name == "random_trees":
+            from treebench.report.random_trees import random_trees_section
+
+            try:
+                out.append(random_trees_section(out_dir, **options))
+            except (TreebenchError, OSError, ValueError) as exc:
+                notes.append(f"section {name} not built: {exc}")
+    return out
 
 
 def _draw(spec: P.PaperSpec, frame: pd.DataFrame, out_dir: Path) -> tuple[list[tuple[P.Figure, Path]], list[str]]:
@@ -478,6 +503,8 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
         lines += ["", "## Figures", ""]
         for fig, path in rep.figures:
             lines += [f"![{fig.caption}]({path.name})", "", f"*{fig.caption}*", ""]
+    for sec in rep.sections:
+        lines += ["", f"## {sec.title}", ""] + sec.markdown
     if rep.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in rep.notes]
     return "\n".join(lines).rstrip() + "\n"
@@ -512,6 +539,8 @@ def report_latex(rep: Report) -> str:
         out += [r"\begin{figure}[htbp]", r"\centering",
                 rf"\includegraphics[width=\linewidth]{{{path.name}}}",
                 rf"\caption{{{tex_escape(fig.caption)}}}", r"\end{figure}"]
+    for sec in rep.sections:
+        out += [rf"\subsection*{{{tex_escape(sec.title)}}}"] + sec.latex
     if rep.notes:
         out += [r"\subsection*{Notes}", r"\begin{itemize}"] + [rf"\item {tex_escape(n)}" for n in rep.notes]
         out.append(r"\end{itemize}")

@@ -35,6 +35,6 @@ def reproduce_paper(
         raise TreebenchError(f"no results store at {store}; run `treebench run {config}` first")
     frame = read_store(store)
     reference = load_reference(spec.reference)
-    report = build_report(spec, frame, reference, out_dir)
+    report = build_report(spec, frame, reference, out_dir, extras=True)
     paths = write_report(report, out_dir, config=str(config), store=str(store))
     return paths + [p for _, p in report.figures]
