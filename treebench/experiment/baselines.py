@@ -1,7 +1,8 @@
 """Reference learners a config can name with ``baseline:`` instead of ``criterion:``.
 
-Only ``sklearn-cart`` exists today; ``weka-j48`` and ``c50`` are planned (they
-need external programs) and are rejected with a clear message until then.
+``sklearn-cart`` (scikit-learn) and ``weka-j48`` (Weka's J48 through ``java``,
+:mod:`treebench.baselines.weka`) exist; ``c50`` is planned (it needs an
+external program) and is rejected with a clear message until then.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treebench.baselines.weka import WekaJ48
 from treebench.errors import TreebenchError
 from treebench.experiment.learners import Learner
 
 #: Baselines that will exist later: named in errors so users know they are coming.
-PLANNED = ("weka-j48", "c50")
+PLANNED = ("c50",)
 
 
 class SklearnCart(Learner):
@@ -108,14 +110,14 @@ class SklearnCart(Learner):
         }
 
 
-BASELINES: dict[str, type[SklearnCart]] = {"sklearn-cart": SklearnCart}
+BASELINES: dict[str, type[Learner]] = {"sklearn-cart": SklearnCart, "weka-j48": WekaJ48}
 
 
 def available() -> list[str]:
     return sorted(BASELINES)
 
 
-def baseline_class(name: str) -> type[SklearnCart]:
+def baseline_class(name: str) -> Any:
     """The baseline called ``name``; planned and unknown names give a one-line error."""
     if name in BASELINES:
         return BASELINES[name]

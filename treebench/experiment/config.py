@@ -829,7 +829,16 @@ def _baseline_params(baseline, params, grid, where, check):
         cls.validate_params({key: value})
         return value
 
-    return _check_values(params, grid, where, check, one)
+    checked = _check_values(params, grid, where, check, one)
+    combination = getattr(cls, "validate_combination", None)  # checks across parameters
+    if checked is not None and combination is not None:
+        fixed, grid_values = checked
+        try:
+            combination({**fixed, **{k: v[0] for k, v in grid_values.items() if v}})
+        except TreebenchError as exc:
+            check.add((*where, "params"), str(exc), key=True)
+            return None
+    return checked
 
 
 def _check_values(params, grid, where, check, one):

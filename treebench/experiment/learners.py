@@ -113,6 +113,17 @@ class Learner:
         """The trial's model, once the grid values are chosen (default: :meth:`fit`)."""
         return self.fit(params, X, y)
 
+    def will_predict(self, *frames: pd.DataFrame) -> None:
+        """The frames the trial will predict after :meth:`fit_final` (default: ignored).
+
+        A learner that runs an external program (``weka-j48``) predicts them in
+        the same call as the fit instead of starting the program again.
+        """
+
+    def chosen(self, model: Any) -> dict[str, Any]:
+        """Parameter values the learner tuned itself during the fit (default: none)."""
+        return {}
+
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(X)
 

@@ -270,8 +270,11 @@ def _run(trial: Trial) -> Result:
     params = {**fixed, **outcome.chosen}
     started = time.perf_counter()
     seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
+    learner.will_predict(X_test, X_train)  # an external program can predict in the same call
     model = learner.fit_final(params, X_train, y_train, seed)
     fit_seconds = time.perf_counter() - started
+    chosen = {**outcome.chosen, **learner.chosen(model)}  # incl. values a learner tuned itself
+    params = {**params, **chosen}
     started = time.perf_counter()
     predicted = learner.predict(model, X_test)
     predict_seconds = time.perf_counter() - started
@@ -295,7 +298,7 @@ def _run(trial: Trial) -> Result:
         tune_seconds=tune_seconds,
         tree_quality=None if quality is None else float(quality),
         params=json.dumps(params, sort_keys=True),
-        chosen=json.dumps(outcome.chosen, sort_keys=True),
+        chosen=json.dumps(chosen, sort_keys=True),
         n_train=len(train),
         n_test=len(test),
     )

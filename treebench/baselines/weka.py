@@ -1,0 +1,549 @@
+"""Weka's J48 (J4.8, Weka's C4.5 release 8) run through ``java``: the ``weka-j48`` baseline.
+
+A trial costs two JVM starts, whatever the tuning:
+
+1. ``java -cp weka.jar <classifier> -t train.arff -no-cv -v -d model.bin``:
+   the classifier is ``weka.classifiers.trees.J48`` with the fixed options,
+   or, when a ``tune_*`` parameter is given,
+   ``weka.classifiers.meta.CVParameterSelection -P "C lo hi steps" -X folds
+   -S seed -W weka.classifiers.trees.J48 -- <fixed options>``: Weka's own
+   inner cross-validation on the training part picks the values (the paper's
+   "parameters tuned in a subset of data"), then builds the final J48 on the
+   whole training part.  Its printed model gives the chosen options, the
+   tree's "Number of Leaves" and "Size of the tree".
+2. ``java -cp weka.jar <classifier> -l model.bin -T rows.arff -p 0``: the
+   per-instance predictions of the test rows followed by the training rows
+   (for ``train_accuracy``).
+
+Data reach Weka as ARFF: numeric columns as ``NUMERIC``, pandas categoricals
+as nominal attributes with their declared categories (so empty branches exist
+exactly as in Weka reading the dataset's own ARFF), missing values as ``?``;
+the class is nominal with one value per training label, written as label
+*indices* so Weka's fixed-width prediction columns never truncate or split a
+label.  The same header is written for training and prediction files.
+
+``java`` is looked up on ``PATH``; the jar in ``TREEBENCH_WEKA_JAR``, else in
+the usual places (:data:`JAR_CANDIDATES`).  Without them a trial fails with
+:data:`MISSING_MESSAGE`; nothing is substituted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+from treebench.experiment.learners import Learner
+
+MISSING_MESSAGE = (
+    "weka-j48 needs java and weka.jar (apt-get install weka, or set TREEBENCH_WEKA_JAR); skipped"
+)
+#: Where the jar is looked for when ``TREEBENCH_WEKA_JAR`` is not set (Debian/Ubuntu's
+#: ``weka`` package, a manual install, Homebrew).
+JAR_CANDIDATES = (
+    "/usr/share/java/weka.jar",
+    "/usr/local/share/java/weka.jar",
+    "/opt/weka/weka.jar",
+    "/usr/local/opt/weka/libexec/weka.jar",
+)
+J48 = "weka.classifiers.trees.J48"
+CV_PARAMETER_SELECTION = "weka.classifiers.meta.CVParameterSelection"
+#: Seconds one java call may take (``TREEBENCH_WEKA_TIMEOUT`` overrides).
+DEFAULT_TIMEOUT = 4 * 3600.0
+#: JVM options (``TREEBENCH_WEKA_JAVA_OPTS`` overrides): a deep tree recurses deeply.
+DEFAULT_JAVA_OPTS = ("-Xss16m", "-Djava.awt.headless=true")
+
+#: Parameters of ``weka-j48``: name -> (J48 flag, description of accepted values, default).
+PARAMS: dict[str, tuple[str, str, Any]] = {
+    "C": ("-C", "0 < C <= 0.5 (pruning confidence)", 0.25),
+    "M": ("-M", "an integer >= 1 (minimum instances per leaf)", 2),
+    "unpruned": ("-U", "true or false", False),
+    "binary_splits": ("-B", "true or false (binary splits on nominal attributes)", False),
+    "tune_C": ("-C", "null or [low, high, steps] within 0 < C <= 0.5", None),
+    "tune_M": ("-M", "null or [low, high, steps] of integers >= 1", None),
+    "tune_folds": ("-X", "an integer >= 2 (Weka's inner CV folds when tuning)", 5),
+}
+_TUNED = {"tune_C": "C", "tune_M": "M"}
+
+
+class WekaUnavailable(TreebenchError):
+    """``java`` or ``weka.jar`` is missing."""
+
+
+# --------------------------------------------------------------------------- finding java and weka
+def find_java() -> str:
+    java = shutil.which("java")
+    if java is None:
+        raise WekaUnavailable(f"{MISSING_MESSAGE} (no `java` on PATH)")
+    return java
+
+
+def find_jar() -> Path:
+    """``TREEBENCH_WEKA_JAR`` if set (it must exist), else the first of :data:`JAR_CANDIDATES`."""
+    configured = os.environ.get("TREEBENCH_WEKA_JAR", "").strip()
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_file():
+            raise WekaUnavailable(f"{MISSING_MESSAGE} (TREEBENCH_WEKA_JAR={configured} is not a file)")
+        return path
+    for candidate in JAR_CANDIDATES:
+        if Path(candidate).is_file():
+            return Path(candidate)
+    raise WekaUnavailable(
+        f"{MISSING_MESSAGE} (TREEBENCH_WEKA_JAR is not set and no jar in {', '.join(JAR_CANDIDATES)})"
+    )
+
+
+def availability() -> str | None:
+    """``None`` when java and the jar are found, else the reason weka-j48 trials will fail."""
+    try:
+        find_java()
+        find_jar()
+    except WekaUnavailable as exc:
+        return str(exc)
+    return None
+
+
+@lru_cache(maxsize=8)
+def _jar_version(path: str, mtime: float) -> str:
+    try:
+        with zipfile.ZipFile(path) as jar:
+            return jar.read("weka/core/version.txt").decode().strip().replace("-", ".")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return "unknown"
+
+
+def weka_version() -> str:
+    """``Weka 3.6.14`` (read from the jar, no JVM), or ``Weka unavailable``."""
+    try:
+        jar = find_jar()
+    except WekaUnavailable:
+        return "Weka unavailable"
+    return f"Weka {_jar_version(str(jar), jar.stat().st_mtime)}"
+
+
+# --------------------------------------------------------------------------- ARFF
+def arff_quote(text: Any) -> str:
+    """A name or nominal value as a single-quoted ARFF string (backslash escapes)."""
+    s = str(text)
+    for old, new in (("\\", "\\\\"), ("'", "\\'"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
+        s = s.replace(old, new)
+    return f"'{s}'"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """ARFF attributes: (name, nominal values or ``None`` for numeric), then the class."""
+
+    attributes: tuple[tuple[str, tuple[str, ...] | None], ...]
+    n_classes: int
+    class_name: str = "class"
+
+    @classmethod
+    def of(cls, X: pd.DataFrame, n_classes: int) -> Schema:
+        attributes = []
+        for name in X.columns:
+            series = X[name]
+            dtype = series.dtype
+            if isinstance(dtype, pd.CategoricalDtype):
+                values = tuple(str(c) for c in dtype.categories)
+            elif pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype):
+                values = None
+            elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+                values = tuple(sorted({str(v) for v in series.dropna()}))
+            else:
+                raise TreebenchError(f"weka-j48: column {name!r} has type {dtype}, which ARFF cannot hold")
+            if values is not None and len(set(values)) != len(values):
+                raise TreebenchError(f"weka-j48: column {name!r} has categories equal as text")
+            attributes.append((str(name), values))
+        names = {a for a, _ in attributes}
+        class_name = "class"
+        while class_name in names:
+            class_name = "_" + class_name
+        return cls(tuple(attributes), int(n_classes), class_name)
+
+    def header(self) -> str:
+        lines = ["@relation treebench", ""]
+        for name, values in self.attributes:
+            kind = "numeric" if values is None else "{" + ",".join(map(arff_quote, values)) + "}"
+            lines.append(f"@attribute {arff_quote(name)} {kind}")
+        labels = ",".join(str(i) for i in range(self.n_classes))
+        lines += [f"@attribute {arff_quote(self.class_name)} {{{labels}}}", "", "@data", ""]
+        return "\n".join(lines)
+
+    def rows(self, X: pd.DataFrame, y: np.ndarray | None) -> list[str]:
+        """Data lines; ``y`` holds class indices (``None``: the class is missing, ``?``)."""
+        columns = []
+        for (_, values), column in zip(self.attributes, X.columns):
+            series = X[column]
+            if values is None:
+                numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
+                text = np.array([_number(v) for v in numbers.tolist()], dtype=object)
+            else:
+                known = {v: arff_quote(v) for v in values}
+                raw = series.astype(object).to_numpy()
+                # A value outside the declared ones (only possible for predictions on new data)
+                # is written as missing, as Weka cannot read it.
+                text = np.array(
+                    ["?" if _missing(v) else known.get(str(v), "?") for v in raw], dtype=object
+                )
+            columns.append(text)
+        n = len(X)
+        columns.append(
+            np.full(n, "?", dtype=object) if y is None else np.asarray(y).astype(str).astype(object)
+        )
+        return [",".join(row) for row in zip(*columns)] if columns else []
+
+    def write(self, path: Path, X: pd.DataFrame, y: np.ndarray | None) -> None:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(self.header())
+            for line in self.rows(X, y):
+                out.write(line)
+                out.write("\n")
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA
+
+
+def _number(value: float) -> str:
+    if value != value:
+        return "?"
+    if value in (np.inf, -np.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+# --------------------------------------------------------------------------- options
+def validate_param(key: str, value: Any) -> None:
+    """Raise a one-line :class:`TreebenchError` if ``key: value`` is not a weka-j48 parameter."""
+    import difflib
+
+    if key not in PARAMS:
+        close = difflib.get_close_matches(str(key), list(PARAMS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        accepted = "; ".join(f"{k} ({v[1]})" for k, v in PARAMS.items())
+        raise TreebenchError(f"baseline 'weka-j48' has no parameter {key!r}{hint}; accepted: {accepted}")
+    what = PARAMS[key][1]
+    bad = TreebenchError(f"weka-j48: {key}={value!r} is invalid; accepted: {what}")
+    if key in ("unpruned", "binary_splits"):
+        if not isinstance(value, bool):
+            raise bad
+    elif key in ("M", "tune_folds"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "M" else 2):
+            raise bad
+    elif key == "C":
+        if not _confidence(value):
+            raise bad
+    elif key in _TUNED:
+        if value is None:
+            return
+        if not isinstance(value, (list, tuple)) or len(value) != 3:
+            raise bad
+        low, high, steps = value
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise bad
+        if key == "tune_C" and not (_confidence(low) and _confidence(high) and low <= high):
+            raise bad
+        if key == "tune_M":
+            integers = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high))
+            if not (integers and 1 <= low <= high):
+                raise bad
+
+
+def validate_combination(params: dict[str, Any]) -> None:
+    """Checks across parameters (each one is checked by :func:`validate_param`)."""
+    for tune, name in _TUNED.items():
+        if params.get(tune) is not None and name in params:
+            raise TreebenchError(f"weka-j48: give {name} or {tune}, not both")
+    if params.get("unpruned") and (params.get("tune_C") is not None or "C" in params):
+        raise TreebenchError("weka-j48: unpruned: true has no pruning confidence to set or tune")
+
+
+def _confidence(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 0.5
+
+
+def _format(value: Any) -> str:
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def classifier_options(params: dict[str, Any], seed: int) -> list[str]:
+    """The classifier class and options of one fit (J48, or J48 inside CVParameterSelection)."""
+    for key, value in params.items():
+        validate_param(key, value)
+    validate_combination(params)
+    j48: list[str] = []
+    if params.get("unpruned"):
+        j48.append("-U")
+    elif "C" in params:
+        j48 += ["-C", _format(params["C"])]
+    if "M" in params:
+        j48 += ["-M", str(params["M"])]
+    if params.get("binary_splits"):
+        j48.append("-B")
+    tuned = [(tune, params[tune]) for tune in _TUNED if params.get(tune) is not None]
+    if not tuned:
+        return [J48, *j48]
+    cv: list[str] = [CV_PARAMETER_SELECTION]
+    for tune, (low, high, steps) in tuned:
+        cv += ["-P", f"{_TUNED[tune]} {_format(low)} {_format(high)} {steps}"]
+    cv += ["-X", str(params.get("tune_folds", PARAMS["tune_folds"][2])), "-S", str(seed)]
+    cv += ["-W", J48]
+    return [*cv, "--", *j48] if j48 else cv
+
+
+# --------------------------------------------------------------------------- output parsing
+_LEAVES = re.compile(r"Number of Leaves\s*:\s*(\d+)")
+_SIZE = re.compile(r"Size of the tree\s*:\s*(\d+)")
+_CHOSEN = re.compile(r"^Classifier Options:(.*)$", re.MULTILINE)
+_PREDICTION = re.compile(r"^\s*(\d+)\s+\S+\s+(\d+):")
+
+
+@dataclass(frozen=True)
+class ModelText:
+    n_leaves: int
+    n_nodes: int
+    options: dict[str, str]  # the final J48's options as Weka printed them (CVParameterSelection)
+
+
+def parse_model(text: str) -> ModelText:
+    """Leaves, tree size and (after tuning) the chosen options from Weka's printed model."""
+    leaves, size = _LEAVES.findall(text), _SIZE.findall(text)
+    if not leaves or not size:
+        raise TreebenchError(
+            "weka-j48: no 'Number of Leaves' / 'Size of the tree' in Weka's output: "
+            + _tail(text)
+        )
+    options: dict[str, str] = {}
+    chosen = _CHOSEN.search(text)
+    if chosen:
+        tokens = shlex.split(chosen.group(1))
+        i = 0
+        while i < len(tokens):
+            flag = tokens[i]
+            if i + 1 < len(tokens) and not re.fullmatch(r"-[A-Za-z]\w*", tokens[i + 1]):
+                options[flag] = tokens[i + 1]
+                i += 2
+            else:
+                options[flag] = ""
+                i += 1
+    # The last counts are the final tree's (a wrapper prints the wrapped model last).
+    return ModelText(int(leaves[-1]), int(size[-1]), options)
+
+
+def chosen_values(params: dict[str, Any], model: ModelText) -> dict[str, Any]:
+    """The tuned parameters' chosen values, e.g. ``{"C": 0.15}`` (``{}`` when nothing is tuned)."""
+    chosen: dict[str, Any] = {}
+    for tune, name in _TUNED.items():
+        if params.get(tune) is None:
+            continue
+        flag = PARAMS[name][0]
+        if flag not in model.options:
+            raise TreebenchError(f"weka-j48: Weka did not report the chosen {flag}: {model.options}")
+        value = float(model.options[flag])
+        chosen[name] = int(round(value)) if name == "M" else float(f"{value:.10g}")
+    return chosen
+
+
+def parse_predictions(text: str, n_rows: int) -> np.ndarray:
+    """0-based predicted class indices from ``-p 0`` output, in instance order."""
+    found: dict[int, int] = {}
+    started = False
+    for line in text.splitlines():
+        if "=== Predictions" in line:
+            started = True
+            continue
+        if not started:
+            continue
+        match = _PREDICTION.match(line)
+        if match:
+            found[int(match.group(1))] = int(match.group(2)) - 1
+    if sorted(found) != list(range(1, n_rows + 1)):
+        raise TreebenchError(
+            f"weka-j48: expected {n_rows} predictions from Weka, parsed {len(found)}: " + _tail(text)
+        )
+    return np.array([found[i] for i in range(1, n_rows + 1)], dtype=np.int64)
+
+
+def _tail(text: str, lines: int = 6) -> str:
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
+    return " | ".join(kept) if kept else "(no output)"
+
+
+# --------------------------------------------------------------------------- running java
+def run_weka(arguments: list[str], cwd: Path) -> str:
+    """Run ``java -cp weka.jar ARGUMENTS`` in ``cwd``; stdout, or a clear error."""
+    java, jar = find_java(), find_jar()
+    opts = os.environ.get("TREEBENCH_WEKA_JAVA_OPTS")
+    java_opts = shlex.split(opts) if opts is not None else list(DEFAULT_JAVA_OPTS)
+    timeout = float(os.environ.get("TREEBENCH_WEKA_TIMEOUT", DEFAULT_TIMEOUT))
+    command = [java, *java_opts, "-cp", str(jar), *arguments]
+    try:
+        done = subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+            stdin=subprocess.DEVNULL, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TreebenchError(
+            f"weka-j48: java did not finish within {timeout:g}s (TREEBENCH_WEKA_TIMEOUT)"
+        ) from None
+    except OSError as exc:
+        raise TreebenchError(f"weka-j48: cannot run {java}: {exc}") from None
+    # Weka 3.6 prints "Weka exception: ..." to stdout and still exits 0.
+    if done.returncode != 0 or "Weka exception:" in done.stdout:
+        detail = _tail(done.stderr) if done.stderr.strip() else _tail(done.stdout)
+        raise TreebenchError(
+            f"weka-j48: java {' '.join(arguments[:1])} failed (exit {done.returncode}): {detail}"
+        )
+    return done.stdout
+
+
+# --------------------------------------------------------------------------- the learner
+@dataclass
+class WekaModel:
+    """A trained J48: the serialized model, its schema and what Weka said about it."""
+
+    classifier: str
+    schema: Schema
+    labels: np.ndarray  # class index -> label as given in y
+    model_bytes: bytes
+    text: str
+    tree: ModelText
+    chosen: dict[str, Any]
+    cached: list[tuple[Any, np.ndarray]] = field(default_factory=list, repr=False)
+
+
+class WekaJ48(Learner):
+    """Weka's J48 through ``java``; see the module docstring and docs/configs.md."""
+
+    name = "weka-j48"
+
+    def __init__(self, random_state: int) -> None:
+        # CVParameterSelection's -S (the seed of its inner folds) must be a Java int.
+        self.seed = int(random_state) % (2**31 - 1)
+        self._expected: tuple[pd.DataFrame, ...] = ()
+
+    @staticmethod
+    def accepted_params() -> list[str]:
+        return list(PARAMS)
+
+    @classmethod
+    def validate_params(cls, params: dict[str, Any]) -> None:
+        for key, value in params.items():
+            validate_param(key, value)
+        validate_combination(params)
+
+    @staticmethod
+    def validate_combination(params: dict[str, Any]) -> None:
+        validate_combination(params)
+
+    @staticmethod
+    def code_version() -> str:
+        return weka_version()
+
+    @staticmethod
+    def availability() -> str | None:
+        return availability()
+
+    # -- fitting
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> WekaModel:
+        return self._fit(params, X, y, ())
+
+    def will_predict(self, *frames: pd.DataFrame) -> None:
+        self._expected = frames
+
+    def fit_final(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
+    ) -> WekaModel:
+        """Fit, then predict the frames announced by :meth:`will_predict` in one more JVM."""
+        frames, self._expected = self._expected, ()
+        return self._fit(params, X, y, frames)
+
+    def _fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, also: tuple
+    ) -> WekaModel:
+        find_java(), find_jar()  # the clear message before any work
+        arguments = classifier_options(params, self.seed)
+        X = _frame(X)
+        labels, codes = np.unique(np.asarray(y), return_inverse=True)
+        frames = [X, *(_frame(f) for f in also)]
+        schema = Schema.of(pd.concat(frames, ignore_index=True) if len(frames) > 1 else X, len(labels))
+        with tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
+            folder = Path(tmp)
+            schema.write(folder / "train.arff", X, codes.ravel())
+            text = run_weka(
+                [*arguments[:1], "-t", "train.arff", "-no-cv", "-v", "-d", "model.bin", *arguments[1:]],
+                folder,
+            )
+            tree = parse_model(text)
+            model = WekaModel(
+                classifier=arguments[0], schema=schema, labels=labels,
+                model_bytes=(folder / "model.bin").read_bytes(), text=text, tree=tree,
+                chosen=chosen_values(params, tree),
+            )
+            if also:
+                predicted = self._predict(model, [_frame(f) for f in also], folder)
+                model.cached.extend(zip(also, predicted))
+        return model
+
+    # -- predicting
+    def predict(self, model: WekaModel, X: pd.DataFrame) -> np.ndarray:
+        for frame, predicted in model.cached:
+            if frame is X:
+                return predicted
+        with tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
+            return self._predict(model, [_frame(X)], Path(tmp))[0]
+
+    def _predict(self, model: WekaModel, frames: list[pd.DataFrame], folder: Path) -> list[np.ndarray]:
+        (folder / "model.bin").write_bytes(model.model_bytes)
+        path = folder / "rows.arff"
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(model.schema.header())
+            for frame in frames:
+                for line in model.schema.rows(frame, None):
+                    out.write(line)
+                    out.write("\n")
+        n = sum(len(f) for f in frames)
+        text = run_weka([model.classifier, "-l", "model.bin", "-T", "rows.arff", "-p", "0"], folder)
+        indices = parse_predictions(text, n)
+        out_arrays, start = [], 0
+        for frame in frames:
+            out_arrays.append(model.labels[indices[start : start + len(frame)]])
+            start += len(frame)
+        return out_arrays
+
+    def n_leaves(self, model: WekaModel) -> int:
+        return model.tree.n_leaves
+
+    def measures(self, model: WekaModel) -> dict[str, Any]:
+        return {
+            "n_leaves": model.tree.n_leaves,
+            "n_nodes": model.tree.n_nodes,
+            "depth": None,  # Weka does not print it
+            "tree_quality": None,
+        }
+
+    def chosen(self, model: WekaModel) -> dict[str, Any]:
+        return dict(model.chosen)
+
+
+def _frame(X: pd.DataFrame | np.ndarray) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    matrix = np.asarray(X, dtype=np.float64)
+    return pd.DataFrame(matrix, columns=[f"x{i}" for i in range(matrix.shape[1])])
