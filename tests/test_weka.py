@@ -108,8 +108,9 @@ def test_parse_unpruned_model_on_nominal_data():
     assert model.n_leaves > 10 and model.n_nodes > model.n_leaves
 
 
-def test_parse_cvparameterselection_chosen_options_and_wrapped_tree():
-    text = (FIXTURES / "cvparameterselection-iris.txt").read_text()
+@pytest.mark.parametrize("fixture", ["cvparameterselection-iris.txt", "cvparameterselection-iris-weka39.txt"])
+def test_parse_cvparameterselection_chosen_options_and_wrapped_tree(fixture):
+    text = (FIXTURES / fixture).read_text()  # Weka 3.6.14 and 3.9.7 (python-weka-wrapper3's jar)
     model = parse_model(text)
     assert (model.n_leaves, model.n_nodes) == (4, 7)
     assert model.options == {"-C": "0.15000000000000002", "-M": "2"}
@@ -117,8 +118,9 @@ def test_parse_cvparameterselection_chosen_options_and_wrapped_tree():
     assert chosen_values({}, model) == {}
 
 
-def test_parse_predictions_with_errors_and_missing_actual_class():
-    text = (FIXTURES / "predictions-iris.txt").read_text()
+@pytest.mark.parametrize("fixture", ["predictions-iris.txt", "predictions-iris-weka39.txt"])
+def test_parse_predictions_with_errors_and_missing_actual_class(fixture):
+    text = (FIXTURES / fixture).read_text()  # 3.6 truncates labels to 10 characters, 3.9 does not
     predicted = parse_predictions(text, 150)
     assert predicted.shape == (150,) and set(predicted.tolist()) == {0, 1, 2}
     assert predicted[70] == 2  # the line marked '+' (an error): actual 2:Iris-ver, predicted 3:Iris-vir
