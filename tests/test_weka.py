@@ -228,7 +228,9 @@ def test_runner_without_java_fails_the_trial_with_the_message(tmp_path, monkeypa
         "algorithms:\n  - {name: J48, baseline: weka-j48}\n  - {name: CART, baseline: sklearn-cart}\n"
         f"store: {tmp_path / 'w.sqlite'}\n"
     )
-    summary = run_experiment(str(config), jobs=1, quiet=True, echo=lambda *a, **k: None)
+    said: list[str] = []
+    summary = run_experiment(str(config), jobs=1, quiet=True, echo=lambda text, **k: said.append(text))
+    assert said[0] == f"warning: {MISSING_MESSAGE} (no `java` on PATH)"  # said before running
     assert summary.failed == 1 and summary.done == 2  # the run goes on
     rows = ResultsStore(tmp_path / "w.sqlite").to_frame().set_index("algorithm")
     assert rows.loc["CART", "status"] == "ok" and rows.loc["J48", "status"] == "failed"

@@ -137,6 +137,17 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
             )
 
 
+def warn_unavailable(config: Config, echo: Echo) -> None:
+    """Say up front when a baseline's external program is missing (its trials will fail)."""
+    from treebench.experiment.baselines import baseline_class
+
+    for name in sorted({str(a.baseline) for a in config.algorithms if a.baseline is not None}):
+        check = getattr(baseline_class(name), "availability", None)
+        reason = check() if check is not None else None
+        if reason:
+            echo(f"warning: {reason}")
+
+
 # --------------------------------------------------------------------------- running
 def run_experiment(
     config_path: str | Path | Config,
@@ -157,6 +168,7 @@ def run_experiment(
     started = time.perf_counter()
     config = config_path if isinstance(config_path, Config) else load_config(config_path)
     store_path = str(store_path or config.store)
+    warn_unavailable(config, echo)
     if dry:
         dry_run(config, store_path, echo)
         return RunSummary(store=store_path)
