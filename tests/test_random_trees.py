@@ -76,6 +76,9 @@ def test_measures_match_the_criteria():
     expected = sum(c.sum() / counts.sum() * ent.node_value(c) for c in counts)
     assert res["entropy"] == pytest.approx(expected, rel=1e-12)
     assert res["h_star"] == pytest.approx(tree_h_star(counts, 0.05))
+    pos = criteria.get("possibilistic", gamma=0.05)
+    weighted = sum(c.sum() / counts.sum() * pos.node_value(c) for c in counts)
+    assert res["h_star_weighted"] == pytest.approx(weighted, rel=1e-12)
 
 
 def test_numpy_scorers_equal_split_scores():
@@ -118,7 +121,7 @@ def test_figures_are_written(small_frame, tmp_path):
 
 def test_summary_claims(small_frame):
     claims = summarize(small_frame)
-    assert len(claims) == 4
+    assert len(claims) == 5
     assert all(isinstance(c.holds, bool) and c.numbers for c in claims)
     assert "Spearman" in claims[-1].numbers
 

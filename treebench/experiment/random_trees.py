@@ -65,8 +65,10 @@ from treebench import criteria
 from treebench.criteria.possibilistic import dunn_sidak, z_value
 
 RULES = ("log", "possibilistic")
-COLUMNS = ["repetition", "tree", "rule", "target_leaves", "n_leaves", "entropy", "h_star", "accuracy",
-           "train_accuracy"]
+COLUMNS = ["repetition", "tree", "rule", "target_leaves", "n_leaves", "entropy", "h_star", "h_star_weighted",
+           "accuracy", "train_accuracy"]
+#: Bumped when the output's columns or definitions change (invalidates report caches).
+VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -120,9 +122,17 @@ def tree_entropy(leaf_counts: np.ndarray) -> float:
     return float((sizes / sizes.sum()) @ shannon_bits(leaf_counts))
 
 
-def tree_h_star(leaf_counts: np.ndarray, gamma: float) -> float:
-    """Eq. 18: ``sum_l H*(p_l, n_l, gamma)`` (equals ``Possibilistic.tree_quality``)."""
-    return float(possibilistic_rows(leaf_counts, z_value(gamma)).sum())
+def tree_h_star(leaf_counts: np.ndarray, gamma: float, *, weighted: bool = False) -> float:
+    """Eq. 18: ``sum_l H*(p_l, n_l, gamma)`` (equals ``Possibilistic.tree_quality``).
+
+    ``weighted=True`` gives the alternative reading ``sum_l n_l / N * H*(p_l, n_l, gamma)``
+    (weighted like the classical tree entropy and like the children of eq. 17).
+    """
+    values = possibilistic_rows(leaf_counts, z_value(gamma))
+    if weighted:
+        sizes = np.asarray(leaf_counts, dtype=float).sum(axis=1)
+        return float((sizes / sizes.sum()) @ values)
+    return float(values.sum())
 
 
 class _PossibilisticGain:
@@ -266,6 +276,7 @@ def grow_random_tree(
         "n_leaves": len(counts),
         "entropy": tree_entropy(leaf_counts),
         "h_star": tree_h_star(leaf_counts, gamma),
+        "h_star_weighted": tree_h_star(leaf_counts, gamma, weighted=True),
         "accuracy": correct / len(yt) if len(yt) else math.nan,
         "train_accuracy": float(leaf_counts.max(axis=1).sum() / len(y)),
         "leaf_counts": leaf_counts,

@@ -101,7 +101,11 @@ def _two_panels(frame: pd.DataFrame, path: Path, x_of, y_of, xlabel_of, ylabel_o
         ax.set_xlabel(xlabel_of(label))
         ax.set_ylabel(ylabel_of(label))
         ax.set_title(f"threshold by {'log entropy' if rule == 'log' else 'possibilistic entropy'}", fontsize=10)
-        ax.legend(loc="best", fontsize=8, frameon=False, markerscale=2)
+        from matplotlib.lines import Line2D
+
+        handles, labels = ax.get_legend_handles_labels()
+        handles[0] = Line2D([], [], ls="", marker="o", ms=4, color=colour, alpha=0.6)
+        ax.legend(handles, labels, loc="best", fontsize=8, frameon=False)
         _style(ax)
     fig.suptitle(f"{title} ({n_reps} random 90/10 splits)", fontsize=11)
     fig.tight_layout()
@@ -153,6 +157,16 @@ def summarize(frame: pd.DataFrame) -> list[Claim]:
                          bool(interior),
                          f"smoothed H* {gy[0]:.2f} at {gx[0]:.0f} leaves, minimum {gy[i]:.2f} at {gx[i]:.0f} "
                          f"leaves, {gy[-1]:.2f} at {gx[-1]:.0f}"))
+    if len(pos) >= 5 and "h_star_weighted" in pos:
+        gx, gy = _curve(pos["n_leaves"].to_numpy(), pos["h_star_weighted"].to_numpy())
+        i = int(np.argmin(gy))
+        interior = 0 < i < len(gx) - 1 and gy[i] < gy[0] - 1e-9 and gy[i] < gy[-1] - 1e-9
+        rho, p = spearmanr(pos["h_star_weighted"], pos["accuracy"])
+        out.append(Claim("Same, weighted reading Σ n_l/N · H*(p_l, n_l, γ): interior minimum over size",
+                         bool(interior),
+                         f"smoothed {gy[0]:.3f} at {gx[0]:.0f} leaves, minimum {gy[i]:.3f} at {gx[i]:.0f} leaves, "
+                         f"{gy[-1]:.3f} at {gx[-1]:.0f}; Spearman(weighted H*, accuracy) ρ = {rho:+.3f} "
+                         f"(p = {p:.2g})"))
     if len(log) >= 5:
         rho, p = spearmanr(log["entropy"], log["accuracy"])
         gx, gy = _curve(log["entropy"].to_numpy(), log["accuracy"].to_numpy())
@@ -199,7 +213,10 @@ def load_or_run(out_dir: Path, dataset: Any = "yeast", **settings: Any) -> tuple
     from treebench.experiment.random_trees import RandomTreeSettings, random_trees
 
     n_jobs = settings.pop("n_jobs", None)
+    from treebench.experiment.random_trees import VERSION
+
     wanted = RandomTreeSettings(**settings).as_dict()
+    wanted["version"] = VERSION
     wanted["dataset"] = dataset if isinstance(dataset, str) else getattr(dataset, "name", "custom")
     csv, meta_path = out_dir / "random_trees.csv", out_dir / "random_trees.json"
     if csv.exists() and meta_path.exists():
