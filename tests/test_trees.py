@@ -342,3 +342,36 @@ def test_certainty_ties_broken_by_entropy_avoid_degenerate_chains():
     # the entropy-ranked tree starts with one of the two real cuts
     assert int(ranked.int_nodes[0, L.FEATURE]) in (0, 1)
     assert ranked.n_leaves <= 3 * 2  # two clean cuts (and nothing else) explain y
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "possibilistic", "gain_ratio"])
+def test_two_category_nominal_splits_deep_in_the_tree(criterion):
+    # multiway splits with exactly two branches route through the per-sample
+    # child table, not the two-way side bits (regression: zoo's boolean attributes)
+    rng = np.random.default_rng(4)
+    n = 400
+    X = pd.DataFrame({f"b{j}": rng.random(n) < 0.5 for j in range(6)})
+    X["cat"] = pd.Categorical(rng.choice(["u", "v"], n))
+    X["x"] = rng.normal(size=n)
+    y = (X["b0"] ^ X["b1"]) | ((X["cat"] == "u") & (X["x"] > 0.5))
+    fast = TreeClassifier(criterion, engine="numba").fit(X, y.astype(int))
+    slow = TreeClassifier(criterion, engine="python").fit(X, y.astype(int))
+    np.testing.assert_array_equal(fast.tree_.int_nodes, slow.tree_.int_nodes)
+    np.testing.assert_array_equal(fast.tree_.counts, slow.tree_.counts)
+    assert (fast.tree_.int_nodes[:, L.KIND] == L.NOMINAL_MULTIWAY).sum() >= 3
+
+
+@pytest.mark.parametrize("name", ["zoo", "lymph", "soybean", "vote", "ilpd", "credit-g"])
+def test_engines_agree_on_real_nominal_and_missing_data(name):
+    import os
+
+    if not os.environ.get("TREEBENCH_DATA"):
+        pytest.skip("needs the dataset mirror (TREEBENCH_DATA)")
+    from treebench.data import load
+
+    data = load(name)
+    for criterion in ("entropy", "possibilistic"):
+        fast = TreeClassifier(criterion).fit(data.X, data.y).tree_
+        slow = TreeClassifier(criterion, engine="python").fit(data.X, data.y).tree_
+        np.testing.assert_array_equal(fast.int_nodes, slow.int_nodes)
+        np.testing.assert_array_equal(fast.counts, slow.counts)

@@ -750,7 +750,7 @@ def build(
             g = child_active[a]
             if g == f and kind != NOMINAL_BINARY:
                 continue  # already grouped by child in the chosen feature's order
-            if n_children == 2:
+            if kind != NOMINAL_MULTIWAY:  # two-way splits route by side bits
                 _partition_two(
                     sorted_index[g], sorted_rank[g], sorted_label[g], start, end, sizes[0],
                     side_bits, is_open[0], is_open[1], buffer_index, buffer_rank, buffer_label,
