@@ -121,3 +121,24 @@ def test_qualitative_claims_have_no_invented_numbers():
     assert not set(ref["dataset_label"]) & {"Monks-1", "Monks-2", "Optdigits", "Pendigits"}
     assert not any(math.isnan(v) for v in ref["value"])
     assert Path("results/reference/README.md").exists() or (Path(__file__).parents[1] / "results/reference/README.md").exists()
+
+
+def test_no_difference_claims_fail_on_a_difference_in_either_direction():
+    import pandas as pd
+
+    from treebench.report import papers as P
+    from treebench.report.reproduce import _wilcoxon_claim
+
+    datasets = [f"d{i}" for i in range(12)]
+    rows = []
+    for i, name in enumerate(datasets):
+        # paper: a and b alternate (no difference); ours: b wins everywhere
+        rows.append({"dataset_label": name, "algorithm": "a", "metric": "accuracy", "value": 80 + (i % 2), "ours": 70.0 + i * 0.1, "status": "ok"})
+        rows.append({"dataset_label": name, "algorithm": "b", "metric": "accuracy", "value": 80 + ((i + 1) % 2), "ours": 80.0 + i * 0.2, "status": "ok"})
+    cells = pd.DataFrame(rows)
+    same = _wilcoxon_claim(P.WilcoxonClaim("a vs b: no difference", "a", "b", "accuracy", False), cells)
+    assert same.agrees is False and "significant, b better" in same.ours
+    beats = _wilcoxon_claim(P.WilcoxonClaim("a beats b", "a", "b", "accuracy", True), cells)
+    assert beats.agrees is False
+    reverse = _wilcoxon_claim(P.WilcoxonClaim("b beats a", "b", "a", "accuracy", True), cells)
+    assert reverse.agrees is True and "significant, b better" in reverse.ours

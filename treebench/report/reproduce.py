@@ -179,12 +179,20 @@ def _wilcoxon_claim(c: P.WilcoxonClaim, cells: pd.DataFrame) -> ClaimOutcome:
             setattr(out, slot, f"only {len(both)} dataset(s)")
             continue
         r = across.wilcoxon(both[c.a].to_numpy(), both[c.b].to_numpy(), c.a, c.b, hib)
-        sig = r.significant(c.alpha) and r.wins > r.losses
+        different = r.significant(c.alpha)
+        a_better = different and r.wins > r.losses
+        verdict = (
+            f"significant, {c.a} better" if a_better
+            else f"significant, {c.b} better" if different
+            else "not significant"
+        )
         text = (f"W = {r.statistic:g}, p = {r.p_value:.4f} over {r.n} datasets "
-                f"({r.wins}/{r.ties}/{r.losses} win/tie/loss): {'significant' if sig else 'not significant'}")
+                f"({r.wins}/{r.ties}/{r.losses} win/tie/loss): {verdict}")
         setattr(out, slot, text)
         if column == "ours":
-            out.agrees = sig == c.significant
+            # "a beats b" needs a significant difference in a's favour; "no
+            # significant difference" fails on a difference in either direction
+            out.agrees = a_better if c.significant else not different
     return out
 
 
