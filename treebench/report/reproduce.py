@@ -442,7 +442,33 @@ def build_report(
         drawn, fig_notes = _draw(spec, frame, out_dir)
         notes += fig_notes
     sections = _extra_sections(spec, out_dir, extras, notes) if extras else []
+    quality = _tree_quality_section(frame, notes)
+    if quality is not None:
+        sections.insert(0, quality)
     return Report(spec, cells, claims, drawn, compare_md, notes, sections)
+
+
+def _tree_quality_section(frame: pd.DataFrame, notes: list[str]):
+    """Per dataset, the tree-level measure of the algorithms whose criterion has
+    one (eq. 18 of paper 000 for possibilistic trees); ``None`` when none has."""
+    from treebench.report.random_trees import Section
+
+    if "tree_quality" not in frame.columns:
+        return None
+    rated = frame[frame["tree_quality"].notna()]
+    if not len(rated):
+        return None
+    try:
+        table = build_table(rated, metric="tree_quality", test="wilcoxon")
+    except TreebenchError as exc:
+        notes.append(f"tree-quality table not built: {exc}")
+        return None
+    from treebench.report.formats import render
+
+    intro = ["Mean ± std over trials of the criterion's tree measure of every fitted tree "
+             "(eq. 18: the sum over the leaves of H*(p_l, n_l, γ) at the tuned γ; lower is better).", ""]
+    return Section("Tree quality measure (eq. 18)", intro + table_markdown(table).splitlines(),
+                   render(table, "latex").splitlines())
 
 
 def _extra_sections(spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes: list[str]) -> list:
