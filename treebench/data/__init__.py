@@ -11,7 +11,9 @@ Imports are lazy so that ``treebench --help`` does not pay for pandas.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from treebench.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from treebench.data.cards import Card, CardRegistry
@@ -31,12 +33,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'treebench.data' has no attribute {name!r}")
+__getattr__ = lazy_getattr('treebench.data', _LAZY)
 
 
 def all_cards(settings: Settings | None = None) -> list[Card]:

@@ -15,7 +15,7 @@ See ``docs/configs.md``.  Imports are lazy so ``treebench --help`` stays fast.
 
 from __future__ import annotations
 
-from typing import Any
+from treebench.lazy import lazy_getattr
 
 __all__ = ["Config", "ResultsStore", "load_config", "run_experiment"]
 
@@ -27,9 +27,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'treebench.experiment' has no attribute {name!r}")
+__getattr__ = lazy_getattr('treebench.experiment', _LAZY)

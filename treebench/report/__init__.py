@@ -15,7 +15,7 @@ See ``docs/reports.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from treebench.lazy import lazy_getattr
 
 __all__ = ["FORMATS", "TESTS", "ComparisonTable", "build_table", "render"]
 
@@ -30,9 +30,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'treebench.report' has no attribute {name!r}")
+__getattr__ = lazy_getattr('treebench.report', _LAZY)

@@ -6,8 +6,7 @@ kernels, which command-line start-up should not pay for.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from treebench.lazy import lazy_getattr
 
 _LAZY = {
     "GrowSettings": "treebench.trees.builder",
@@ -21,7 +20,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'treebench.trees' has no attribute {name!r}")
+__getattr__ = lazy_getattr('treebench.trees', _LAZY)
