@@ -14,7 +14,7 @@ import click
 from treebench.errors import TreebenchError
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
-_METRICS = ("accuracy", "error", "n_leaves", "n_nodes", "fit_seconds")
+_METRICS = ("accuracy", "error", "n_leaves", "n_nodes", "depth", "fit_seconds", "tree_quality")
 _FORMATS = ("md", "latex", "csv", "html")
 
 
