@@ -75,3 +75,21 @@ def test_plots_from_the_store(run, tmp_path):
         assert (tmp_path / f"{kind}.svg").read_text().lstrip().startswith("<?xml")
     result = CliRunner().invoke(cli, ["plot", "param", str(store), "--param", "q"])
     assert result.exit_code != 0 and "no trials vary parameter 'q'" in str(result.exception)
+
+
+def test_a_config_report_leaves_out_trials_of_earlier_versions_of_the_config(tmp_path):
+    from treebench.experiment.runner import run_experiment
+    from treebench.report.source import load_frame
+
+    store = tmp_path / "evolving.sqlite"
+    text = (
+        "experiment: evolving\nseed: 1\ndatasets: [iris]\nprotocol: {type: cv, folds: 3, repeats: 1}\n"
+        f"store: {store}\nalgorithms:\n  - name: tree\n    criterion: possibilistic\n    params: {{gamma: GAMMA}}\n"
+    )
+    config = tmp_path / "evolving.yaml"
+    for gamma in ("0.01", "0.4"):
+        config.write_text(text.replace("GAMMA", gamma))
+        run_experiment(config, quiet=True, echo=lambda _: None)
+    frame = load_frame(config)
+    assert len(frame) == 3  # the 3 folds of the current version only (the store holds 6)
+    assert set(frame["params"]) == {'{"gamma": 0.4}'}

@@ -8,7 +8,7 @@ from treebench.errors import TreebenchError
 from treebench.report.papers import PaperSpec
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import build_report, write_report
-from treebench.report.source import read_store, store_path_for_config
+from treebench.report.source import current_trials, read_store, store_path_for_config
 
 
 def run_config(config: Path, workers: int | None = None) -> None:
@@ -33,7 +33,7 @@ def reproduce_paper(
     store = store_path_for_config(config)
     if not store.exists():
         raise TreebenchError(f"no results store at {store}; run `treebench run {config}` first")
-    frame = read_store(store)
+    frame = current_trials(read_store(store), config)
     reference = load_reference(spec.reference)
     report = build_report(spec, frame, reference, out_dir, extras=True)
     paths = write_report(report, out_dir, config=str(config), store=str(store))

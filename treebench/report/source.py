@@ -68,6 +68,20 @@ def read_store(path: Path) -> pd.DataFrame:
         return store.to_frame()
 
 
+def current_trials(frame: pd.DataFrame, config: Path) -> pd.DataFrame:
+    """The rows of ``frame`` that belong to ``config`` as it is now.
+
+    A store keeps the trials of earlier versions of a config (another grid,
+    a renamed algorithm) under their own keys; a report on the config must
+    not average them in.
+    """
+    from treebench.experiment.config import load_config
+    from treebench.experiment.runner import plan
+
+    keys = {trial.key for trial in plan(load_config(config))}
+    return frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
+
+
 def load_frame(source: str | Path) -> pd.DataFrame:
     """Load the trials frame named by a store, config or exported frame path.
 
@@ -84,7 +98,7 @@ def load_frame(source: str | Path) -> pd.DataFrame:
         store = store_path_for_config(path)
         if not store.exists():
             raise TreebenchError(f"no results yet for {path}: {store} does not exist (run `treebench run {path}`)")
-        return read_store(store)
+        return current_trials(read_store(store), path)
     if not path.exists():
         raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
     if suffix in STORE_SUFFIXES:
