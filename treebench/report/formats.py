@@ -173,16 +173,22 @@ def _md_escape(text: str) -> str:
     return text.replace("|", r"\|")
 
 
-def _md_cell(t: ComparisonTable, c: Cell | None) -> str:
+def _styled_cell(t: ComparisonTable, c: Cell | None, bold: tuple[str, str], escape=lambda s: s) -> str:
+    """``mean ± std``, underlined (``<u>``, valid in Markdown and HTML), ``bold``
+    when best, then the Weka mark and any flag."""
     if c is None:
         return "–"
     text = f"{t.fmt(c.mean)} ± {t.fmt(c.std)}"
     if c.underline:
         text = f"<u>{text}</u>"
     if c.best:
-        text = f"**{text}**"
+        text = f"{bold[0]}{text}{bold[1]}"
     mark = {"v": " v", "*": " *"}.get(c.mark or "", "")
-    return text + mark + (" " + _FLAG_TEXT[c.flag] if c.flag else "")
+    return text + escape(mark) + (" " + _FLAG_TEXT[c.flag] if c.flag else "")
+
+
+def _md_cell(t: ComparisonTable, c: Cell | None) -> str:
+    return _styled_cell(t, c, ("**", "**"))
 
 
 def _md_table(head: list[str], rows: list[list[str]], align: str | None = None) -> list[str]:
@@ -329,15 +335,7 @@ def _num(x: float | None) -> str:
 
 # -- HTML -----------------------------------------------------------------------
 def _html_cell(t: ComparisonTable, c: Cell | None) -> str:
-    if c is None:
-        return "–"
-    text = f"{t.fmt(c.mean)} ± {t.fmt(c.std)}"
-    if c.underline:
-        text = f"<u>{text}</u>"
-    if c.best:
-        text = f"<b>{text}</b>"
-    mark = {"v": " v", "*": " *"}.get(c.mark or "", "")
-    return text + html.escape(mark) + (" " + _FLAG_TEXT[c.flag] if c.flag else "")
+    return _styled_cell(t, c, ("<b>", "</b>"), html.escape)
 
 
 def _html_table(head: list[str], rows: list[list[str]], escape_cells: bool = True) -> list[str]:
