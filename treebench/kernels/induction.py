@@ -72,19 +72,11 @@ def _ties(a: float, b: float) -> bool:
 
 
 @njit(cache=True)
-def _grow_int(arr: np.ndarray, needed: int) -> np.ndarray:
+def _grow(arr: np.ndarray, needed: int, fill) -> np.ndarray:
+    """``arr`` with room for ``needed`` rows (doubling); new rows hold ``fill``."""
     if needed <= arr.shape[0]:
         return arr
-    new = np.full((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], -1, arr.dtype)
-    new[: arr.shape[0]] = arr
-    return new
-
-
-@njit(cache=True)
-def _grow_float(arr: np.ndarray, needed: int) -> np.ndarray:
-    if needed <= arr.shape[0]:
-        return arr
-    new = np.zeros((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], arr.dtype)
+    new = np.full((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], fill, arr.dtype)
     new[: arr.shape[0]] = arr
     return new
 
@@ -699,7 +691,7 @@ def build(
                 sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
                 start, end, cat_counts, cat_sizes, present,
             )
-            catmap = _grow_int(catmap, n_catmap + n_categories[f])
+            catmap = _grow(catmap, n_catmap + n_categories[f], -1)
             catmap[n_catmap : n_catmap + n_categories[f]] = -1
             largest = 0
             for j in range(n_children):
@@ -774,9 +766,9 @@ def build(
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
         n_nodes += n_children
-        int_nodes = _grow_int(int_nodes, n_nodes)
-        float_nodes = _grow_float(float_nodes, n_nodes)
-        counts = _grow_float(counts, n_nodes)
+        int_nodes = _grow(int_nodes, n_nodes, -1)
+        float_nodes = _grow(float_nodes, n_nodes, 0)
+        counts = _grow(counts, n_nodes, 0)
         int_nodes[node, FEATURE] = f
         int_nodes[node, KIND] = kind
         int_nodes[node, CHILD_START] = first_child
@@ -785,8 +777,8 @@ def build(
             int_nodes[node, CATEGORY] = best_category[f]
         float_nodes[node, THRESHOLD] = best_threshold[f] if kind == NUMERIC else 0.0
         float_nodes[node, SCORE] = best
-        stack = _grow_int(stack, n_stack + n_children)
-        active = _grow_int(active, n_stack + n_children)
+        stack = _grow(stack, n_stack + n_children, -1)
+        active = _grow(active, n_stack + n_children, -1)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j

@@ -48,11 +48,15 @@ class GrowingTree:
         self.n_nodes = 1
         self.catmap = np.zeros(0, np.int64)
         self.leaf_samples: dict[int, list[int]] = {0: []}
+        self._view: Tree | None = None
 
     def tree(self) -> Tree:
-        """The current tree (views of the growing arrays)."""
+        """The current tree: views of the growing arrays, rebuilt only when a
+        split changes them (counts update in place through the views)."""
+        if self._view is not None:
+            return self._view
         n = self.n_nodes
-        return Tree(
+        self._view = Tree(
             int_nodes=self.int_nodes[:n],
             float_nodes=self.float_nodes[:n],
             counts=self.counts[:n],
@@ -63,6 +67,7 @@ class GrowingTree:
             categories=list(self.encoder.categories),
             criterion={"name": self.criterion.name, **self.criterion.values},
         )
+        return self._view
 
     # -- one example ----------------------------------------------------------------
     def add(self, row: np.ndarray, label: int) -> bool:
@@ -139,6 +144,7 @@ class GrowingTree:
         self.counts[children] = stump.counts[1:]
         self.parents[children] = leaf
         self.n_nodes += n_children
+        self._view = None  # new nodes (and possibly new arrays after _reserve)
         destination = stump.apply(self.X[samples]) - 1 + first_child
         for child in range(first_child, first_child + n_children):
             self.leaf_samples[child] = samples[destination == child].tolist()

@@ -247,18 +247,27 @@ def _prune_node(work: _Work, node, X, y, samples, confidence: float, raising: bo
 
 # -- CART cost-complexity pruning --------------------------------------------------------------
 def _weakest_links(work: _Work) -> tuple[list[int], np.ndarray]:
-    """Internal nodes still in the tree and their g(t) = (R(t) - R(T_t)) / (|T_t| - 1)."""
+    """Internal nodes still in the tree and their g(t) = (R(t) - R(T_t)) / (|T_t| - 1).
+
+    One post-order pass gives every subtree's leaf errors and leaf count, so a
+    pruning step costs O(nodes) rather than a leaf walk per node.
+    """
     total = float(work.counts[0].sum())
+    order = _descendants(work, 0)  # parents before children
+    subtree_errors: dict[int, float] = {}
+    subtree_leaves: dict[int, int] = {}
     nodes, links = [], []
-    for node in _descendants(work, 0):
-        if not work.children[node]:
+    for node in reversed(order):
+        own_errors = float(work.counts[node].sum() - work.counts[node].max())
+        kids = work.children[node]
+        if not kids:
+            subtree_errors[node], subtree_leaves[node] = own_errors, 1
             continue
-        leaves = work.leaves(node)
-        r_node = (work.counts[node].sum() - work.counts[node].max()) / total
-        r_tree = sum(work.counts[leaf].sum() - work.counts[leaf].max() for leaf in leaves) / total
+        subtree_errors[node] = sum(subtree_errors[k] for k in kids)
+        subtree_leaves[node] = sum(subtree_leaves[k] for k in kids)
         nodes.append(node)
-        links.append((r_node - r_tree) / (len(leaves) - 1))
-    return nodes, np.asarray(links)
+        links.append((own_errors - subtree_errors[node]) / total / (subtree_leaves[node] - 1))
+    return nodes[::-1], np.asarray(links[::-1])  # pre-order
 
 
 def _prune_weakest(work: _Work, alpha: float | None) -> list[tuple[float, int]]:
