@@ -751,6 +751,12 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
     if checked is not None and pruning is not None and "criterion" in entry:
         _check_pruning_params(pruning, checked, where, check)
     online = check.boolean(entry.get("online", False), (*where, "online"))
+    if checked is not None and "criterion" in entry and _own_builder(entry["criterion"]):
+        if pruning not in (None, "none") or online:
+            check.add(
+                (*where, "pruning" if pruning not in (None, "none") else "online"),
+                f"criterion {entry['criterion']!r} grows unpruned batch trees; accepted here: pruning: none, online: false",
+            )
     if online and "baseline" in entry:
         check.add((*where, "online"), "online trees need a 'criterion'; baselines are batch learners")
     if online and pruning not in (None, "none"):
@@ -767,6 +773,13 @@ def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:
         pruning=None if pruning == "none" else pruning,
         online=bool(online),
     )
+
+
+def _own_builder(criterion: str) -> bool:
+    """Whether a (valid) criterion grows its trees with its own builder (mee)."""
+    from treebench.criteria import criterion_class
+
+    return bool(getattr(criterion_class(criterion), "own_builder", False))
 
 
 def _check_pruning_params(pruning: str, checked: tuple, where: tuple, check: _Checker) -> None:
@@ -786,6 +799,7 @@ def _check_pruning_params(pruning: str, checked: tuple, where: tuple, check: _Ch
 
 
 def _criterion_params(criterion, params, grid, where, check):
+    from treebench.criteria import criterion_class
     from treebench.experiment.learners import TREE_PARAMS, criterion_params, validate_tree_param
 
     if check.text(criterion, (*where, "criterion")) is None:
@@ -795,17 +809,20 @@ def _criterion_params(criterion, params, grid, where, check):
     except TreebenchError as exc:
         check.add((*where, "criterion"), str(exc))
         return None
+    # a criterion with its own tree builder (mee) names the tree parameters it takes
+    allowed = getattr(criterion_class(criterion), "tree_params", None)
+    tree_params = {k: v for k, v in TREE_PARAMS.items() if allowed is None or k in allowed}
     accepted = [
         *(p.describe() for p in declared.values()),
-        *(f"{k} ({v})" for k, v in TREE_PARAMS.items()),
+        *(f"{k} ({v})" for k, v in tree_params.items()),
     ]
 
     def one(key, value, path):
         if key in declared:
             return declared[key].validate(value, criterion)
-        if key in TREE_PARAMS:
+        if key in tree_params:
             return validate_tree_param(key, value)
-        close = difflib.get_close_matches(str(key), [*declared, *TREE_PARAMS], n=1)
+        close = difflib.get_close_matches(str(key), [*declared, *tree_params], n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise TreebenchError(
             f"criterion {criterion!r} has no parameter {key!r}{hint}; accepted: {'; '.join(accepted)}"

@@ -210,3 +210,50 @@ class OnlineLearner(CriterionLearner):
 
         params = {key: value for key, value in params.items() if key != "engine"}
         return OnlineTreeClassifier(self.criterion, random_state=seed, **params).fit(X, y)
+
+
+class MEELearner(Learner):
+    """The minimum entropy-of-error tree (paper 001), which has its own builder.
+
+    Config ``params`` are the ``mee`` criterion's parameters plus
+    ``max_depth`` and ``threshold``; other tree parameters are refused.
+    """
+
+    def __init__(self, criterion: str = "mee") -> None:
+        from treebench.criteria import criterion_class
+
+        cls = criterion_class(criterion)
+        self.criterion = criterion
+        self.accepted = (*(p.name for p in cls.all_params()), *cls.tree_params)
+
+    def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
+        from treebench.trees.mee import as_frame_or_matrix
+
+        return as_frame_or_matrix(X)
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        from treebench.trees.mee import MEETreeClassifier
+
+        unknown = sorted(set(params) - set(self.accepted))
+        if unknown:
+            raise TreebenchError(
+                f"criterion {self.criterion!r} has no parameter {unknown[0]!r}; accepted: {', '.join(self.accepted)}"
+            )
+        values = dict(params)
+        if values.get("max_merged") == 0:
+            values["max_merged"] = None  # the criterion's 0 spells floor(c/2)
+        return MEETreeClassifier(**values).fit(X, y)
+
+    def n_leaves(self, model: Any) -> int:
+        return int(model.tree_.n_leaves)
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        tree = model.tree_
+        return {
+            "n_leaves": int(tree.n_leaves),
+            "n_nodes": int(tree.n_nodes),
+            "depth": int(tree.depth),
+            "tree_quality": None,
+        }

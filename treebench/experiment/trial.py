@@ -28,7 +28,7 @@ from treebench.experiment.config import (
     TuningSpec,
     import_plugin,
 )
-from treebench.experiment.learners import CriterionLearner, Learner, OnlineLearner
+from treebench.experiment.learners import CriterionLearner, Learner, MEELearner, OnlineLearner
 from treebench.experiment.protocols import (
     PAIR_COLUMN,
     Split,
@@ -212,6 +212,10 @@ def outer_split(trial: Trial, data: LoadedData) -> Split:
 def make_learner(trial: Trial) -> Learner:
     algorithm = trial.algorithm
     if algorithm.criterion is not None:
+        from treebench.criteria import criterion_class
+
+        if getattr(criterion_class(algorithm.criterion), "own_builder", False):
+            return MEELearner(algorithm.criterion)  # paper 001's tree: its own builder
         if algorithm.online:
             return OnlineLearner(algorithm.criterion)
         return CriterionLearner(algorithm.criterion, algorithm.pruning)

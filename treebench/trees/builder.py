@@ -141,6 +141,10 @@ def grow(
         raise TreebenchError(f"engine={engine!r} is invalid; accepted: {', '.join(ENGINES)}")
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
+    if getattr(criterion, "own_builder", False):
+        raise TreebenchError(
+            f"criterion {criterion.name!r} grows its own trees; use treebench.trees.mee.MEETreeClassifier"
+        )
     use_kernel = criterion.kernel_id >= 0 and engine != "python" and sample_data is None
     if engine == "numba" and not use_kernel:
         raise TreebenchError(

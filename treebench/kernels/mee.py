@@ -1,0 +1,161 @@
+"""Compiled split search of the minimum entropy-of-error tree (paper 001).
+
+One call scores every (feature, class set, orientation, threshold) of a node.
+Each feature is sorted once; its distinct values ("levels") get cumulative
+per-class counts, from which a class set's left count at every level is a
+sum over the set's few classes, and the error entropy at a level is three
+table look-ups of ``k ln k``.  The convex/concave rule reads the same
+entropies at the grid points, so a concave curve costs ``O(points)`` and only
+convex curves are scanned threshold by threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Two error entropies closer than this count as tied (the first one wins).
+TIE = 1e-10
+#: Slack of the convexity comparison (see treebench.criteria.mee.CONVEX_TOLERANCE).
+CONVEX_TOLERANCE = 1e-12
+
+
+def xlogx_table(n: int) -> np.ndarray:
+    """``k ln k`` for ``k = 0..n`` (``0 ln 0 = 0``)."""
+    k = np.arange(n + 1, dtype=np.float64)
+    return np.where(k > 0, k * np.log(np.where(k > 0, k, 1.0)), 0.0)
+
+
+@njit(cache=True, inline="always")
+def _entropy(plus: int, minus: int, n: int, xlogx: np.ndarray) -> float:
+    # H = ln n - sum_k (n_k ln n_k) / n over the three error counts
+    return (xlogx[n] - xlogx[plus] - xlogx[minus] - xlogx[n - plus - minus]) / n
+
+
+@njit(cache=True, inline="always")
+def _errors(orientation: int, s_left: int, left: int, n_set: int, n: int):
+    """(count of e = 2, count of e = -2) of one coded split."""
+    if orientation == 0:  # left side assigned to the class set
+        return n_set - s_left, left - s_left
+    return s_left, (n - n_set) - (left - s_left)  # right side assigned to the class set
+
+
+@njit(cache=True)
+def best_mee_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    set_classes: np.ndarray,
+    set_sizes: np.ndarray,
+    n_classes: int,
+    points: int,
+    min_child: int,
+    xlogx: np.ndarray,
+):
+    """Lowest error entropy over the node's usable curves.
+
+    Parameters
+    ----------
+    X:
+        The node's cases, shape ``(n, d)``, no NaN.
+    y:
+        Their class indices in ``0..n_classes-1``.
+    set_classes, set_sizes:
+        Candidate class sets, one row each, padded with -1 (already filtered
+        for the minimum number of cases).
+    points:
+        Grid size of the convex/concave rule.
+    min_child:
+        Thresholds leaving fewer cases on either side are not candidates.
+    xlogx:
+        :func:`xlogx_table` of at least ``n``.
+
+    Returns
+    -------
+    (H, set, feature, orientation, low, high):
+        ``set = -1`` when no curve is usable; otherwise the split sends
+        ``x <= low`` left, ``high`` is the next observed value (for midpoints).
+    """
+    n, d = X.shape
+    n_sets = set_classes.shape[0]
+    best_h = np.inf
+    best_set, best_feature, best_orientation = -1, -1, -1
+    best_low, best_high = 0.0, 0.0
+    totals = np.zeros(n_classes, np.int64)
+    for i in range(n):
+        totals[y[i]] += 1
+    n_set = np.zeros(n_sets, np.int64)
+    for s in range(n_sets):
+        for a in range(set_sizes[s]):
+            n_set[s] += totals[set_classes[s, a]]
+    lo_c, hi_c = points // 5, (4 * points) // 5
+    levels = np.empty(n, np.float64)
+    cum = np.empty((n, n_classes), np.int64)
+    left = np.empty(n, np.int64)
+    s_left = np.empty(n, np.int64)
+    grid_level = np.empty(points, np.int64)
+    for f in range(d):
+        values = X[:, f].copy()
+        order = np.argsort(values)
+        # -- levels and cumulative class counts (count of x <= level) ---------
+        m = 0
+        running = np.zeros(n_classes, np.int64)
+        for r in range(n):
+            v = values[order[r]]
+            if r > 0 and v != levels[m - 1]:
+                cum[m - 1, :] = running
+            if r == 0 or v != levels[m - 1]:
+                levels[m] = v
+                m += 1
+            running[y[order[r]]] += 1
+        cum[m - 1, :] = running
+        if m < 2:
+            continue  # constant feature: no split
+        for j in range(m):
+            left[j] = 0
+            for k in range(n_classes):
+                left[j] += cum[j, k]
+        # -- grid point -> last level <= grid value ---------------------------
+        low_v, high_v = levels[0], levels[m - 1]
+        j = 0
+        for i in range(points):
+            g = low_v + (high_v - low_v) * (i / (points - 1))
+            if i == points - 1:
+                g = high_v
+            while j + 1 < m and levels[j + 1] <= g:
+                j += 1
+            grid_level[i] = j
+        for s in range(n_sets):
+            ns = n_set[s]
+            for j in range(m):
+                acc = 0
+                for a in range(set_sizes[s]):
+                    acc += cum[j, set_classes[s, a]]
+                s_left[j] = acc
+            for orientation in range(2):
+                # -- the crude convex/concave rule on the grid ----------------
+                central, ends = 0.0, 0.0
+                for i in range(points):
+                    jj = grid_level[i]
+                    plus, minus = _errors(orientation, s_left[jj], left[jj], ns, n)
+                    h = _entropy(plus, minus, n, xlogx)
+                    if lo_c <= i < hi_c:
+                        central += h
+                    else:
+                        ends += h
+                central /= hi_c - lo_c
+                ends /= points - (hi_c - lo_c)
+                if central > ends + CONVEX_TOLERANCE:
+                    continue  # concave: its minimum is useless
+                # Both ends of the curve (every case on one side) are h(n_S / n):
+                # a split must go below them to be an interior minimum.
+                unsplit = _entropy(ns, 0, n, xlogx)
+                for jj in range(m - 1):  # the last level sends everything left
+                    if left[jj] < min_child or n - left[jj] < min_child:
+                        continue
+                    plus, minus = _errors(orientation, s_left[jj], left[jj], ns, n)
+                    h = _entropy(plus, minus, n, xlogx)
+                    if h < unsplit - TIE and h < best_h - TIE:
+                        best_h = h
+                        best_set, best_feature, best_orientation = s, f, orientation
+                        best_low, best_high = levels[jj], levels[jj + 1]
+    return best_h, best_set, best_feature, best_orientation, best_low, best_high

@@ -1,0 +1,314 @@
+"""Minimum entropy-of-error trees (paper 001): the estimator and its builder.
+
+At every node each candidate class set (one class, or up to ``max_merged``
+merged classes) is coded ``t = 1`` against the rest; for every feature the
+error-entropy curve of ``x <= threshold`` is computed in both orientations,
+curves the crude rule calls concave are discarded, and the split is the
+lowest error entropy over the remaining ones.  No usable curve, no class set
+with enough cases, a pure node or ``max_depth`` makes a leaf.  No pruning.
+
+The result is an ordinary :class:`treebench.trees.structure.Tree` (binary
+numeric splits), so prediction, sizes and ``export_text`` are shared with
+every other tree; the chosen class set and orientation of each split are
+kept in :attr:`MEETreeClassifier.split_sets_`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from treebench.criteria.mee import MEE, class_sets, coded_error_entropy
+from treebench.errors import TreebenchError
+from treebench.kernels import layout as L
+from treebench.kernels.mee import best_mee_split, xlogx_table
+from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.estimator import _as_labels
+from treebench.trees.structure import Tree
+
+THRESHOLDS = ("observed", "midpoint")
+ENGINES = ("numba", "python")
+
+
+@dataclass
+class _Nodes:
+    """Growing node arrays (lists until the tree is finished)."""
+
+    n_classes: int
+    ints: list[list[int]] = field(default_factory=list)
+    floats: list[list[float]] = field(default_factory=list)
+    counts: list[np.ndarray] = field(default_factory=list)
+    split_sets: list[tuple[int, ...] | None] = field(default_factory=list)
+    orientations: list[int] = field(default_factory=list)
+
+    def add(self, depth: int) -> int:
+        row = [-1] * L.N_INT_FIELDS
+        row[L.KIND], row[L.N_CHILDREN], row[L.DEPTH] = L.LEAF, 0, depth
+        self.ints.append(row)
+        self.floats.append([0.0] * L.N_FLOAT_FIELDS)
+        self.counts.append(np.zeros(self.n_classes, np.int64))
+        self.split_sets.append(None)
+        self.orientations.append(-1)
+        return len(self.ints) - 1
+
+
+class MEETreeClassifier(ClassifierMixin, BaseEstimator):
+    """Binary decision tree grown by minimum entropy-of-error splits.
+
+    Parameters
+    ----------
+    threshold:
+        ``"observed"`` (the paper: the largest value sent left is the
+        threshold) or ``"midpoint"`` (halfway to the next observed value).
+        Both give the same training partition.
+    min_class_cases:
+        A class set with fewer cases than this at the node -- or whose
+        complement has fewer -- is not a candidate (default 5).  A node with
+        no candidate is a leaf.
+    min_child_cases:
+        A threshold leaving fewer cases on either side is not a candidate
+        (default 1: every threshold).
+    max_merged:
+        Largest number of merged classes in a candidate set; ``None`` (or 0)
+        means ``floor(c / 2)`` for the ``c`` classes present at the node.
+    convexity_points:
+        Grid size of the convex/concave rule (the paper: 100).
+    max_depth:
+        Maximum depth (root = 0); ``None`` for no limit.
+    engine:
+        ``"numba"`` (compiled scan) or ``"python"`` (the plain-numpy
+        reference, for tests).
+
+    Attributes
+    ----------
+    tree_ : Tree
+    classes_ : ndarray
+    n_features_in_ : int
+    split_sets_ : list
+        Per node: the class labels coded ``t = 1`` by the split, or ``None``
+        for a leaf.
+    split_orientations_ : ndarray
+        Per node: 0 when ``x <= threshold`` was assigned the class set, 1
+        when ``x > threshold`` was, -1 for a leaf.
+    """
+
+    def __init__(
+        self,
+        threshold: str = "observed",
+        min_class_cases: int = 5,
+        min_child_cases: int = 1,
+        max_merged: int | None = None,
+        convexity_points: int = 100,
+        max_depth: int | None = None,
+        engine: str = "numba",
+    ) -> None:
+        self.threshold = threshold
+        self.min_class_cases = min_class_cases
+        self.min_child_cases = min_child_cases
+        self.max_merged = max_merged
+        self.convexity_points = convexity_points
+        self.max_depth = max_depth
+        self.engine = engine
+
+    def _validate(self) -> MEE:
+        if self.threshold not in THRESHOLDS:
+            raise TreebenchError(f"threshold={self.threshold!r} is invalid; accepted: {', '.join(THRESHOLDS)}")
+        if self.engine not in ENGINES:
+            raise TreebenchError(f"engine={self.engine!r} is invalid; accepted: {', '.join(ENGINES)}")
+        depth = self.max_depth
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0):
+            raise TreebenchError(f"max_depth={depth!r} is invalid; accepted: None or an integer >= 0")
+        merged = 0 if self.max_merged is None else self.max_merged
+        # the criterion validates its own parameters with one-line errors
+        return MEE(
+            min_class_cases=self.min_class_cases,
+            min_child_cases=self.min_child_cases,
+            max_merged=merged,
+            convexity_points=self.convexity_points,
+        )
+
+    # -- fitting ------------------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> MEETreeClassifier:
+        """Grow the tree on numeric features ``X`` and labels ``y``."""
+        criterion = self._validate()
+        encoder, matrix = FeatureEncoder.fit(X)
+        if encoder.is_nominal.any():
+            bad = encoder.names[int(np.flatnonzero(encoder.is_nominal)[0])]
+            raise TreebenchError(f"MEE trees split numeric features only; feature {bad!r} is nominal")
+        if np.isnan(matrix).any():
+            bad = encoder.names[int(np.flatnonzero(np.isnan(matrix).any(axis=0))[0])]
+            raise TreebenchError(f"MEE trees need complete data; feature {bad!r} has missing values")
+        labels = _as_labels(y, matrix.shape[0])
+        self.classes_, codes = np.unique(labels, return_inverse=True)
+        codes = codes.astype(np.int64).ravel()
+        self.encoder_ = encoder
+        self.criterion_ = criterion
+        self.n_features_in_ = encoder.n_features
+        if encoder.from_dataframe:
+            self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        nodes = grow_mee(
+            np.ascontiguousarray(matrix, dtype=np.float64),
+            codes,
+            len(self.classes_),
+            criterion,
+            max_depth=self.max_depth,
+            midpoint=self.threshold == "midpoint",
+            engine=self.engine,
+        )
+        self.tree_ = Tree(
+            int_nodes=np.asarray(nodes.ints, dtype=np.int64).reshape(-1, L.N_INT_FIELDS),
+            float_nodes=np.asarray(nodes.floats, dtype=np.float64).reshape(-1, L.N_FLOAT_FIELDS),
+            counts=np.asarray(nodes.counts, dtype=np.int64).reshape(-1, len(self.classes_)),
+            catmap=np.zeros(0, np.int64),
+            n_categories=encoder.n_categories,
+            feature_names=list(encoder.names),
+            classes=self.classes_.tolist(),
+            categories=list(encoder.categories),
+            criterion={"name": criterion.name, **criterion.values, "threshold": self.threshold},
+        )
+        self.split_sets_ = [
+            None if s is None else tuple(self.classes_[list(s)].tolist()) for s in nodes.split_sets
+        ]
+        self.split_orientations_ = np.asarray(nodes.orientations, dtype=np.int64)
+        return self
+
+    # -- prediction ------------------------------------------------------------------
+    def _encode(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        return self.encoder_.transform(X)
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Leaf id reached by every sample."""
+        return self.tree_.apply(self._encode(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training cases in the reached leaf."""
+        return self.tree_.predict_proba(self._encode(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
+        return self.classes_[self.tree_.predict_index(self._encode(X))]
+
+    @property
+    def n_leaves_(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def n_nodes_(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_nodes
+
+    def get_n_leaves(self) -> int:
+        return self.n_leaves_
+
+    def get_depth(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def tree_quality(self) -> float | None:
+        return None
+
+    def export_text(self, **kwargs: Any) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(**kwargs)
+
+
+def grow_mee(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    criterion: MEE,
+    *,
+    max_depth: int | None = None,
+    midpoint: bool = False,
+    engine: str = "numba",
+) -> _Nodes:
+    """Grow the node arrays depth-first; the children of a node get consecutive ids."""
+    if X.shape[0] == 0:
+        raise TreebenchError("cannot grow a tree on 0 samples")
+    xlogx = xlogx_table(X.shape[0])
+    nodes = _Nodes(n_classes)
+    stack = [(nodes.add(0), np.arange(X.shape[0]))]
+    while stack:
+        node, samples = stack.pop()
+        depth = nodes.ints[node][L.DEPTH]
+        labels = y[samples]
+        counts = np.bincount(labels, minlength=n_classes).astype(np.int64)
+        nodes.counts[node] = counts
+        present = np.flatnonzero(counts)
+        if present.size < 2:
+            continue  # pure node
+        sets = class_sets(present, criterion.max_merged or None)
+        nodes.floats[node][L.IMPURITY] = _unsplit_entropy(counts, sets)
+        if max_depth is not None and depth >= max_depth:
+            continue
+        sets = [s for s in sets if _enough_cases(counts, s, criterion.min_class_cases)]
+        if not sets:
+            continue  # every candidate class set is too small
+        h, s, f, orientation, low, high = _best_split(X[samples], labels, sets, n_classes, criterion, engine, xlogx)
+        if s < 0:
+            continue  # every curve is concave
+        go_left = X[samples, f] <= low
+        threshold = _midpoint(low, high) if midpoint else low
+        first = nodes.add(depth + 1)
+        nodes.add(depth + 1)
+        ints = nodes.ints[node]
+        ints[L.FEATURE], ints[L.KIND], ints[L.CHILD_START], ints[L.N_CHILDREN] = f, L.NUMERIC, first, 2
+        nodes.floats[node][L.THRESHOLD] = threshold
+        nodes.floats[node][L.SCORE] = h
+        nodes.split_sets[node] = sets[s]
+        nodes.orientations[node] = orientation
+        # right child pushed first so the left subtree is grown first
+        stack.append((first + 1, samples[~go_left]))
+        stack.append((first, samples[go_left]))
+    return nodes
+
+
+def _best_split(X, y, sets, n_classes, criterion, engine, xlogx):
+    points = int(criterion.convexity_points)
+    if engine == "python":
+        from treebench.trees.mee_reference import reference_best_split
+
+        return reference_best_split(X, y, sets, points, int(criterion.min_child_cases))
+    width = max(len(s) for s in sets)
+    set_classes = np.full((len(sets), width), -1, np.int64)
+    for i, s in enumerate(sets):
+        set_classes[i, : len(s)] = s
+    set_sizes = np.array([len(s) for s in sets], np.int64)
+    h, s, f, o, low, high = best_mee_split(
+        np.ascontiguousarray(X), y, set_classes, set_sizes, n_classes, points, int(criterion.min_child_cases), xlogx
+    )
+    return float(h), int(s), int(f), int(o), float(low), float(high)
+
+
+def _enough_cases(counts: np.ndarray, members: tuple[int, ...], minimum: int) -> bool:
+    inside = int(counts[list(members)].sum())
+    return min(inside, int(counts.sum()) - inside) >= minimum
+
+
+def _unsplit_entropy(counts: np.ndarray, sets: list[tuple[int, ...]]) -> float:
+    """Node value: the lowest error entropy of not splitting, ``min_S h(n_S / n)``."""
+    n = counts.sum()
+    inside = np.array([counts[list(s)].sum() for s in sets], dtype=float)
+    return float(coded_error_entropy(inside, np.zeros_like(inside), n).min())
+
+
+def _midpoint(low: float, high: float) -> float:
+    mid = low / 2.0 + high / 2.0
+    # adjacent floats: the midpoint may round onto ``high``; keep the partition
+    return low if not (low <= mid < high) else mid
+
+
+def as_frame_or_matrix(X: Any) -> Any:
+    """A numeric frame as its float64 matrix (skips pandas overhead in many fits)."""
+    if isinstance(X, pd.DataFrame) and all(pd.api.types.is_float_dtype(t) for t in X.dtypes):
+        return X.to_numpy(dtype=np.float64)
+    return X

@@ -1,0 +1,44 @@
+"""Plain-numpy reference of the MEE split search (slow; for tests).
+
+It follows the definitions literally -- one error-entropy curve per feature,
+class set and orientation, from :func:`treebench.criteria.mee.error_entropy_curve`
+-- and visits candidates in the compiled kernel's order (feature, class set,
+orientation, threshold), so both must pick the same split.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebench.criteria.mee import error_entropy_curve, is_convex
+from treebench.kernels.mee import TIE
+
+
+def reference_best_split(
+    X: np.ndarray, y: np.ndarray, sets: list[tuple[int, ...]], points: int, min_child: int = 1
+) -> tuple[float, int, int, int, float, float]:
+    """Same contract as :func:`treebench.kernels.mee.best_mee_split`."""
+    best = (np.inf, -1, -1, -1, 0.0, 0.0)
+    for f in range(X.shape[1]):
+        x = X[:, f]
+        levels = np.unique(x)
+        if levels.size < 2:
+            continue
+        for s, members in enumerate(sets):
+            t = np.where(np.isin(y, members), 1, -1)
+            for orientation in (0, 1):
+                _, grid_curve, _ = error_entropy_curve(x, t, points, orientation)
+                if not is_convex(grid_curve):
+                    continue
+                _, curve, _ = error_entropy_curve(x, t, None, orientation)
+                n_left = (x[None, :] <= levels[:, None]).sum(axis=1)
+                # the last level sends everything left; too small a side is no candidate
+                allowed = (n_left >= min_child) & (x.size - n_left >= min_child)
+                allowed[-1] = False
+                if not allowed.any():
+                    continue
+                j = int(np.argmin(np.where(allowed, curve, np.inf)))
+                unsplit = curve[-1]  # every case on one side: h(n_S / n)
+                if curve[j] < unsplit - TIE and curve[j] < best[0] - TIE:
+                    best = (float(curve[j]), s, f, orientation, float(levels[j]), float(levels[j + 1]))
+    return best
