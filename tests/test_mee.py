@@ -219,6 +219,7 @@ def test_mee_is_a_registered_criterion_with_its_own_builder():
     scores = crit.split_scores(parent, np.array([[[4, 0], [0, 4]], [[2, 2], [2, 2]]]))
     # [[2, 2], [2, 2]]: two e = 2, two e = -2, four right in either orientation
     assert scores[0] == 0.0 and scores[1] == pytest.approx(-shannon([0.25, 0.25, 0.5]))
+    assert crit.accepts(float(scores[1]))
     with pytest.raises(TreebenchError, match="grows its own trees"):
         TreeClassifier("mee").fit(np.arange(4.0)[:, None], [0, 0, 1, 1])
 

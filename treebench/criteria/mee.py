@@ -212,8 +212,10 @@ class MEE(Criterion):
         # no min_gain: MEE decides on the convexity rule, not a score threshold
         return tuple(cls.params)
 
-    def _sets(self, k: int) -> list[tuple[int, ...]]:
-        return class_sets(list(range(k)), self.max_merged or None)
+    def accepts(self, score: float) -> bool:
+        # usability is decided on the feature's curve (convexity, interior
+        # minimum) by the MEE tree; from counts alone any scored split is usable
+        return bool(np.isfinite(score))
 
     def node_value(self, counts: np.ndarray) -> float:
         """Error entropy of the unsplit node: min over class sets of ``h(n_S / n)``."""
