@@ -40,6 +40,14 @@ def test_error_entropy_of_hand_counted_confusions():
     assert error_entropy([[0, 6], [0, 4]]) == pytest.approx(shannon([0.6, 0.4]))
 
 
+def test_printed_error_rates_weight_by_the_prevalence():
+    # p = n_1 / n = 4/10; P(e=2) = 0.4 * 2/10, P(e=-2) = 0.6 * 1/10
+    value = error_entropy([[5, 1], [2, 2]], error_rates="printed")
+    assert value == pytest.approx(shannon([0.08, 0.06, 0.86]), abs=1e-12)
+    with pytest.raises(TreebenchError, match="accepted: joint, printed"):
+        error_entropy([[5, 1], [2, 2]], error_rates="literal")
+
+
 def test_error_entropy_refuses_bad_tables():
     with pytest.raises(TreebenchError, match="2x2 non-negative"):
         error_entropy([[1, 2, 3]])
@@ -158,16 +166,17 @@ def test_numba_and_reference_agree_on_random_data(seed):
     for i, s in enumerate(sets):
         set_classes[i, : len(s)] = s
     sizes = np.array([len(s) for s in sets], np.int64)
-    for min_child in (1, 4):
-        fast = best_mee_split(X, y, set_classes, sizes, k, 100, min_child, xlogx_table(n))
-        slow = reference_best_split(X, y, sets, 100, min_child)
-        assert fast[1:4] == slow[1:4] and fast[4:] == slow[4:]
+    for min_child, rates in ((1, "joint"), (4, "joint"), (1, "printed")):
+        fast = best_mee_split(X, y, set_classes, sizes, k, 100, min_child, rates == "printed", xlogx_table(n))
+        slow = reference_best_split(X, y, sets, 100, min_child, rates)
+        assert fast[1] >= 0 and fast[1:4] == slow[1:4] and fast[4:] == slow[4:]
         assert fast[0] == pytest.approx(slow[0], abs=1e-12)
-    numba_tree = MEETreeClassifier(min_class_cases=2).fit(X, y).tree_
-    python_tree = MEETreeClassifier(min_class_cases=2, engine="python").fit(X, y).tree_
-    assert numba_tree.n_nodes > 1
-    np.testing.assert_array_equal(numba_tree.int_nodes, python_tree.int_nodes)
-    np.testing.assert_allclose(numba_tree.float_nodes, python_tree.float_nodes, rtol=0, atol=1e-12)
+    for rates in ("joint", "printed"):
+        numba_tree = MEETreeClassifier(min_class_cases=2, error_rates=rates).fit(X, y).tree_
+        python_tree = MEETreeClassifier(min_class_cases=2, error_rates=rates, engine="python").fit(X, y).tree_
+        assert numba_tree.n_nodes > 1
+        np.testing.assert_array_equal(numba_tree.int_nodes, python_tree.int_nodes)
+        np.testing.assert_allclose(numba_tree.float_nodes, python_tree.float_nodes, rtol=0, atol=1e-12)
 
 
 # -- estimator basics ------------------------------------------------------------

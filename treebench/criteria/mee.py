@@ -33,7 +33,11 @@ from treebench.errors import TreebenchError
 CONVEX_TOLERANCE = 1e-12
 
 
-def error_entropy(confusion: np.ndarray) -> float:
+#: Readings of the paper's error probabilities (see the module docstring).
+ERROR_RATES = ("joint", "printed")
+
+
+def error_entropy(confusion: np.ndarray, error_rates: str = "joint") -> float:
     """Shannon entropy (nats) of the error ``e = t - y`` of one coded split.
 
     Parameters
@@ -41,33 +45,50 @@ def error_entropy(confusion: np.ndarray) -> float:
     confusion:
         2x2 counts ``[[n_{-1,-1}, n_{-1,1}], [n_{1,-1}, n_{1,1}]]``: rows are
         the true code ``t`` (-1 then 1), columns the assigned code ``y``.
+    error_rates:
+        ``"joint"`` (default): ``P(e=2) = n_{1,-1}/n``, ``P(e=-2) = n_{-1,1}/n``;
+        ``"printed"``: the formula as printed, ``P(e=2) = p n_{1,-1}/n`` and
+        ``P(e=-2) = (1-p) n_{-1,1}/n`` with ``p = n_1 / n``.
 
     Returns
     -------
     float
-        ``-sum P ln P`` over ``P(e=-2) = n_{-1,1}/n``, ``P(e=2) = n_{1,-1}/n``
-        and ``P(e=0)``; in ``[0, ln 3]``.
+        ``-sum P ln P`` over ``P(e=-2)``, ``P(e=2)`` and ``P(e=0) = 1 - both``;
+        in ``[0, ln 3]``.
     """
     table = np.asarray(confusion, dtype=float)
     if table.shape != (2, 2) or (table < 0).any() or not np.isfinite(table).all():
         raise TreebenchError(
             f"confusion must be 2x2 non-negative counts [[n(-1,-1), n(-1,1)], [n(1,-1), n(1,1)]]; got {table.tolist()}"
         )
+    _check_rates(error_rates)
     n = table.sum()
     if n == 0:
         raise TreebenchError("confusion has no cases; accepted: counts with a positive total")
-    errors = np.array([table[0, 1], table[1, 0], table[0, 0] + table[1, 1]]) / n
-    errors = errors[errors > 0]
-    return float(-(errors * np.log(errors)).sum())
+    prevalence = table[1].sum() / n if error_rates == "printed" else None
+    return float(coded_error_entropy(table[1, 0], table[0, 1], n, prevalence))
 
 
-def coded_error_entropy(n_plus: np.ndarray, n_minus: np.ndarray, n: float) -> np.ndarray:
+def _check_rates(error_rates: str) -> None:
+    if error_rates not in ERROR_RATES:
+        raise TreebenchError(f"error_rates={error_rates!r} is invalid; accepted: {', '.join(ERROR_RATES)}")
+
+
+def coded_error_entropy(
+    n_plus: np.ndarray, n_minus: np.ndarray, n: float, prevalence: float | None = None
+) -> np.ndarray:
     """Vectorised error entropy from the two error counts.
 
     ``n_plus`` counts ``e = 2`` (t = 1 assigned -1), ``n_minus`` counts
-    ``e = -2`` (t = -1 assigned 1), ``n`` is the node size.
+    ``e = -2`` (t = -1 assigned 1), ``n`` is the node size.  With
+    ``prevalence`` ``p`` the printed reading weights them by ``p`` and
+    ``1 - p``; without it they are joint frequencies.
     """
     probs = np.stack([np.asarray(n_plus, float), np.asarray(n_minus, float)], axis=0) / np.asarray(n, float)
+    if prevalence is not None:
+        w = np.asarray(prevalence, float)
+        weights = np.stack([w, 1.0 - w]).reshape((2,) + w.shape + (1,) * (probs.ndim - 1 - w.ndim))
+        probs = probs * weights
     probs = np.concatenate([probs, 1.0 - probs.sum(axis=0, keepdims=True)], axis=0)
     probs = np.clip(probs, 0.0, 1.0)
     logs = np.log(np.where(probs > 0, probs, 1.0))
@@ -114,6 +135,7 @@ def error_entropy_curve(
     t: np.ndarray,
     thresholds: np.ndarray | int | None = None,
     orientation: int | None = None,
+    error_rates: str = "joint",
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Error entropy of the split ``x <= threshold`` for one feature and one coding.
 
@@ -130,6 +152,8 @@ def error_entropy_curve(
         0: ``x <= threshold`` is assigned ``y = 1``; 1: ``x > threshold`` is.
         ``None`` returns the orientation whose curve reaches the lower
         minimum (0 on ties).
+    error_rates:
+        ``"joint"`` or ``"printed"`` (see :func:`error_entropy`).
 
     Returns
     -------
@@ -141,6 +165,7 @@ def error_entropy_curve(
         raise TreebenchError(f"x and t must be non-empty 1-d arrays of one length; got {x.shape} and {t.shape}")
     if not np.isin(t, (-1, 1)).all():
         raise TreebenchError("t must be coded in {-1, 1}")
+    _check_rates(error_rates)
     if orientation not in (None, 0, 1):
         raise TreebenchError(f"orientation={orientation!r} is invalid; accepted: None, 0, 1")
     if thresholds is None:
@@ -153,13 +178,26 @@ def error_entropy_curve(
     pos_left = (left & (t == 1)).sum(axis=1)
     neg_left = (left & (t == -1)).sum(axis=1)
     n_pos, n_neg = int((t == 1).sum()), int((t == -1).sum())
+    p = n_pos / x.size if error_rates == "printed" else None
     curves = (
-        coded_error_entropy(n_pos - pos_left, neg_left, x.size),  # left is assigned y = 1
-        coded_error_entropy(pos_left, n_neg - neg_left, x.size),  # right is assigned y = 1
+        coded_error_entropy(n_pos - pos_left, neg_left, x.size, p),  # left is assigned y = 1
+        coded_error_entropy(pos_left, n_neg - neg_left, x.size, p),  # right is assigned y = 1
     )
     if orientation is None:
         orientation = 1 if curves[1].min() < curves[0].min() else 0
     return grid, curves[orientation], int(orientation)
+
+
+def unsplit_error_entropy(n_set: float, n: float, error_rates: str = "joint") -> float:
+    """Error entropy of not splitting: the lower of the two curve ends.
+
+    Every case assigned the complement gives ``n_set`` errors ``e = 2``; every
+    case assigned the set gives ``n - n_set`` errors ``e = -2``.  Under the
+    joint reading both are ``h(n_set / n)``; under the printed one they differ.
+    """
+    p = n_set / n if error_rates == "printed" else None
+    ends = (coded_error_entropy(n_set, 0.0, n, p), coded_error_entropy(0.0, n - n_set, n, p))
+    return float(min(ends))
 
 
 def class_sets(classes: np.ndarray | list[int], max_merged: int | None = None) -> list[tuple[int, ...]]:
@@ -201,6 +239,13 @@ class MEE(Criterion):
         Param("min_child_cases", 1, int, low=1, doc="a split leaving fewer cases on a side is not a candidate"),
         Param("max_merged", 0, int, low=0, doc="largest merged class set; 0 means floor(c/2)"),
         Param("convexity_points", 100, int, low=5, doc="grid points of the convex/concave rule"),
+        Param(
+            "error_rates",
+            "joint",
+            str,
+            choices=ERROR_RATES,
+            doc="P(e=2) = n(1,-1)/n (joint) or p n(1,-1)/n as printed",
+        ),
     )
     #: Trees of this criterion come from treebench.trees.mee, not the generic builders.
     own_builder: ClassVar[bool] = True
@@ -225,7 +270,8 @@ class MEE(Criterion):
         if n == 0 or present.size < 2:
             return 0.0
         values = [
-            float(coded_error_entropy(counts[list(s)].sum(), 0.0, n)) for s in class_sets(present, self.max_merged or None)
+            unsplit_error_entropy(counts[list(s)].sum(), n, self.error_rates)
+            for s in class_sets(present, self.max_merged or None)
         ]
         return min(values)
 
@@ -239,8 +285,9 @@ class MEE(Criterion):
         for s in class_sets(present, self.max_merged or None):
             in_set = children[:, :, list(s)].sum(axis=2)  # (m, 2)
             out_set = children.sum(axis=2) - in_set
+            p = in_set.sum(axis=1) / n if self.error_rates == "printed" else None
             # orientation 0: left assigned to S; orientation 1: right assigned to S
-            h0 = coded_error_entropy(in_set[:, 1], out_set[:, 0], n)
-            h1 = coded_error_entropy(in_set[:, 0], out_set[:, 1], n)
+            h0 = coded_error_entropy(in_set[:, 1], out_set[:, 0], n, p)
+            h1 = coded_error_entropy(in_set[:, 0], out_set[:, 1], n, p)
             best = np.minimum(best, np.minimum(h0, h1))
         return -best

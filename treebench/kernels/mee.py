@@ -11,6 +11,8 @@ convex curves are scanned threshold by threshold.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -33,6 +35,29 @@ def _entropy(plus: int, minus: int, n: int, xlogx: np.ndarray) -> float:
 
 
 @njit(cache=True, inline="always")
+def _entropy_printed(plus: int, minus: int, n: int, p: float, log_wp: float, log_wm: float, xlogx: np.ndarray) -> float:
+    # The paper's printed rates: a = P(e=2) = w+ plus, b = P(e=-2) = w- minus
+    # with w+ = p/n, w- = (1-p)/n.  a ln a = w+ (plus ln plus + plus ln w+):
+    # table look-ups, so only the e = 0 term needs a logarithm.
+    wp, wm = p / n, (1.0 - p) / n
+    a, b = wp * plus, wm * minus
+    h = -wp * (xlogx[plus] + plus * log_wp) - wm * (xlogx[minus] + minus * log_wm)
+    c = 1.0 - a - b
+    if c > 0.0:
+        h -= c * math.log(c)
+    return h
+
+
+@njit(cache=True, inline="always")
+def _h(
+    plus: int, minus: int, n: int, p: float, printed: bool, log_wp: float, log_wm: float, xlogx: np.ndarray
+) -> float:
+    if printed:
+        return _entropy_printed(plus, minus, n, p, log_wp, log_wm, xlogx)
+    return _entropy(plus, minus, n, xlogx)
+
+
+@njit(cache=True, inline="always")
 def _errors(orientation: int, s_left: int, left: int, n_set: int, n: int):
     """(count of e = 2, count of e = -2) of one coded split."""
     if orientation == 0:  # left side assigned to the class set
@@ -49,6 +74,7 @@ def best_mee_split(
     n_classes: int,
     points: int,
     min_child: int,
+    printed: bool,
     xlogx: np.ndarray,
 ):
     """Lowest error entropy over the node's usable curves.
@@ -66,6 +92,9 @@ def best_mee_split(
         Grid size of the convex/concave rule.
     min_child:
         Thresholds leaving fewer cases on either side are not candidates.
+    printed:
+        Use the paper's printed error rates (``p n_{1,-1}/n``) instead of
+        the joint frequencies.
     xlogx:
         :func:`xlogx_table` of at least ``n``.
 
@@ -93,6 +122,7 @@ def best_mee_split(
     left = np.empty(n, np.int64)
     s_left = np.empty(n, np.int64)
     grid_level = np.empty(points, np.int64)
+    s_grid = np.empty(points, np.int64)
     for f in range(d):
         values = X[:, f].copy()
         order = np.argsort(values)
@@ -126,18 +156,24 @@ def best_mee_split(
             grid_level[i] = j
         for s in range(n_sets):
             ns = n_set[s]
-            for j in range(m):
+            p = ns / n
+            # both logs finite: a candidate set and its complement are non-empty
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            # the set's left counts, first at the grid levels only: most
+            # curves are concave and need no more
+            for i in range(points):
                 acc = 0
                 for a in range(set_sizes[s]):
-                    acc += cum[j, set_classes[s, a]]
-                s_left[j] = acc
+                    acc += cum[grid_level[i], set_classes[s, a]]
+                s_grid[i] = acc
+            have_levels = False
             for orientation in range(2):
                 # -- the crude convex/concave rule on the grid ----------------
                 central, ends = 0.0, 0.0
                 for i in range(points):
                     jj = grid_level[i]
-                    plus, minus = _errors(orientation, s_left[jj], left[jj], ns, n)
-                    h = _entropy(plus, minus, n, xlogx)
+                    plus, minus = _errors(orientation, s_grid[i], left[jj], ns, n)
+                    h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
                     if lo_c <= i < hi_c:
                         central += h
                     else:
@@ -146,14 +182,24 @@ def best_mee_split(
                 ends /= points - (hi_c - lo_c)
                 if central > ends + CONVEX_TOLERANCE:
                     continue  # concave: its minimum is useless
-                # Both ends of the curve (every case on one side) are h(n_S / n):
-                # a split must go below them to be an interior minimum.
-                unsplit = _entropy(ns, 0, n, xlogx)
+                # The ends of the curve (every case on one side) are the error
+                # entropies of not splitting: a split must go below both.
+                unsplit = min(
+                    _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
+                    _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
+                )
+                if not have_levels:
+                    for j in range(m):
+                        acc = 0
+                        for a in range(set_sizes[s]):
+                            acc += cum[j, set_classes[s, a]]
+                        s_left[j] = acc
+                    have_levels = True
                 for jj in range(m - 1):  # the last level sends everything left
                     if left[jj] < min_child or n - left[jj] < min_child:
                         continue
                     plus, minus = _errors(orientation, s_left[jj], left[jj], ns, n)
-                    h = _entropy(plus, minus, n, xlogx)
+                    h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
                     if h < unsplit - TIE and h < best_h - TIE:
                         best_h = h
                         best_set, best_feature, best_orientation = s, f, orientation

@@ -80,6 +80,10 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         Grid size of the convex/concave rule (the paper: 100).
     max_depth:
         Maximum depth (root = 0); ``None`` for no limit.
+    error_rates:
+        ``"joint"`` (default): ``P(e=2) = n_{1,-1}/n``; ``"printed"``: the
+        paper's formula as printed, ``P(e=2) = p n_{1,-1}/n`` (see
+        :func:`treebench.criteria.mee.error_entropy`).
     engine:
         ``"numba"`` (compiled scan) or ``"python"`` (the plain-numpy
         reference, for tests).
@@ -105,6 +109,7 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         max_merged: int | None = None,
         convexity_points: int = 100,
         max_depth: int | None = None,
+        error_rates: str = "joint",
         engine: str = "numba",
     ) -> None:
         self.threshold = threshold
@@ -113,6 +118,7 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         self.max_merged = max_merged
         self.convexity_points = convexity_points
         self.max_depth = max_depth
+        self.error_rates = error_rates
         self.engine = engine
 
     def _validate(self) -> MEE:
@@ -130,6 +136,7 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
             min_child_cases=self.min_child_cases,
             max_merged=merged,
             convexity_points=self.convexity_points,
+            error_rates=self.error_rates,
         )
 
     # -- fitting ------------------------------------------------------------------
@@ -247,7 +254,7 @@ def grow_mee(
         if present.size < 2:
             continue  # pure node
         sets = class_sets(present, criterion.max_merged or None)
-        nodes.floats[node][L.IMPURITY] = _unsplit_entropy(counts, sets)
+        nodes.floats[node][L.IMPURITY] = _unsplit_entropy(counts, sets, criterion.error_rates)
         if max_depth is not None and depth >= max_depth:
             continue
         sets = [s for s in sets if _enough_cases(counts, s, criterion.min_class_cases)]
@@ -277,14 +284,17 @@ def _best_split(X, y, sets, n_classes, criterion, engine, xlogx):
     if engine == "python":
         from treebench.trees.mee_reference import reference_best_split
 
-        return reference_best_split(X, y, sets, points, int(criterion.min_child_cases))
+        return reference_best_split(
+            X, y, sets, points, int(criterion.min_child_cases), str(criterion.error_rates)
+        )
     width = max(len(s) for s in sets)
     set_classes = np.full((len(sets), width), -1, np.int64)
     for i, s in enumerate(sets):
         set_classes[i, : len(s)] = s
     set_sizes = np.array([len(s) for s in sets], np.int64)
     h, s, f, o, low, high = best_mee_split(
-        np.ascontiguousarray(X), y, set_classes, set_sizes, n_classes, points, int(criterion.min_child_cases), xlogx
+        np.ascontiguousarray(X), y, set_classes, set_sizes, n_classes, points, int(criterion.min_child_cases),
+        criterion.error_rates == "printed", xlogx,
     )
     return float(h), int(s), int(f), int(o), float(low), float(high)
 
@@ -294,11 +304,13 @@ def _enough_cases(counts: np.ndarray, members: tuple[int, ...], minimum: int) ->
     return min(inside, int(counts.sum()) - inside) >= minimum
 
 
-def _unsplit_entropy(counts: np.ndarray, sets: list[tuple[int, ...]]) -> float:
-    """Node value: the lowest error entropy of not splitting, ``min_S h(n_S / n)``."""
-    n = counts.sum()
+def _unsplit_entropy(counts: np.ndarray, sets: list[tuple[int, ...]], error_rates: str) -> float:
+    """Node value: the lowest error entropy of not splitting over the class sets."""
+    n = float(counts.sum())
     inside = np.array([counts[list(s)].sum() for s in sets], dtype=float)
-    return float(coded_error_entropy(inside, np.zeros_like(inside), n).min())
+    p = inside / n if error_rates == "printed" else None
+    ends = (coded_error_entropy(inside, 0.0 * inside, n, p), coded_error_entropy(0.0 * inside, n - inside, n, p))
+    return float(np.minimum(*ends).min())
 
 
 def _midpoint(low: float, high: float) -> float:
