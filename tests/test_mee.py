@@ -9,9 +9,11 @@ from math import comb
 import numpy as np
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 from sklearn.base import clone
 
 from treebench import criteria
+from treebench.cli import cli
 from treebench.criteria.mee import class_sets, error_entropy, error_entropy_curve, is_convex
 from treebench.errors import TreebenchError
 from treebench.experiment.config import parse_config
@@ -279,3 +281,9 @@ def test_a_config_refuses_what_mee_trees_do_not_do(extra, message):
     )
     with pytest.raises(TreebenchError, match=message):
         parse_config(text + extra)
+
+
+def test_criteria_list_shows_mee_with_its_parameters():
+    result = CliRunner().invoke(cli, ["criteria", "list"])
+    line = next(row for row in result.output.splitlines() if row.startswith("mee "))
+    assert "min_class_cases >= 1 (default 5)" in line and "error_rates in {joint, printed}" in line
