@@ -195,6 +195,12 @@ def test_estimator_basics():
     params = clone(model).get_params()
     assert {"threshold", "min_class_cases", "max_merged", "convexity_points", "max_depth"} <= set(params)
     assert MEETreeClassifier(max_depth=0).fit(X, y).tree_.n_nodes == 1
+    # truncation: depth 0 is the root's majority, full depth is the tree itself
+    majority = pd.Series(y).value_counts().sort_index().idxmax()
+    assert (model.predict_at_depth(X, 0) == majority).all()
+    assert (model.predict_at_depth(X, model.get_depth()) == model.predict(X)).all()
+    shallow = MEETreeClassifier(max_depth=1).fit(X, y)
+    assert (model.predict_at_depth(X, 1) == shallow.predict(X)).all()
     assert "a <=" in model.export_text() or "b <=" in model.export_text()
 
 

@@ -203,6 +203,29 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
         return self.classes_[self.tree_.predict_index(self._encode(X))]
 
+    def predict_at_depth(self, X: Any, depth: int) -> np.ndarray:
+        """Predictions of the tree truncated at ``depth`` (root = 0).
+
+        Nodes at that depth answer with their own majority class, as if they
+        were leaves (the per-level errors of the paper's Fig. 5).
+        """
+        check_is_fitted(self, "tree_")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+            raise TreebenchError(f"depth={depth!r} is invalid; accepted: an integer >= 0")
+        tree = self.tree_
+        ints = tree.int_nodes.copy()
+        ints[ints[:, L.DEPTH] >= depth, L.KIND] = L.LEAF  # deeper nodes become unreachable
+        truncated = Tree(
+            int_nodes=ints,
+            float_nodes=tree.float_nodes,
+            counts=tree.counts,
+            catmap=tree.catmap,
+            n_categories=tree.n_categories,
+            feature_names=tree.feature_names,
+            classes=tree.classes,
+        )
+        return self.classes_[truncated.predict_index(self._encode(X))]
+
     @property
     def n_leaves_(self) -> int:
         check_is_fitted(self, "tree_")
