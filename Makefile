@@ -28,6 +28,7 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_fit.py
+	$(BIN)/python benchmarks/bench_certainty_scale.py
 
 # Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
 $(REPRODUCE): reproduce-%: install

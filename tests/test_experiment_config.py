@@ -166,11 +166,11 @@ BAD = {
     ),
     "unknown baseline": (
         GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-c4.5"),
-        ["c.yaml:11:", "unknown baseline 'sklearn-c4.5'", "accepted: sklearn-cart, weka-j48", "c50 are planned"],
+        ["c.yaml:11:", "unknown baseline 'sklearn-c4.5'", "accepted: c50, sklearn-cart, weka-j48"],
     ),
-    "planned baseline": (
-        GOOD.replace("baseline: sklearn-cart", "baseline: c50").replace("params: {criterion: gini}", ""),
-        ["c.yaml:11:", "baseline 'c50' is not implemented yet; accepted: sklearn-cart, weka-j48"],
+    "bad c50 parameter": (
+        GOOD.replace("baseline: sklearn-cart", "baseline: c50").replace("criterion: gini}", "CF: 0}"),
+        ["c.yaml:12:", "c50: CF=0 is invalid; accepted: a number 0 < CF <= 100"],
     ),
     "bad baseline parameter value": (
         GOOD.replace("criterion: gini}", "criterion: ginny}"),
@@ -195,7 +195,7 @@ BAD = {
     ),
     "both criterion and baseline": (
         GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-cart\n    criterion: gini"),
-        ["c.yaml:10:", "give exactly one of 'criterion'", "or 'baseline' (accepted: sklearn-cart, weka-j48)"],
+        ["c.yaml:10:", "give exactly one of 'criterion'", "or 'baseline' (accepted: c50, sklearn-cart, weka-j48)"],
     ),
     "duplicate algorithm name": (
         GOOD.replace("name: CART", "name: PiTree"),

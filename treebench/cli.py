@@ -37,6 +37,9 @@ def _register() -> None:
 
     cli.add_command(run)
     cli.add_command(results)
+    from treebench.report.certainty_cli import certainty
+
+    cli.add_command(certainty)
 
 
 _register()

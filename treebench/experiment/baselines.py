@@ -1,8 +1,8 @@
 """Reference learners a config can name with ``baseline:`` instead of ``criterion:``.
 
-``sklearn-cart`` (scikit-learn) and ``weka-j48`` (Weka's J48 through ``java``,
-:mod:`treebench.baselines.weka`) exist; ``c50`` is planned (it needs an
-external program) and is rejected with a clear message until then.
+``sklearn-cart`` (scikit-learn), ``weka-j48`` (Weka's J48 through ``java``,
+:mod:`treebench.baselines.weka`) and ``c50`` (Quinlan's C5.0 binary,
+:mod:`treebench.baselines.c50`) exist.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treebench.baselines.c50 import C50
 from treebench.baselines.weka import WekaJ48
 from treebench.errors import TreebenchError
 from treebench.experiment.learners import Learner
 
 #: Baselines that will exist later: named in errors so users know they are coming.
-PLANNED = ("c50",)
+PLANNED: tuple[str, ...] = ()
 
 
 class SklearnCart(Learner):
@@ -110,7 +111,9 @@ class SklearnCart(Learner):
         }
 
 
-BASELINES: dict[str, type[Learner]] = {"sklearn-cart": SklearnCart, "weka-j48": WekaJ48}
+BASELINES: dict[str, type[Learner]] = {
+    "sklearn-cart": SklearnCart, "weka-j48": WekaJ48, "c50": C50,
+}
 
 
 def available() -> list[str]:
@@ -126,6 +129,5 @@ def baseline_class(name: str) -> Any:
         raise TreebenchError(f"baseline {name!r} is not implemented yet; accepted: {accepted}")
     close = difflib.get_close_matches(str(name), [*BASELINES, *PLANNED], n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    raise TreebenchError(
-        f"unknown baseline {name!r}{hint}; accepted: {accepted} ({', '.join(PLANNED)} are planned)"
-    )
+    planned = f" ({', '.join(PLANNED)} are planned)" if PLANNED else ""
+    raise TreebenchError(f"unknown baseline {name!r}{hint}; accepted: {accepted}{planned}")

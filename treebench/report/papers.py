@@ -184,6 +184,7 @@ _add(PaperSpec(
         FewerClaim("Certainty makes fewer test errors than C5.0 on Monks-1, Monks-2, Optdigits, Pendigits",
                    "certainty", "c50", "test_errors", ("monks-1", "monks-2", "optdigits", "pendigits")),
     ),
+    extras=("certainty_errors",),
 ))
 
 _add(PaperSpec(

@@ -441,7 +441,7 @@ def build_report(
     if figures and len(frame):
         drawn, fig_notes = _draw(spec, frame, out_dir)
         notes += fig_notes
-    sections = _extra_sections(spec, out_dir, extras, notes) if extras else []
+    sections = _extra_sections(spec, out_dir, extras, notes, frame) if extras else []
     quality = _tree_quality_section(frame, notes)
     if quality is not None:
         sections.insert(0, quality)
@@ -471,7 +471,9 @@ def _tree_quality_section(frame: pd.DataFrame, notes: list[str]):
                    render(table, "latex").splitlines())
 
 
-def _extra_sections(spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes: list[str]) -> list:
+def _extra_sections(
+    spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes: list[str], frame: pd.DataFrame | None = None
+) -> list:
     """Sections beyond the published table (only papers whose spec names ``extras``)."""
     out = []
     for name in spec.extras:
@@ -485,6 +487,10 @@ def _extra_sections(spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes
                 out.append(random_trees_section(out_dir, **options))
             except (TreebenchError, OSError, ValueError) as exc:
                 notes.append(f"section {name} not built: {exc}")
+        elif name == "certainty_errors" and frame is not None and len(frame):
+            from treebench.report.certainty_extras import certainty_section
+
+            out.append(certainty_section(frame))
     return out
 
 
