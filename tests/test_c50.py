@@ -12,7 +12,14 @@ import pandas as pd
 import pytest
 
 from treebench.baselines import c50
-from treebench.baselines.c50 import C50, MISSING_MESSAGE, Coding, options, parse_evaluation, parse_tree
+from treebench.baselines.c50 import (
+    C50,
+    MISSING_MESSAGE,
+    Coding,
+    options,
+    parse_evaluation,
+    parse_tree,
+)
 from treebench.errors import TreebenchError
 
 REASON = c50.availability()

@@ -64,3 +64,21 @@ def test_certainty_command_table_plot_and_bad_attribute(tmp_path):
     result = runner.invoke(cli, ["certainty", "monks-1", "--attribute", "a9"])
     assert result.exit_code != 0
     assert "dataset 'monks-1' has no attribute 'a9'; accepted: a1, a2, a3, a4, a5, a6" in str(result.exception)
+
+
+def test_report_section_counts_filter_and_claim_against_c50():
+    from treebench.report.certainty_extras import certainty_section, passes_filter
+
+    assert passes_filter(25, 100) and not passes_filter(26, 100)  # 75 correct = 3 x 25
+    rows = []
+    for dataset, (mine, theirs) in {"d1": ((0, 5), (3, 8)), "d2": ((0, 9), (1, 8))}.items():
+        for algorithm, (train_errors, test_errors) in (("certainty", mine), ("c50", theirs)):
+            rows.append({"dataset": dataset, "algorithm": algorithm, "status": "ok", "n_train": 80,
+                         "n_test": 20, "train_accuracy": 1 - train_errors / 80, "error": test_errors / 20,
+                         "n_leaves": 4, "n_nodes": 7})
+    section = certainty_section(pd.DataFrame(rows))
+    text = "\n".join(section.markdown)
+    assert "| d1 | kept | 0 / 5 (4) | 3 / 8 (4) |" in text  # 15 correct >= 3 x 5
+    assert "| d2 | dropped | 0 / 9 (4) | 1 / 8 (4) |" in text
+    assert "than real C5.0 (`c50`) on 1 of 2 datasets: d1." in text
+    assert "Not rerun: Crime (San Francisco)" in text
