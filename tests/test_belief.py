@@ -1,0 +1,177 @@
+"""Belief-function trees (paper 004): u_lambda, eq. 22 node beliefs, pignistic error."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from treebench import criteria
+from treebench.criteria.belief import uncertainty
+from treebench.errors import TreebenchError
+from treebench.kernels.belief import node_masses, prefix_masses, split_masses
+from treebench.stats.pignistic import pignistic_error
+from treebench.trees.belief import BeliefTreeClassifier
+
+
+def _printed_by_hand(n1: int, n2: int, lam: float) -> float:
+    # The closed form as printed in the paper (two classes).
+    n = n1 + n2
+    return (1 - lam) / (n + 1) - lam * sum(
+        nj / (n + 1) * math.log2((2 * nj + 1) / (n + 1)) for nj in (n1, n2) if nj
+    )
+
+
+def test_u_lambda_printed_matches_hand_value():
+    # counts (3, 1), lam = 0.3: 0.7/5 - 0.3 (0.6 log2 1.4 + 0.2 log2 0.6)
+    hand = 0.14 - 0.3 * (0.6 * math.log2(1.4) + 0.2 * math.log2(0.6))
+    crit = criteria.get("belief", lam=0.3)
+    assert crit.node_value(np.array([3, 1])) == pytest.approx(hand, abs=1e-12)
+    for n1, n2, lam in [(0, 0, 0.5), (5, 0, 1.0), (2, 7, 0.0), (10, 10, 0.8)]:
+        assert criteria.get("belief", lam=lam).node_value(np.array([n1, n2])) == pytest.approx(
+            _printed_by_hand(n1, n2, lam), abs=1e-12
+        )
+
+
+def test_u_lambda_nonspecificity_discord_from_eqs_17_19():
+    # BS (3/5, 1/5, 1/5): N = 1/5, BetP = (0.7, 0.3), D = -(0.6 log2 0.7 + 0.2 log2 0.3)
+    lam = 0.3
+    nonspec = 0.2
+    discord = -(0.6 * math.log2(0.7) + 0.2 * math.log2(0.3))
+    crit = criteria.get("belief", lam=lam, variant="nonspecificity-discord")
+    assert crit.node_value(np.array([3, 1])) == pytest.approx((1 - lam) * nonspec + lam * discord, abs=1e-12)
+    # the two variants differ by lam * n/(n+1) (papers' README)
+    printed = criteria.get("belief", lam=lam).node_value(np.array([3, 1]))
+    assert crit.node_value(np.array([3, 1])) - printed == pytest.approx(lam * 4 / 5, abs=1e-12)
+
+
+def test_goodness_is_parent_minus_weighted_children():
+    crit = criteria.get("belief", lam=0.7)
+    parent = np.array([6, 4])
+    children = np.array([[[5, 1], [1, 3]]])
+    expected = (
+        _printed_by_hand(6, 4, 0.7) - 0.6 * _printed_by_hand(5, 1, 0.7) - 0.4 * _printed_by_hand(1, 3, 0.7)
+    )
+    assert crit.split_scores(parent, children)[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_multiclass_options():
+    counts = np.array([4, 2, 1])
+    natural = criteria.get("belief", lam=1.0, variant="nonspecificity-discord").node_value(counts)
+    betp = (counts + 1 / 3) / 8
+    assert natural == pytest.approx(-(counts / 8 * np.log2(betp)).sum(), abs=1e-12)
+    ovr = criteria.get("belief", lam=0.4, multiclass="one-vs-rest").node_value(counts)
+    pairs = [_printed_by_hand(c, 7 - c, 0.4) for c in counts]
+    assert ovr == pytest.approx(np.mean(pairs), abs=1e-12)
+
+
+def test_bad_parameters_are_one_line_errors():
+    with pytest.raises(TreebenchError, match="lam"):
+        criteria.get("belief", lam=1.5)
+    with pytest.raises(TreebenchError, match="accepted"):
+        criteria.get("belief", variant="klir")
+
+
+def _crisp(labels):
+    return np.array([[1.0, 0.0, 0.0] if c == 0 else [0.0, 1.0, 0.0] for c in labels])
+
+
+def test_eq22_reduces_to_eq12_for_crisp_labels():
+    for r, s in [(0, 0), (1, 0), (3, 2), (0, 7), (40, 13)]:
+        bel_s, bel_f, m_omega = node_masses(_crisp([0] * r + [1] * s))
+        n = r + s
+        assert (bel_s, bel_f, m_omega) == pytest.approx((r / (n + 1), s / (n + 1), 1 / (n + 1)), abs=1e-12)
+
+
+def _brute_force(labels: np.ndarray) -> np.ndarray:
+    # Enumerate which focal set (S, F, Omega) each example's factor contributes:
+    # the product mass goes to alpha_{jk}, j = #S picks, k = #F picks (eq. 21).
+    alpha: dict[tuple[int, int], float] = {}
+    for picks in itertools.product(range(3), repeat=len(labels)):
+        weight = float(np.prod([labels[i, p] for i, p in enumerate(picks)]))
+        key = (picks.count(0), picks.count(1))
+        alpha[key] = alpha.get(key, 0.0) + weight
+    out = np.zeros(3)
+    for (j, k), a in alpha.items():
+        out += a * np.array([j, k, 1.0]) / (j + k + 1)
+    return out
+
+
+def test_eq22_matches_brute_force_on_tiny_nodes():
+    rng = np.random.default_rng(4)
+    kinds = [
+        lambda: rng.dirichlet([1, 1, 1]),  # fully general
+        lambda: np.array([0.0, *(lambda q: (q, 1 - q))(rng.random())]),  # m(F)=q, rest on Omega
+        lambda: np.array([1.0, 0, 0]),
+        lambda: np.array([0, 1.0, 0]),
+        lambda: np.array([0, 0, 1.0]),
+        lambda: np.array([*(lambda q: (q, 1 - q))(rng.random()), 0.0]),  # no Omega
+    ]
+    for n in range(1, 7):
+        for _ in range(8):
+            labels = np.array([kinds[rng.integers(len(kinds))]() for _ in range(n)])
+            assert node_masses(labels) == pytest.approx(_brute_force(labels), abs=1e-12)
+            assert node_masses(labels).sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_prefix_and_split_sweeps_equal_direct_computation():
+    rng = np.random.default_rng(5)
+    labels = rng.dirichlet([0.5, 0.5, 0.5], size=30)
+    labels[::3] = [1, 0, 0]
+    prefixes = prefix_masses(labels)
+    for p in range(31):
+        assert prefixes[p] == pytest.approx(node_masses(labels[:p]) if p else [0, 0, 1], abs=1e-12)
+    positions = np.array([1, 7, 29])
+    left, right = split_masses(labels, positions)
+    for i, p in enumerate(positions):
+        assert left[i] == pytest.approx(node_masses(labels[:p]), abs=1e-12)
+        assert right[i] == pytest.approx(node_masses(labels[p:]), abs=1e-12)
+
+
+def test_vacuous_examples_leave_node_and_impurity_unchanged():
+    rng = np.random.default_rng(6)
+    labels = rng.dirichlet([1, 1, 1], size=12)
+    with_vacuous = np.vstack([labels[:5], [[0, 0, 1]] * 4, labels[5:], [[0, 0, 1]]])
+    assert node_masses(with_vacuous) == pytest.approx(node_masses(labels), abs=1e-12)
+    for variant in ("printed", "nonspecificity-discord"):
+        u = uncertainty(node_masses(labels), 0.6, variant)
+        assert float(uncertainty(node_masses(with_vacuous), 0.6, variant)) == pytest.approx(float(u), abs=1e-12)
+
+
+def test_pignistic_error_on_hand_example():
+    proba = np.array([[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]])
+    masses = np.array([[1.0, 0, 0], [0, 0.6, 0.4], [0, 0, 1.0]])
+    # 1 - 0.8 = 0.2; 1 - (0.6 * 0.7 + 0.4) = 0.18; vacuous: 0
+    assert pignistic_error(proba, masses) == pytest.approx((0.2 + 0.18 + 0.0) / 3, abs=1e-12)
+    with pytest.raises(TreebenchError, match="shape"):
+        pignistic_error(proba, masses[:, :2])
+
+
+def _simulated(n: int = 200, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.4 * rng.normal(size=n) > 0).astype(int)
+    masses = _crisp(y)
+    share = (y == 1) & (rng.random(n) < 0.5)
+    q = rng.integers(1, 6, size=n) / 5
+    masses[share] = np.column_stack([np.zeros(n), q, 1 - q])[share]
+    return X, y, masses
+
+
+def test_tree_leaves_keep_belief_structures_and_predict_pignistic():
+    X, y, masses = _simulated()
+    crisp = BeliefTreeClassifier(lam=0.5, max_depth=3).fit(X, y)
+    leaf_counts = crisp.tree_.counts[crisp.apply(X)]
+    n = leaf_counts.sum(axis=1, keepdims=True)
+    assert crisp.predict_proba(X) == pytest.approx((leaf_counts + 0.5) / (n + 1), abs=1e-12)
+    uncertain = BeliefTreeClassifier(lam=0.5, max_depth=3).fit(X, y, label_masses=masses)
+    leaves = uncertain.apply(X)
+    for leaf in np.unique(leaves):
+        assert uncertain.leaf_masses_[leaf] == pytest.approx(node_masses(masses[leaves == leaf]), abs=1e-12)
+    proba = uncertain.predict_proba(X)
+    assert proba.sum(axis=1) == pytest.approx(np.ones(len(X)))
+    assert set(uncertain.predict(X)) <= {0, 1}
+    with pytest.raises(TreebenchError, match="label masses"):
+        BeliefTreeClassifier().fit(X, y, label_masses=masses[:, :2])

@@ -1,0 +1,145 @@
+"""Evidential impurity u_lambda of belief-function trees (paper 004, Denœux & Skarstein Bjanger).
+
+A node with class counts ``n_j`` is summarised by the belief structure
+``m({w_j}) = n_j/(n+1)``, ``m(Omega) = 1/(n+1)`` (eqs. 15-16); with uncertain
+labels the structure comes from eq. 22 (:mod:`treebench.kernels.belief`).  Its
+uncertainty is ``(1 - lam) * N + lam * D`` (nonspecificity, eq. 17, plus
+discord, eq. 18).  The closed form printed in the paper differs from eqs.
+17-19 by ``lam * n/(n+1)``; both are offered (see ``docs/criteria.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebench.criteria.base import Criterion, Param, SplitContext, as_children
+from treebench.errors import TreebenchError
+
+
+def crisp_masses(counts: np.ndarray) -> np.ndarray:
+    """Belief structures of count rows: ``(..., k)`` -> ``(..., k + 1)`` (last = m(Omega))."""
+    counts = np.asarray(counts, dtype=float)
+    denom = counts.sum(axis=-1, keepdims=True) + 1.0
+    return np.concatenate([counts / denom, 1.0 / denom], axis=-1)
+
+
+def pignistic(masses: np.ndarray) -> np.ndarray:
+    """BetP on the singletons: ``m({w_j}) + m(Omega)/k`` (focal sets are singletons and Omega)."""
+    masses = np.asarray(masses, dtype=float)
+    k = masses.shape[-1] - 1
+    return masses[..., :k] + masses[..., k:] / k
+
+
+def uncertainty(masses: np.ndarray, lam: float, variant: str = "printed") -> np.ndarray:
+    """``U_lambda`` of belief structures whose focal sets are the singletons and Omega.
+
+    ``masses`` has shape ``(..., k + 1)``.  ``variant="nonspecificity-discord"``
+    is eq. 19 applied literally: ``N = m(Omega) log2 k`` and
+    ``D = -sum_j m_j log2 BetP_j`` (Omega's own term vanishes, BetP(Omega) = 1).
+    ``variant="printed"`` is the paper's closed form, which reads
+    ``log2(k BetP_j)`` in the discord (for two classes ``log2((2 n_j + 1)/(n + 1))``);
+    it equals the literal form minus ``lam (1 - m(Omega)) log2 k``.
+    """
+    masses = np.asarray(masses, dtype=float)
+    k = masses.shape[-1] - 1
+    singles, omega = masses[..., :k], masses[..., k]
+    betp = pignistic(masses)
+    safe = np.where(singles > 0, betp, 1.0)
+    discord = -(singles * np.log2(safe)).sum(axis=-1)
+    log_k = np.log2(k)
+    value = (1.0 - lam) * omega * log_k + lam * discord
+    if variant == "printed":
+        value = value - lam * (1.0 - omega) * log_k
+    return value
+
+
+def one_vs_rest_counts(counts: np.ndarray) -> np.ndarray:
+    """``(..., k)`` counts -> ``(..., k, 2)``: class ``j`` against the others."""
+    counts = np.asarray(counts, dtype=float)
+    rest = counts.sum(axis=-1, keepdims=True) - counts
+    return np.stack([counts, rest], axis=-1)
+
+
+class Belief(Criterion):
+    """Goodness ``Delta u = u(t) - p_L u(t_L) - p_R u(t_R)`` of the evidential impurity.
+
+    ``multiclass="natural"`` uses the k-class structure of eqs. 15-16;
+    ``"one-vs-rest"`` (our reading of the paper's remark that a k-class
+    problem can be handled as two-class problems) averages the two-class
+    impurities of ``w_j`` against the other classes.  With per-example label
+    masses (``SplitContext.sample_data``, shape ``(n, 3)``: m(class 0),
+    m(class 1), m(Omega)) the node structures follow eq. 22 (two classes only).
+    Branch weights ``p`` are example counts, as in eq. 14.
+    """
+
+    name = "belief"
+    summary = "evidential impurity u_lambda of belief-function trees (uncertain labels supported)"
+    paper = "004 Denœux & Skarstein Bjanger"
+    params = (
+        Param("lam", 0.5, float, low=0.0, high=1.0, doc="weight of discord vs nonspecificity"),
+        Param(
+            "variant",
+            "printed",
+            str,
+            choices=("printed", "nonspecificity-discord"),
+            doc="closed form as printed, or eqs. 17-19 literally (differ by lam*n/(n+1))",
+        ),
+        Param(
+            "multiclass",
+            "natural",
+            str,
+            choices=("natural", "one-vs-rest"),
+            doc="k-class belief structure, or mean of one-vs-rest two-class impurities",
+        ),
+    )
+
+    # -- impurity of count rows --------------------------------------------------
+    def count_impurity(self, counts: np.ndarray) -> np.ndarray:
+        """``u_lambda`` of every count row ``(..., k)``."""
+        counts = np.asarray(counts, dtype=float)
+        if self.multiclass == "one-vs-rest" and counts.shape[-1] > 2:
+            pairs = crisp_masses(one_vs_rest_counts(counts))
+            return uncertainty(pairs, self.lam, self.variant).mean(axis=-1)
+        return uncertainty(crisp_masses(counts), self.lam, self.variant)
+
+    def node_value(self, counts: np.ndarray) -> float:
+        return float(self.count_impurity(counts))
+
+    def split_scores(self, parent, children, context: SplitContext | None = None) -> np.ndarray:
+        children = as_children(children)
+        sizes = children.sum(axis=2)
+        totals = sizes.sum(axis=1)
+        if context is not None and context.sample_data is not None:
+            parent_u, child_u = self._label_mass_impurities(children, context)
+        else:
+            parent_u = np.full(len(children), self.node_value(parent))
+            child_u = self.count_impurity(children)
+        weights = sizes / np.where(totals > 0, totals, 1.0)[:, None]
+        return parent_u - np.where(sizes > 0, weights * child_u, 0.0).sum(axis=1)
+
+    # -- impurity from label masses (eq. 22) --------------------------------------
+    def _label_mass_impurities(self, children: np.ndarray, context: SplitContext):
+        from treebench.kernels.belief import node_masses, split_masses
+
+        data = np.asarray(context.sample_data, dtype=float)
+        if data.ndim != 2 or data.shape[1] != 3 or children.shape[2] != 2:
+            raise TreebenchError(
+                "criterion 'belief': label masses need two classes and sample_data of shape (n, 3) "
+                f"(m(class 0), m(class 1), m(Omega)); got {data.shape} with {children.shape[2]} classes"
+            )
+        labels = data[context.order]
+        parent_u = float(uncertainty(node_masses(labels), self.lam, self.variant))
+        if context.kind == "numeric":
+            left, right = split_masses(labels, context.positions)
+            child = np.stack([left, right], axis=1)
+        else:
+            codes = np.asarray(context.values)
+            present = np.unique(codes)
+            if children.shape[0] != 1 or children.shape[1] != len(present):
+                raise TreebenchError(
+                    "criterion 'belief': label masses support numeric features and multiway "
+                    "nominal splits; accepted: nominal_split=multiway"
+                )
+            child = np.stack([node_masses(labels[codes == c]) for c in present])[None, :, :]
+        child_u = uncertainty(child, self.lam, self.variant)
+        return np.full(len(children), parent_u), child_u

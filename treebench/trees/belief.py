@@ -1,0 +1,76 @@
+"""Belief-function trees (paper 004): leaves keep belief structures, predictions are pignistic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from treebench.criteria.belief import crisp_masses, pignistic
+from treebench.errors import TreebenchError
+from treebench.trees.estimator import TreeClassifier
+
+
+def check_label_masses(label_masses: Any, n_samples: int, n_classes: int) -> np.ndarray:
+    """Validate per-example label masses: shape ``(n, k + 1)``, non-negative, rows summing to 1."""
+    masses = np.asarray(label_masses, dtype=float)
+    if masses.shape != (n_samples, n_classes + 1):
+        raise TreebenchError(
+            f"label masses must have shape (n_samples, n_classes + 1) = ({n_samples}, {n_classes + 1}); "
+            f"got {masses.shape}"
+        )
+    if not np.isfinite(masses).all() or (masses < 0).any() or not np.allclose(masses.sum(axis=1), 1.0, atol=1e-9):
+        raise TreebenchError("label masses must be finite, non-negative and sum to 1 in every row")
+    return masses
+
+
+class BeliefTreeClassifier(TreeClassifier):
+    """A tree grown with the ``belief`` criterion that can learn from uncertain labels.
+
+    ``fit(X, y, label_masses=...)`` takes, besides the crisp labels ``y``
+    (which order the classes and drive the usual purity stop), the label
+    belief structures of the examples: columns ``m(classes_[0])``,
+    ``m(classes_[1])``, ``m(Omega)`` (two classes).  Without them the labels are
+    crisp and any number of classes works.  Every leaf keeps the belief
+    structure of its training examples (eq. 22, or eqs. 15-16 when crisp);
+    :meth:`predict_proba` returns its pignistic probabilities.
+    """
+
+    def __init__(self, criterion: Any = "belief", **params: Any) -> None:
+        super().__init__(criterion, **params)
+
+    def fit(self, X: Any, y: Any, label_masses: Any = None, **kwargs: Any) -> BeliefTreeClassifier:
+        if label_masses is not None:
+            n_classes = len(np.unique(np.asarray(y)))
+            if n_classes != 2:
+                raise TreebenchError(
+                    f"uncertain labels need exactly two classes; the training labels have {n_classes}"
+                )
+            masses = check_label_masses(label_masses, len(np.asarray(y)), 2)
+            kwargs["sample_data"] = masses
+        super().fit(X, y, **kwargs)
+        leaves = self.apply(X)
+        self.leaf_masses_ = np.zeros((self.tree_.n_nodes, len(self.classes_) + 1))
+        self.leaf_masses_[:, -1] = 1.0  # unreached nodes: vacuous
+        if label_masses is None:
+            self.leaf_masses_[:] = crisp_masses(self.tree_.counts)
+        else:
+            from treebench.kernels.belief import node_masses
+
+            for leaf in np.unique(leaves):
+                self.leaf_masses_[leaf] = node_masses(masses[leaves == leaf])
+        return self
+
+    def predict_masses(self, X: Any) -> np.ndarray:
+        """Belief structure (singletons, then Omega) of the leaf each sample reaches."""
+        check_is_fitted(self, "leaf_masses_")
+        return self.leaf_masses_[self.apply(X)]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Pignistic probabilities ``m({w_j}) + m(Omega)/k`` of the reached leaf."""
+        return pignistic(self.predict_masses(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class of largest pignistic probability (first class on ties)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
