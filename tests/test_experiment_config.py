@@ -133,7 +133,7 @@ BAD = {
     "unknown criterion": (
         GOOD.replace("criterion: possibilistic", "criterion: posibilistic"),
         ["c.yaml:7:", "algorithms[0].criterion", "unknown criterion 'posibilistic'", "did you mean possibilistic",
-         "accepted: certainty, entropy"],
+         "accepted: ", "certainty, entropy"],
     ),
     "parameter out of range": (
         GOOD.replace("[1e-3, 0.1]", "[1e-3, 1.5]"),
