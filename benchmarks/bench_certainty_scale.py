@@ -9,11 +9,13 @@ Each fit runs in a fresh child process (``python this_file --child ...``) that
 
 1. loads the matrix from a ``.npy`` file written by the parent (cheap: no pandas),
 2. warms up on the first 2,000 rows (numba compiles there, not in the timed fit),
-3. reads its peak resident set size (``ru_maxrss``), fits once on all rows, reads it again.
+3. resets its peak resident set size (``echo 5 > /proc/self/clear_refs``), reads its resident
+   size, fits once on all rows, and reads the peak (``VmHWM`` in ``/proc/self/status``).
 
-Reported: the fit seconds and the *extra* peak memory of the fit (peak after minus peak
-before; ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child, so allocations inside
-numba's compiled code, which tracemalloc cannot see, are counted), and both as ratios to
+Reported: the fit seconds and the *extra* peak memory of the fit (peak during the fit minus the
+resident size before it; RSS, so allocations inside numba's compiled code, which tracemalloc
+cannot see, are counted; ``ru_maxrss`` is not used on Linux as a child starts with its parent's
+value), and both as ratios to
 scikit-learn's ``DecisionTreeClassifier(criterion="entropy")``.  Results go to stdout and
 to a marked section of ``benchmarks/results.md`` (the rest of the file is kept).
 """
@@ -69,15 +71,37 @@ def estimator(learner: str):
     return TreeClassifier(learner.split()[1])
 
 
+def _status_mib(field: str) -> float | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024.0  # kB
+    except OSError:
+        pass
+    return None
+
+
+def reset_peak() -> bool:
+    """Reset the peak RSS (VmHWM) of this process; False where Linux's clear_refs is missing."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
 def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    """Peak RSS of this address space: VmHWM (Linux), else ru_maxrss (which a child may inherit)."""
+    hwm = _status_mib("VmHWM")
+    return hwm if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def child(learner: str, x_path: str, y_path: str) -> None:
     """One measured fit; prints a JSON line."""
     X, y = np.load(x_path), np.load(y_path)
     estimator(learner).fit(X[:2000], y[:2000])  # compile / import outside the measurement
-    before = peak_mib()
+    # The fit's own peak: reset the high-water mark, then compare it with the resident size now.
+    before = _status_mib("VmRSS") if reset_peak() else peak_mib()
     model = estimator(learner)
     started = time.perf_counter()
     model.fit(X, y)
@@ -136,8 +160,8 @@ def main() -> None:
         f"treebench {treebench.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}.",
         "One fit per learner, each in a fresh child process on the same float64 matrix (all columns, "
         "nominal ones as category codes); numba compiled beforehand on 2,000 rows. *extra MiB*: "
-        "the fit's rise of the child's peak RSS (`getrusage(RUSAGE_SELF).ru_maxrss` after minus before "
-        "the fit); *peak MiB*: the child's whole peak RSS (interpreter, libraries, the matrix). "
+        "the child's peak RSS during the fit (`VmHWM` after `clear_refs`) minus its RSS just before; "
+        "*peak MiB*: that peak (interpreter, libraries and the matrix included). "
         "Ratios are to scikit-learn's entropy tree (below 1: treebench is faster / smaller). "
         "The machine is shared, so times are upper bounds.",
         "",
