@@ -100,5 +100,20 @@ def certainty_section(frame: pd.DataFrame) -> Section:
         )
     lines.append("")
     lines.append("Not rerun: " + "; ".join(f"{k} ({v})" for k, v in NOT_RERUN.items()) + ".")
-    latex = [line.replace("%", r"\%").replace("_", r"\_") for line in lines if not line.startswith("|")]
-    return Section("Error counts per dataset and the claim against real C5.0", lines, latex)
+    return Section("Error counts per dataset and the claim against real C5.0", lines, _latex(lines, head, rows))
+
+
+def _latex(lines: list[str], head: list[str], rows: list[list[str]]) -> list[str]:
+    """The same section for report.tex: prose escaped, the table as a tabular."""
+    from treebench.report.formats import tex_escape
+
+    def prose(text: str) -> str:
+        text = text.replace("**", "").replace("`", "").replace("*", "")
+        return tex_escape(text[2:] if text.startswith("- ") else text)
+
+    out = [prose(lines[0]), "", r"\begin{tabular}{ll" + "l" * (len(head) - 2) + "}", r"\hline"]
+    out.append(" & ".join(tex_escape(h) for h in head) + r" \\ \hline")
+    out += [" & ".join(tex_escape(c) for c in r) + r" \\" for r in rows]
+    out += [r"\hline", r"\end{tabular}", ""]
+    out += [part for line in lines[len(rows) + 5:] if line for part in (prose(line), "")]
+    return out
