@@ -175,3 +175,78 @@ def test_tree_leaves_keep_belief_structures_and_predict_pignistic():
     assert set(uncertain.predict(X)) <= {0, 1}
     with pytest.raises(TreebenchError, match="label masses"):
         BeliefTreeClassifier().fit(X, y, label_masses=masses[:, :2])
+
+
+# -- simulated expert labels and the experiment path -----------------------------------
+def test_simulated_label_masses_follow_the_spec():
+    from treebench.data.label_uncertainty import LabelUncertainty, simulate_label_masses
+
+    y = np.array([0] * 300 + [1] * 300)
+    spec = LabelUncertainty(uncertain_class=1, share=0.5, experts=(1.0, 1.0, 0.0, 0.5, 0.5))
+    masses = simulate_label_masses(y, spec, np.random.default_rng(1))
+    again = simulate_label_masses(y, spec, np.random.default_rng(1))
+    assert np.array_equal(masses, again)
+    assert np.array_equal(masses[:300], np.tile([1.0, 0, 0], (300, 1)))  # certain class stays crisp
+    rated = masses[300:, 2] > 0
+    assert 0.4 < rated.mean() < 0.6
+    q = masses[300:, 1][rated]
+    # two experts always say class 1, one never: q in {2/5, 3/5, 4/5}
+    assert set(np.round(q * 5).astype(int)) <= {2, 3, 4}
+    assert masses.sum(axis=1) == pytest.approx(np.ones(600))
+
+
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        ({"share": 0}, "share=0 is out of range; accepted: 0 < share <= 1"),
+        ({"uncertain_class": 2}, "accepted: 0 or 1"),
+        ({"experts": [0.9, 1.5]}, "reliabilities in [0, 1]"),
+        ({"expert": [0.9]}, "unknown key 'expert'; accepted: uncertain_class, share, experts"),
+    ],
+)
+def test_label_uncertainty_config_errors_are_one_line(tmp_path, raw, fragment):
+    import yaml
+
+    from treebench.experiment.config import load_config
+
+    config = {
+        "experiment": "b",
+        "datasets": ["wdbc"],
+        "label_uncertainty": raw,
+        "protocol": {"type": "cv", "folds": 2},
+        "algorithms": [{"name": "b", "criterion": "belief"}],
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(TreebenchError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert fragment in message and "label_uncertainty" in message and "\n" not in message.strip()
+
+
+def test_tiny_config_run_stores_error_and_pignistic_error(tmp_path):
+    from treebench.experiment.runner import run_experiment
+    from treebench.experiment.store import ResultsStore
+
+    config = tmp_path / "belief.yaml"
+    config.write_text(
+        "experiment: belief-tiny\nseed: 3\ndatasets: [wdbc]\n"
+        "label_uncertainty: {uncertain_class: 1, share: 0.5}\n"
+        "protocol: {type: cv, folds: 2, repeats: 1}\ntuning: {folds: 2}\n"
+        "algorithms:\n"
+        "  - {name: belief-crisp, criterion: belief, params: {labels: crisp, max_depth: 2}, grid: {lam: [0.3, 1.0]}}\n"
+        "  - {name: belief-uncertain, criterion: belief, params: {labels: masses, max_depth: 2}, grid: {lam: [0.3, 1.0]}}\n"
+        "  - {name: entropy, criterion: entropy, params: {max_depth: 2}}\n"
+        "metrics: [error, pignistic_error]\n"
+    )
+    store_path = tmp_path / "b.sqlite"
+    summary = run_experiment(config, store_path=store_path, quiet=True, echo=lambda line: None, jobs=1)
+    assert (summary.done, summary.failed) == (6, 0)
+    with ResultsStore(store_path) as store:
+        frame = store.to_frame()
+    belief = frame[frame["algorithm"] != "entropy"]
+    assert belief["pignistic_error"].between(0, 1).all()
+    assert frame[frame["algorithm"] == "entropy"]["pignistic_error"].isna().all()
+    # the two arms see different training labels, so their leaves' beliefs differ
+    by_arm = belief.groupby("algorithm")["pignistic_error"].mean()
+    assert by_arm["belief-crisp"] != by_arm["belief-uncertain"]

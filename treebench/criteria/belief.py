@@ -91,6 +91,13 @@ class Belief(Criterion):
             choices=("natural", "one-vs-rest"),
             doc="k-class belief structure, or mean of one-vs-rest two-class impurities",
         ),
+        Param(
+            "labels",
+            "masses",
+            str,
+            choices=("masses", "crisp"),
+            doc="learn from the label masses when given, or ignore them (crisp labels)",
+        ),
     )
 
     # -- impurity of count rows --------------------------------------------------

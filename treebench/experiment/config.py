@@ -33,6 +33,7 @@ METRICS = (
     "fit_seconds",
     "predict_seconds",
     "tree_quality",
+    "pignistic_error",
 )
 DEFAULT_METRICS = ("accuracy", "n_leaves")
 
@@ -56,6 +57,7 @@ TOP_KEYS = (
     "metrics",
     "store",
     "plugins",
+    "label_uncertainty",
 )
 DATASET_KEYS = ("name", "train", "test", "protocol")
 ALGORITHM_KEYS = ("name", "criterion", "baseline", "params", "grid", "pruning", "online")
@@ -222,6 +224,8 @@ class Config:
     description: str = ""
     path: str = ""
     text: str = ""
+    #: Simulated expert label uncertainty (paper 004), a LabelUncertainty or None.
+    label_uncertainty: Any = None
 
 
 # --------------------------------------------------------------------------- YAML with lines
@@ -422,6 +426,14 @@ def _validate(data: Any, check: _Checker, text: str, display: str, base_dir: Pat
     algorithms = _algorithms(top.get("algorithms"), check) if "algorithms" in top else []
     metrics = _metrics(top.get("metrics", list(DEFAULT_METRICS)), check)
     store = top.get("store", f"results/{experiment}.sqlite")
+    label_uncertainty = None
+    if "label_uncertainty" in top:
+        from treebench.data.label_uncertainty import parse_label_uncertainty
+
+        try:
+            label_uncertainty = parse_label_uncertainty(top["label_uncertainty"])
+        except TreebenchError as exc:
+            check.add(("label_uncertainty",), str(exc))
     if not isinstance(store, str) or not store:
         check.add(("store",), f"expected a file path; got {_kind(store)}")
     if check.problems:
@@ -438,6 +450,7 @@ def _validate(data: Any, check: _Checker, text: str, display: str, base_dir: Pat
         description=description,
         path=display,
         text=text,
+        label_uncertainty=label_uncertainty,
     )
 
 

@@ -82,6 +82,7 @@ def plan(config: Config) -> list[Trial]:
                         config.seed,
                         repeat,
                         fold,
+                        config.label_uncertainty,
                     )
                     trials.append(
                         Trial(
@@ -95,6 +96,7 @@ def plan(config: Config) -> list[Trial]:
                             repeat=repeat,
                             fold=fold,
                             plugins=config.plugins,
+                            label_uncertainty=config.label_uncertainty,
                         )
                     )
     return trials
@@ -239,6 +241,7 @@ def _row(trial: Trial, result: Result) -> dict:
         "fit_seconds": result.fit_seconds,
         "predict_seconds": result.predict_seconds,
         "tree_quality": result.tree_quality,
+        "pignistic_error": result.pignistic_error,
         "params": result.params,
         "error_text": result.error_text,
         "trial_key": trial.key,

@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS trials (
     fit_seconds REAL,
     predict_seconds REAL,
     tree_quality REAL,
+    pignistic_error REAL,
     params TEXT NOT NULL,
     error_text TEXT,
     finished_at TEXT NOT NULL,
@@ -104,6 +105,14 @@ _UPDATE_FAILED = (
 _REPLACE = _INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
 
 
+def _add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Columns added after a store was created (``pignistic_error``) join it as NULLs."""
+    present = {row[1] for row in conn.execute("PRAGMA table_info(trials)")}
+    for column in ("pignistic_error",):
+        if column not in present:
+            conn.execute(f"ALTER TABLE trials ADD COLUMN {column} REAL")
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -132,6 +141,7 @@ class ResultsStore:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             with self.conn:
                 self.conn.executescript(_SCHEMA)
+                _add_missing_columns(self.conn)
                 self.conn.execute(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (SCHEMA_VERSION,),

@@ -35,6 +35,7 @@ from treebench.experiment.protocols import (
     inner_splits,
     model_seed,
     outer_splits,
+    rng_for,
 )
 from treebench.experiment.tuning import grid_search
 
@@ -56,6 +57,8 @@ class Trial:
     repeat: int
     fold: int
     plugins: tuple[str, ...] = ()
+    #: Simulated expert label uncertainty (paper 004): a LabelUncertainty or None.
+    label_uncertainty: Any = None
 
     @property
     def protocol(self) -> ProtocolSpec:
@@ -78,6 +81,7 @@ class Result:
     predict_seconds: float | None = None
     tune_seconds: float | None = None
     tree_quality: float | None = None
+    pignistic_error: float | None = None
     params: str = "{}"
     chosen: str = "{}"
     error_text: str | None = None
@@ -119,6 +123,7 @@ def trial_key(
     seed: int,
     repeat: int,
     fold: int,
+    label_uncertainty: Any = None,
 ) -> str:
     """SHA-256 of everything that determines a trial (canonical JSON)."""
     payload = {
@@ -133,6 +138,8 @@ def trial_key(
         "fold": fold,
         "code": code_version(algorithm),
     }
+    if label_uncertainty is not None:  # only then: other trials keep their keys
+        payload["label_uncertainty"] = label_uncertainty.fields()
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -193,6 +200,20 @@ def _pair(train, test) -> LoadedData:
     return LoadedData(X, y, extra, checksum)
 
 
+def label_masses(trial: Trial, data: LoadedData) -> np.ndarray:
+    """Every example's label masses ``(n, k + 1)``: simulated (seeded per dataset) or crisp."""
+    from treebench.data.label_uncertainty import (
+        LABEL_STREAM,
+        crisp_label_masses,
+        simulate_label_masses,
+    )
+
+    if trial.label_uncertainty is None:
+        return crisp_label_masses(data.y, int(np.max(data.y)) + 1)
+    rng = rng_for(trial.seed, trial.dataset.seed_name, 0, LABEL_STREAM)
+    return simulate_label_masses(data.y, trial.label_uncertainty, rng)
+
+
 def outer_split(trial: Trial, data: LoadedData) -> Split:
     """The trial's (train, test) rows; splits of a repeat are computed once per process."""
     protocol = trial.protocol
@@ -218,6 +239,10 @@ def make_learner(trial: Trial) -> Learner:
             return MEELearner(algorithm.criterion)  # paper 001's tree: its own builder
         if algorithm.online:
             return OnlineLearner(algorithm.criterion)
+        if algorithm.criterion == "belief":  # paper 004: label masses, pignistic outputs
+            from treebench.experiment.belief_learner import BeliefLearner
+
+            return BeliefLearner(algorithm.criterion, algorithm.pruning)
         return CriterionLearner(algorithm.criterion, algorithm.pruning)
     from treebench.experiment.baselines import baseline_class
 
@@ -258,6 +283,10 @@ def _run(trial: Trial) -> Result:
     X_train, y_train = data.X.iloc[train], data.y[train]
     X_test, y_test = data.X.iloc[test], data.y[test]
     learner = make_learner(trial)
+    masses = None
+    if hasattr(learner, "use_label_masses"):  # belief trees (paper 004)
+        masses = label_masses(trial, data)
+        learner.use_label_masses(masses if trial.label_uncertainty is not None else None, data.X.index)
     fixed = trial.algorithm.fixed_params
     points = trial.algorithm.grid_points()
 
@@ -287,6 +316,11 @@ def _run(trial: Trial) -> Result:
         np.count_nonzero(learner.predict(model, X_train) == y_train) / len(y_train)
     )
     measures = learner.measures(model)
+    pignistic = None
+    if masses is not None:
+        from treebench.stats.pignistic import pignistic_error
+
+        pignistic = pignistic_error(learner.pignistic_proba(model, X_test, masses.shape[1] - 1), masses[test])
     quality = measures["tree_quality"]
     return Result(
         key=trial.key,
@@ -301,6 +335,7 @@ def _run(trial: Trial) -> Result:
         predict_seconds=predict_seconds,
         tune_seconds=tune_seconds,
         tree_quality=None if quality is None else float(quality),
+        pignistic_error=pignistic,
         params=json.dumps(params, sort_keys=True),
         chosen=json.dumps(chosen, sort_keys=True),
         n_train=len(train),

@@ -199,6 +199,7 @@ _add(PaperSpec(
         FewerClaim("Uncertain labels lower the pignistic error E", "belief-uncertain", "belief-crisp",
                    "pignistic_error", ()),
     ),
+    extras=("belief_tables",),
 ))
 
 

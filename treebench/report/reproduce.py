@@ -491,6 +491,10 @@ def _extra_sections(
             from treebench.report.certainty_extras import certainty_section
 
             out.append(certainty_section(frame))
+        elif name == "belief_tables" and frame is not None and len(frame):
+            from treebench.report.belief_extras import belief_section
+
+            out.append(belief_section(frame))
     return out
 
 

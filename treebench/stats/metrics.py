@@ -55,6 +55,7 @@ METRICS: dict[str, Metric] = {
         Metric("n_nodes", "nodes", False, decimals=1),
         Metric("depth", "depth", False, decimals=1),
         Metric("tree_quality", "tree quality (criterion's tree measure, e.g. eq. 18)", False, decimals=2),
+        Metric("pignistic_error", "pignistic error E (paper 004, eq. 23)", False, scale=100.0, decimals=2, unit="%"),
         Metric("fit_seconds", "fit time", False, decimals=3, unit="s"),
         Metric("predict_seconds", "predict time", False, decimals=4, unit="s"),
     )

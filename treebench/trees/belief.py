@@ -32,7 +32,8 @@ class BeliefTreeClassifier(TreeClassifier):
     (which order the classes and drive the usual purity stop), the label
     belief structures of the examples: columns ``m(classes_[0])``,
     ``m(classes_[1])``, ``m(Omega)`` (two classes).  Without them the labels are
-    crisp and any number of classes works.  Every leaf keeps the belief
+    crisp and any number of classes works; the criterion parameter
+    ``labels="crisp"`` ignores given masses (the paper's "crisp labels" arm).  Every leaf keeps the belief
     structure of its training examples (eq. 22, or eqs. 15-16 when crisp);
     :meth:`predict_proba` returns its pignistic probabilities.
     """
@@ -41,6 +42,8 @@ class BeliefTreeClassifier(TreeClassifier):
         super().__init__(criterion, **params)
 
     def fit(self, X: Any, y: Any, label_masses: Any = None, **kwargs: Any) -> BeliefTreeClassifier:
+        if self._make_criterion().labels == "crisp":
+            label_masses = None  # uncertainty ignored: the crisp labels only
         if label_masses is not None:
             n_classes = len(np.unique(np.asarray(y)))
             if n_classes != 2:
