@@ -42,7 +42,7 @@ class BeliefTreeClassifier(TreeClassifier):
         super().__init__(criterion, **params)
 
     def fit(self, X: Any, y: Any, label_masses: Any = None, **kwargs: Any) -> BeliefTreeClassifier:
-        if self._make_criterion().labels == "crisp":
+        if getattr(self._make_criterion(), "labels", "masses") == "crisp":
             label_masses = None  # uncertainty ignored: the crisp labels only
         if label_masses is not None:
             n_classes = len(np.unique(np.asarray(y)))
