@@ -1,6 +1,7 @@
 """Reference learners a config can name with ``baseline:`` instead of ``criterion:``.
 
-``sklearn-cart`` (scikit-learn), ``weka-j48`` (Weka's J48 through ``java``,
+``sklearn-cart`` (scikit-learn), ``sklearn-cart-ccp`` (the same, pruned
+with α chosen by inner CV), ``weka-j48`` (Weka's J48 through ``java``,
 :mod:`treebench.baselines.weka`) and ``c50`` (Quinlan's C5.0 binary,
 :mod:`treebench.baselines.c50`) exist.
 """
@@ -111,8 +112,66 @@ class SklearnCart(Learner):
         }
 
 
+class SklearnCartCCP(SklearnCart):
+    """CART: a Gini tree pruned by cost-complexity, α chosen by inner cross-validation.
+
+    The candidates are the α of scikit-learn's ``cost_complexity_pruning_path``
+    on the trial's training part; each is scored by the misclassifications
+    of the pruned tree over ``inner_folds`` stratified folds of that part
+    (:mod:`treebench.baselines.ccp`, one growth per fold).  Ties go to the
+    largest α, i.e. the smallest tree.  The chosen α is stored with the trial.
+    Other ``params`` go to ``DecisionTreeClassifier``.
+    """
+
+    name = "sklearn-cart-ccp"
+
+    @staticmethod
+    def accepted_params() -> list[str]:
+        return sorted([*(p for p in SklearnCart.accepted_params() if p != "ccp_alpha"), "inner_folds"])
+
+    @classmethod
+    def validate_params(cls, params: dict[str, Any]) -> None:
+        """Raise a one-line :class:`TreebenchError` for the first bad parameter."""
+        accepted = cls.accepted_params()
+        for key in params:
+            if key not in accepted:
+                close = difflib.get_close_matches(key, accepted, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise TreebenchError(
+                    f"baseline 'sklearn-cart-ccp' has no parameter {key!r}{hint}; accepted: {', '.join(accepted)}"
+                )
+        folds = params.get("inner_folds", 5)
+        if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+            raise TreebenchError(f"baseline 'sklearn-cart-ccp': inner_folds must be an integer >= 2, got {folds!r}")
+        SklearnCart.validate_params({k: v for k, v in params.items() if k != "inner_folds"})
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        from sklearn.tree import DecisionTreeClassifier
+
+        from treebench.baselines import ccp
+        from treebench.experiment.protocols import stratified_kfold
+
+        tree_params = {k: v for k, v in params.items() if k != "inner_folds"}
+        settings = {"random_state": self.random_state, **tree_params}
+        matrix, y = self._matrix(X), np.asarray(y)
+        path = DecisionTreeClassifier(**settings).cost_complexity_pruning_path(matrix, y)
+        candidates = np.asarray(path.ccp_alphas, dtype=np.float64)
+        folds = stratified_kfold(y, int(params.get("inner_folds", 5)), np.random.default_rng(self.random_state))
+        folds = [(tr, te) for tr, te in folds if len(te) and len(tr)]
+        errors = ccp.inner_cv_errors(matrix, y, candidates, folds, **settings)
+        alpha = ccp.choose_alpha(errors, candidates)
+        model = DecisionTreeClassifier(**settings, ccp_alpha=alpha).fit(matrix, y)
+        model.treebench_alpha_ = alpha
+        return model
+
+    def chosen(self, model: Any) -> dict[str, Any]:
+        return {"ccp_alpha": float(model.treebench_alpha_)}
+
+
 BASELINES: dict[str, type[Learner]] = {
-    "sklearn-cart": SklearnCart, "weka-j48": WekaJ48, "c50": C50,
+    "sklearn-cart": SklearnCart, "sklearn-cart-ccp": SklearnCartCCP, "weka-j48": WekaJ48, "c50": C50,
 }
 
 

@@ -148,6 +148,7 @@ _add(PaperSpec(
     reference="001_mee_table2.csv",
     claims=(OneWayClaim("Significantly best (bold) and worst (underlined) per dataset, Table 2"),),
     aliases=("marquesdesa",),
+    extras=("mee",),
 ))
 
 _add(PaperSpec(

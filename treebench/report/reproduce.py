@@ -495,6 +495,14 @@ def _extra_sections(
             from treebench.report.belief_extras import belief_section
 
             out.append(belief_section(frame))
+        elif name == "mee":
+            from treebench.report.mee_extras import mee_sections
+            from treebench.report.reference import load_reference
+
+            try:
+                out.extend(mee_sections(out_dir, frame, load_reference(spec.reference), **options))
+            except (TreebenchError, OSError, ValueError) as exc:
+                notes.append(f"section {name} not built: {exc}")
     return out
 
 

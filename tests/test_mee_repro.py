@@ -1,0 +1,162 @@
+"""Issue 8 part B: CART cost-complexity baseline, R measure, MEE report extras."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from treebench.baselines import ccp
+from treebench.errors import TreebenchError
+
+
+def _noisy(n: int = 160, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0.5).astype(int)
+    return X, y
+
+
+def test_pruned_subtrees_match_sklearn_refits():
+    # the subtree read off one grown tree equals scikit-learn's regrown ccp_alpha tree
+    X, y = _noisy()
+    full = DecisionTreeClassifier(random_state=0).fit(X, y)
+    path = full.cost_complexity_pruning_path(X, y).ccp_alphas
+    alphas = ccp.prune_alphas(full.tree_)
+    mids = (path[:-1] + path[1:]) / 2.0  # between breakpoints: no float ties
+    nodes = ccp.pruned_leaf(full.tree_, alphas, full.apply(X), mids)
+    ours = full.classes_[np.argmax(full.tree_.value[:, 0, :], axis=1)][nodes]
+    for j, a in enumerate(mids):
+        ref = DecisionTreeClassifier(random_state=0, ccp_alpha=a).fit(X, y)
+        np.testing.assert_array_equal(ours[:, j], ref.predict(X))
+        assert len(np.unique(nodes[:, j])) == ref.get_n_leaves()
+
+
+def test_choose_alpha_ties_go_to_the_smallest_tree():
+    assert ccp.choose_alpha(np.array([5, 3, 4, 3, 9]), np.array([0.0, 0.1, 0.2, 0.3, 0.5])) == 0.3
+
+
+def test_inner_cv_picks_the_root_on_pure_noise_and_a_split_on_signal():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 2))
+    # signal: one clean threshold; every other candidate (the root) costs 60 errors
+    y = (X[:, 0] > 0.5).astype(int)
+    from treebench.experiment.baselines import SklearnCartCCP
+
+    model = SklearnCartCCP(random_state=1).fit({}, X, y)
+    assert model.get_n_leaves() == 2 and model.treebench_alpha_ < 0.25
+    # noise labels: the grown tree overfits and the CV error of the root (majority) is lowest
+    y_noise = np.r_[np.zeros(90, int), np.ones(30, int)][rng.permutation(120)]
+    noisy = SklearnCartCCP(random_state=1).fit({"inner_folds": 5}, X, y_noise)
+    assert noisy.get_n_leaves() <= 3
+
+
+def test_ccp_baseline_rejects_bad_params():
+    from treebench.experiment.baselines import SklearnCartCCP
+
+    with pytest.raises(TreebenchError, match="inner_folds"):
+        SklearnCartCCP.validate_params({"inner_folds": 1})
+    with pytest.raises(TreebenchError, match="ccp_alpha"):
+        SklearnCartCCP.validate_params({"ccp_alpha": 0.1})
+
+
+# ------------------------------------------------------------------ R measure and the printed std
+def test_r_measure_on_hand_values():
+    from treebench.report.mee_extras import binomial_std, r_measure
+
+    # s_R = sqrt(.1*.9/100) = .03, s_CV = sqrt(.2*.8/100) = .04, s̄ = .035, R = .1/.035
+    assert binomial_std(0.1, 100) == pytest.approx(0.03)
+    assert r_measure(0.1, 0.2, 100) == pytest.approx(0.1 / 0.035)
+    assert r_measure(0.2, 0.1, 100) == pytest.approx(0.1 / 0.035)
+    assert np.isnan(r_measure(0.0, 0.0, 50))
+
+
+def test_table2_std_is_the_binomial_std_of_the_error():
+    from treebench.report.mee_extras import binomial_std
+    from treebench.report.reference import load_reference
+
+    ref = load_reference("001_mee_table2.csv")
+    sizes = {"breast-tissue": 106, "glass": 214}  # rows of the UCI files
+    for r in ref[ref["dataset"].isin(list(sizes))].itertuples():
+        assert binomial_std(r.value, sizes[r.dataset]) == pytest.approx(r.std, abs=6e-4)
+
+
+def test_generalisation_table_from_trials():
+    import pandas as pd
+
+    from treebench.report.mee_extras import generalisation_table, r_measure
+
+    # 4 LOO trials: one error, training accuracies .75/.75/1/1 -> m_R = .125
+    frame = pd.DataFrame({
+        "dataset": "d", "algorithm": "a", "status": "ok", "n_test": 1, "error": [1.0, 0.0, 0.0, 0.0],
+        "train_accuracy": [0.75, 0.75, 1.0, 1.0], "n_leaves": [2, 2, 3, 3], "n_nodes": [3, 3, 5, 5],
+    })
+    row = generalisation_table(frame).iloc[0]
+    assert row["n"] == 4 and row["error"] == 0.25 and row["resub"] == 0.125
+    assert row["R"] == pytest.approx(r_measure(0.125, 0.25, 4)) and row["n_leaves"] == 2.5
+
+
+# ------------------------------------------------------------------ Fig. 5 levels, section 4
+def _steps(n: int = 120, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 2))
+    y = (X[:, 0] > 0.4).astype(int) + (X[:, 1] > 0.6).astype(int)  # three classes, two levels
+    return X, y
+
+
+def test_level_zero_is_the_majority_and_the_last_level_the_full_tree():
+    from treebench.report.mee_extras import level_errors
+    from treebench.trees.mee import MEETreeClassifier
+
+    X, y = _steps()
+    frame = level_errors(X, y, repetitions=2, seed=1)
+    top = frame[frame["level"] == 0]
+    # one stratified 20 % draw keeps class shares: the root's majority errs on the non-majority share
+    assert np.allclose(top["train_error"], 1 - np.bincount(y).max() / len(y), atol=0.02)
+    last = frame[frame["level"] == frame["level"].max()]
+    full = MEETreeClassifier().fit(X, y)
+    assert full.get_depth() >= 2
+    assert (last["train_error"].to_numpy() < top["train_error"].to_numpy()).all()
+
+
+def test_root_features_follow_the_informative_feature():
+    from treebench.report.mee_extras import mee_vs_ig, root_feature
+    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.mee import MEETreeClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(40, 2))
+    y = (X[:, 1] > 0.5).astype(int)
+    assert root_feature(MEETreeClassifier(max_depth=1).fit(X, y)) == 1
+    assert root_feature(TreeClassifier(criterion="entropy", max_depth=1).fit(X, y)) == 1
+    r = mee_vs_ig(runs=30, per_class=10, seed=2)
+    assert r.runs == 30 and r.both_split + r.mee_no_split <= 30 and r.different <= r.both_split
+
+
+# ------------------------------------------------------------------ end to end
+def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch):
+    import yaml
+
+    from treebench.experiment.runner import run_experiment
+    from treebench.report.papers import get_paper
+    from treebench.report.reference import load_reference
+    from treebench.report.reproduce import build_report, report_markdown
+    from treebench.report.source import current_trials, read_store
+
+    cfg = yaml.safe_load(open("configs/mee.yaml", encoding="utf-8"))
+    cfg.update(datasets=["breast-tissue4"], protocol={"type": "cv", "folds": 3, "repeats": 1},
+               store=str(tmp_path / "s.sqlite"), experiment="mee-tiny")
+    path = tmp_path / "mee.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    run_experiment(path, jobs=1)
+    frame = current_trials(read_store(tmp_path / "s.sqlite"), path)
+    assert set(frame["algorithm"]) == {"mee", "mee-printed", "cart", "c45"}
+    spec = get_paper("mee")
+    options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
+                       "versus_ig": {"batches": 1, "runs": 10}}}
+    rep = build_report(spec, frame, load_reference(spec.reference), tmp_path, figures=False, extras=options)
+    md = report_markdown(rep)
+    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4"):
+        assert title in md
+    assert "breast-tissue4 yes" in md or "breast-tissue4 no" in md
+    assert (tmp_path / "fig5_levels.png").exists() and (tmp_path / "fig1_error_entropy.png").exists()

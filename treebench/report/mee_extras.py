@@ -1,0 +1,308 @@
+"""Extra report sections of paper 001 (MEE trees).
+
+* generalisation: per dataset and algorithm, LOO error with the binomial std
+  the paper prints, mean resubstitution error, tree sizes and
+  ``R = |m_R - m_CV| / s̄``;
+* Fig. 5: training and test error of MEE trees truncated at each level over
+  repeated 80/20 splits;
+* Fig. 1: an entropy-of-error curve of the root of a dataset, convex and concave;
+* section 4: how often MEE and information gain pick different root features
+  on small uniform two-class samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.report.random_trees import Section
+
+#: Datasets of Table 2, in the paper's column order.
+DATASETS = ("breast-tissue", "breast-tissue4", "olive", "ecoli-327", "ecoli4", "segment", "glass")
+
+
+# --------------------------------------------------------------------------- R measure
+def binomial_std(error: float, n: float) -> float:
+    """Standard deviation of an error-rate estimate from ``n`` cases, ``sqrt(e (1 - e) / n)``.
+
+    Table 2's bracketed values are this (e.g. 0.3679 on Breast's 106 cases -> 0.047).
+    """
+    return float(np.sqrt(error * (1.0 - error) / n)) if n > 0 else float("nan")
+
+
+def r_measure(m_resub: float, m_cv: float, n: float) -> float:
+    """The paper's generalisation measure ``R = |m_R - m_CV| / s̄``.
+
+    The paper does not define ``s̄``; we take the mean of the two binomial
+    standard deviations, ``(s(m_R) + s(m_CV)) / 2`` with ``s(m) = sqrt(m (1-m) / n)``,
+    the same kind of std as Table 2 prints.  ``nan`` when both errors are 0 or 1.
+    """
+    s_bar = (binomial_std(m_resub, n) + binomial_std(m_cv, n)) / 2.0
+    return float(abs(m_resub - m_cv) / s_bar) if s_bar > 0 else float("nan")
+
+
+def generalisation_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, algorithm) of successful trials.
+
+    Columns: ``n`` (cases = LOO trials), ``error`` (m_CV), ``std`` (binomial),
+    ``resub`` (m_R, mean training error of the fitted trees), ``R``,
+    ``n_leaves``, ``n_nodes`` (means).
+    """
+    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    rows = []
+    for (ds, alg), g in ok.groupby([ok["dataset"].astype(str), ok["algorithm"].astype(str)], sort=False):
+        n = float(g["n_test"].astype(float).sum())
+        error = float((g["error"].astype(float) * g["n_test"].astype(float)).sum() / n)
+        resub = float(1.0 - g["train_accuracy"].astype(float).mean())
+        rows.append({
+            "dataset": ds, "algorithm": alg, "n": int(n), "error": error, "std": binomial_std(error, n),
+            "resub": resub, "R": r_measure(resub, error, n),
+            "n_leaves": float(g["n_leaves"].astype(float).mean()), "n_nodes": float(g["n_nodes"].astype(float).mean()),
+        })
+    return pd.DataFrame(rows)
+
+
+def _paper_errors(reference: pd.DataFrame | None) -> dict[tuple[str, str], float]:
+    if reference is None or not len(reference):
+        return {}
+    sub = reference[reference["metric"] == "error"]
+    return {(str(r.dataset), str(r.algorithm)): float(r.value) for r in sub.itertuples()}
+
+
+def generalisation_section(frame: pd.DataFrame, reference: pd.DataFrame | None = None) -> Section:
+    """Table 2 with the paper's std, sizes, R, and the MEE-vs-C4.5 size comparison."""
+    table = generalisation_table(frame)
+    paper = _paper_errors(reference)
+    head = ["dataset", "algorithm", "LOO error (std)", "paper", "resubstitution", "R", "leaves", "nodes"]
+    md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    tex = [r"\begin{tabular}{llrrrrrr}", " & ".join(head).replace("_", r"\_") + r" \\ \hline"]
+    for r in table.itertuples():
+        p = paper.get((r.dataset, r.algorithm))
+        cells = [r.dataset, r.algorithm, f"{r.error:.4f} ({r.std:.3f})", "–" if p is None else f"{p:.4f}",
+                 f"{r.resub:.4f}", f"{r.R:.2f}", f"{r.n_leaves:.1f}", f"{r.n_nodes:.1f}"]
+        md.append("| " + " | ".join(cells) + " |")
+        tex.append(" & ".join(cells) + r" \\")
+    tex.append(r"\end{tabular}")
+    lines = ["LOO error = m_CV with the binomial std sqrt(m(1-m)/n) that Table 2 prints; resubstitution = m_R, "
+             "the mean training error of the n trees; R = |m_R - m_CV| / s̄ with s̄ the mean of the two binomial "
+             "stds (the paper leaves s̄ undefined).  Sizes are means over the LOO trees.", "", *md, ""]
+    smaller = _smaller_than(table, "mee", "c45")
+    if smaller:
+        lines.append("MEE trees smaller than C4.5's (mean leaves; the paper: always smaller): " + "; ".join(smaller))
+    return Section("Error, tree size and generalisation R (section 5)", lines, tex)
+
+
+def _smaller_than(table: pd.DataFrame, a: str, b: str) -> list[str]:
+    out = []
+    by = table.set_index(["dataset", "algorithm"])
+    for ds in dict.fromkeys(table["dataset"]):
+        if (ds, a) in by.index and (ds, b) in by.index:
+            la, lb = by.loc[(ds, a), "n_leaves"], by.loc[(ds, b), "n_leaves"]
+            out.append(f"{ds} {'yes' if la < lb else 'no'} ({la:.1f} vs {lb:.1f})")
+    return out
+
+
+# --------------------------------------------------------------------------- Fig. 5
+def level_errors(X: Any, y: np.ndarray, *, repetitions: int = 50, test_fraction: float = 0.2, seed: int = 5,
+                 **mee_params: Any) -> pd.DataFrame:
+    """Training and test error of MEE trees truncated at each level, over random splits.
+
+    Each repetition draws ``test_fraction`` of the cases for testing (stratified
+    as :func:`treebench.experiment.protocols.holdout`), grows one tree on the
+    rest and scores it cut at depths 0..depth; a tree shallower than a level
+    answers at that level as its full self.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``repetition``, ``level``, ``train_error``, ``test_error``.
+    """
+    from treebench.experiment.protocols import holdout
+    from treebench.trees.mee import MEETreeClassifier
+
+    y = np.asarray(y)
+    rng = np.random.default_rng(seed)
+    fits = []
+    for rep in range(repetitions):
+        train, test = holdout(y, test_fraction, rng)
+        Xtr = X.iloc[train] if hasattr(X, "iloc") else X[train]
+        Xte = X.iloc[test] if hasattr(X, "iloc") else X[test]
+        model = MEETreeClassifier(**mee_params).fit(Xtr, y[train])
+        fits.append((rep, model, Xtr, y[train], Xte, y[test]))
+    deepest = max(m.get_depth() for _, m, *_ in fits)
+    rows = []
+    for rep, model, Xtr, ytr, Xte, yte in fits:
+        for level in range(deepest + 1):
+            rows.append({
+                "repetition": rep, "level": level,
+                "train_error": float(np.mean(model.predict_at_depth(Xtr, level) != ytr)),
+                "test_error": float(np.mean(model.predict_at_depth(Xte, level) != yte)),
+            })
+    return pd.DataFrame(rows)
+
+
+def plot_levels(curves: dict[str, pd.DataFrame], base: Path) -> list[Path]:
+    """One panel per dataset: mean (solid) and mean ± std (dashed), train black, test grey."""
+    from treebench.report.figures import new_figure, save
+
+    names = list(curves)
+    fig, axes = new_figure(3.2 * len(names), 2.8, ncols=len(names))
+    axes = np.atleast_1d(axes)
+    for ax, name in zip(axes, names):
+        stats = curves[name].groupby("level").agg(["mean", "std"])
+        for column, colour, label in (("train_error", "black", "training"), ("test_error", "grey", "test")):
+            mean, std = stats[(column, "mean")], stats[(column, "std")].fillna(0.0)
+            ax.plot(stats.index, mean, color=colour, label=label)
+            ax.plot(stats.index, mean + std, color=colour, linestyle="--", linewidth=0.8)
+            ax.plot(stats.index, mean - std, color=colour, linestyle="--", linewidth=0.8)
+        ax.set_title(name)
+        ax.set_xlabel("tree level")
+    axes[0].set_ylabel("error rate")
+    axes[0].legend(fontsize="small")
+    return save(fig, base)
+
+
+def levels_section(out_dir: Path, datasets: tuple[str, ...] = DATASETS, repetitions: int = 50,
+                   loader: Any = None, **mee_params: Any) -> Section:
+    """Fig. 5 on the given datasets, with a table of the per-level means."""
+    if loader is None:
+        from treebench.data import load as loader
+    mee_params = {"min_class_cases": 5, **mee_params}
+    curves = {}
+    for name in datasets:
+        data = loader(name)
+        curves[name] = level_errors(data.X, data.y, repetitions=repetitions, **mee_params)
+    paths = plot_levels(curves, Path(out_dir) / "fig5_levels")
+    lines = [f"MEE trees (min_class_cases={mee_params['min_class_cases']}) grown on a random 80 % of the cases, "
+             f"{repetitions} repetitions; error of the tree cut at each level, mean ± std "
+             "(the paper's Fig. 5 shows no overfitting: the test error does not rise with depth).", "",
+             f"![Fig. 5]({paths[0].name})", "",
+             "| dataset | level | training error | test error |", "|---|---|---|---|"]
+    for name, frame in curves.items():
+        stats = frame.groupby("level").agg(["mean", "std"])
+        for level, row in stats.iterrows():
+            lines.append(f"| {name} | {level} | {row[('train_error', 'mean')]:.3f} ± {row[('train_error', 'std')]:.3f}"
+                         f" | {row[('test_error', 'mean')]:.3f} ± {row[('test_error', 'std')]:.3f} |")
+    return Section("Fig. 5: training and test error by tree level", lines, [], figures=list(paths))
+
+
+# --------------------------------------------------------------------------- Fig. 1
+def curve_section(out_dir: Path, dataset: str = "breast-tissue4", loader: Any = None,
+                  points: int = 100) -> Section:
+    """Entropy-of-error curves at the root of ``dataset``: one convex and one concave (Fig. 1).
+
+    Codes each single class against the rest for every feature, on the
+    convexity grid, and plots the first convex and the first concave curve.
+    """
+    from treebench.criteria.mee import error_entropy_curve, is_convex
+    from treebench.report.figures import new_figure, save
+
+    if loader is None:
+        from treebench.data import load as loader
+    data = loader(dataset)
+    X = data.X.to_numpy(dtype=float)
+    y = np.asarray(data.y)
+    picked: dict[bool, tuple[str, str, np.ndarray, np.ndarray]] = {}
+    for j, feature in enumerate(data.X.columns):
+        for c in np.unique(y):
+            t = np.where(y == c, 1, -1)
+            grid, h, _ = error_entropy_curve(X[:, j], t, thresholds=points)
+            convex = is_convex(h)
+            if convex not in picked:
+                picked[convex] = (str(feature), str(data.classes[c]) if hasattr(data, "classes") else str(c), grid, h)
+        if len(picked) == 2:
+            break
+    fig, axes = new_figure(7.0, 2.8, ncols=len(picked))
+    axes = np.atleast_1d(axes)
+    for ax, convex in zip(axes, sorted(picked, reverse=True)):
+        feature, cls, grid, h = picked[convex]
+        ax.plot(grid, h, color="black")
+        ax.set_title(f"{feature}, class {cls}: {'convex' if convex else 'concave'}", fontsize="small")
+        ax.set_xlabel(f"threshold on {feature}")
+    axes[0].set_ylabel("H (entropy of error)")
+    paths = save(fig, Path(out_dir) / "fig1_error_entropy")
+    lines = [f"Root node of {dataset}, one class coded t = 1 against the rest, {points}-point grid over the "
+             "feature's range; the crude rule (mean of the three central fifths vs the two end fifths) labels "
+             "each curve.  Only convex curves are split candidates.", "", f"![Fig. 1]({paths[0].name})"]
+    return Section("Fig. 1: entropy-of-error curves", lines, [], figures=list(paths))
+
+
+# --------------------------------------------------------------------------- section 4
+@dataclass
+class VersusIG:
+    """Counts of one batch of the MEE-vs-IG experiment."""
+
+    runs: int
+    both_split: int
+    different: int
+    mee_no_split: int
+
+    @property
+    def rate(self) -> float:
+        """Share of all runs where MEE picked a different root feature from IG."""
+        return self.different / self.runs if self.runs else float("nan")
+
+
+def root_feature(model: Any) -> int:
+    """Feature index of a fitted treebench/MEE tree's root split; -1 if the root is a leaf."""
+    from treebench.kernels import layout as L
+
+    root = model.tree_.int_nodes[0]
+    return -1 if root[L.KIND] == L.LEAF else int(root[L.FEATURE])
+
+
+def mee_vs_ig(runs: int = 1000, per_class: int = 10, seed: int = 4, **mee_params: Any) -> VersusIG:
+    """Section 4: ``per_class`` uniform points per class on two features in [0, 1].
+
+    Each run grows an MEE root and an information-gain root on the same
+    sample.  A run counts as different when MEE splits on the other feature;
+    runs where MEE finds no convex curve (no split) are counted apart.
+    """
+    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.mee import MEETreeClassifier
+
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], per_class)
+    both = different = none = 0
+    for _ in range(runs):
+        X = rng.uniform(size=(2 * per_class, 2))
+        mee = root_feature(MEETreeClassifier(max_depth=1, **{"min_class_cases": 5, **mee_params}).fit(X, y))
+        ig = root_feature(TreeClassifier(criterion="entropy", max_depth=1).fit(X, y))
+        if mee < 0:
+            none += 1
+            continue
+        both += ig >= 0
+        different += ig >= 0 and mee != ig
+    return VersusIG(runs, int(both), int(different), none)
+
+
+def versus_ig_section(batches: int = 5, runs: int = 1000, per_class: int = 10, seed: int = 4) -> Section:
+    """The batches of section 4 and the mean disagreement rate (paper: about 1 %)."""
+    results = [mee_vs_ig(runs, per_class, seed + b) for b in range(batches)]
+    lines = [f"Two classes of n = {per_class} cases each (our reading of 'an equal number of points, n'), "
+             "two features uniform on [0, 1]; root split by MEE (min_class_cases=5) and by information gain.  "
+             "'different' = MEE split on the other feature, as a share of all runs of the batch.", "",
+             "| batch | runs | MEE no split | both split | different | rate | rate among both-split |",
+             "|---|---|---|---|---|---|---|"]
+    for b, r in enumerate(results, 1):
+        lines.append(f"| {b} | {r.runs} | {r.mee_no_split} | {r.both_split} | {r.different} | {100 * r.rate:.1f} % "
+                     f"| {100 * r.different / max(r.both_split, 1):.1f} % |")
+    mean = float(np.mean([r.rate for r in results]))
+    lines += ["", f"Mean disagreement: {100 * mean:.2f} % of runs (paper: about 1 %)."]
+    return Section("Section 4: MEE versus information gain", lines, [])
+
+
+def mee_sections(out_dir: Path, frame: pd.DataFrame | None, reference: pd.DataFrame | None = None,
+                 **options: Any) -> list[Section]:
+    """Every extra section; ``options`` may hold ``levels``, ``curve`` and ``versus_ig`` keyword dicts."""
+    out = []
+    if frame is not None and len(frame):
+        out.append(generalisation_section(frame, reference))
+    out.append(levels_section(out_dir, **options.get("levels", {})))
+    out.append(curve_section(out_dir, **options.get("curve", {})))
+    out.append(versus_ig_section(**options.get("versus_ig", {})))
+    return out
