@@ -183,9 +183,9 @@ def test_simulated_label_masses_follow_the_spec():
 
     y = np.array([0] * 300 + [1] * 300)
     spec = LabelUncertainty(uncertain_class=1, share=0.5, experts=(1.0, 1.0, 0.0, 0.5, 0.5))
-    masses = simulate_label_masses(y, spec, np.random.default_rng(1))
-    again = simulate_label_masses(y, spec, np.random.default_rng(1))
-    assert np.array_equal(masses, again)
+    masses, labels = simulate_label_masses(y, spec, np.random.default_rng(1))
+    again, _ = simulate_label_masses(y, spec, np.random.default_rng(1))
+    assert np.array_equal(masses, again) and np.array_equal(labels, y)
     assert np.array_equal(masses[:300], np.tile([1.0, 0, 0], (300, 1)))  # certain class stays crisp
     rated = masses[300:, 2] > 0
     assert 0.4 < rated.mean() < 0.6
@@ -195,13 +195,28 @@ def test_simulated_label_masses_follow_the_spec():
     assert masses.sum(axis=1) == pytest.approx(np.ones(600))
 
 
+def test_confused_examples_join_the_uncertain_class_when_an_expert_names_it():
+    from treebench.data.label_uncertainty import LabelUncertainty, simulate_label_masses
+
+    y = np.array([0] * 400 + [1] * 100)
+    spec = LabelUncertainty(uncertain_class=1, share=1.0, experts=(0.5, 0.5, 0.9), confused=0.5)
+    masses, labels = simulate_label_masses(y, spec, np.random.default_rng(2))
+    flipped = (y == 0) & (labels == 1)
+    assert 0.3 < flipped.mean() / 0.8 < 0.6  # about half of class 0 rated, most named by someone
+    assert (masses[flipped, 1] > 0).all() and (masses[flipped, 0] == 0).all()
+    kept = y == labels
+    assert np.array_equal(masses[kept & (y == 0)], np.tile([1.0, 0, 0], ((kept & (y == 0)).sum(), 1)))
+    assert (labels[y == 1] == 1).all()
+
+
 @pytest.mark.parametrize(
     "raw, fragment",
     [
         ({"share": 0}, "share=0 is out of range; accepted: 0 < share <= 1"),
         ({"uncertain_class": 2}, "accepted: 0 or 1"),
         ({"experts": [0.9, 1.5]}, "reliabilities in [0, 1]"),
-        ({"expert": [0.9]}, "unknown key 'expert'; accepted: uncertain_class, share, experts"),
+        ({"expert": [0.9]}, "unknown key 'expert'; accepted: uncertain_class, share, experts, confused"),
+        ({"confused": 1}, "accepted: 0 <= confused < 1"),
     ],
 )
 def test_label_uncertainty_config_errors_are_one_line(tmp_path, raw, fragment):
@@ -231,7 +246,7 @@ def test_tiny_config_run_stores_error_and_pignistic_error(tmp_path):
     config = tmp_path / "belief.yaml"
     config.write_text(
         "experiment: belief-tiny\nseed: 3\ndatasets: [wdbc]\n"
-        "label_uncertainty: {uncertain_class: 1, share: 0.5}\n"
+        "label_uncertainty: {uncertain_class: 1, share: 0.5, confused: 0.2}\n"
         "protocol: {type: cv, folds: 2, repeats: 1}\ntuning: {folds: 2}\n"
         "algorithms:\n"
         "  - {name: belief-crisp, criterion: belief, params: {labels: crisp, max_depth: 2}, grid: {lam: [0.3, 1.0]}}\n"

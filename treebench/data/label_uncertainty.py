@@ -6,7 +6,11 @@ named the class) and ``1 - q`` on Omega.  :func:`simulate_label_masses`
 imitates that on a crisp two-class dataset: a seeded share of the uncertain
 class's examples is rated by simulated experts, expert ``e`` naming the class
 with probability ``experts[e]`` (its reliability); the other examples keep
-crisp labels.  The config key ``label_uncertainty`` carries the parameters.
+crisp labels.  As in the paper, where the K-complex set held every pattern
+*some* expert called a K-complex, a ``confused`` share of the certain class
+can be rated too (experts err on it with probability ``1 - experts[e]``):
+those named by at least one expert join the uncertain class in the crisp
+labels -- the label noise that ignoring the uncertainty keeps.  The config key ``label_uncertainty`` carries the parameters.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from treebench.errors import TreebenchError
 
 #: Stream id for the label simulation (see treebench.experiment.protocols).
 LABEL_STREAM = 104
-KEYS = ("uncertain_class", "share", "experts")
+KEYS = ("uncertain_class", "share", "experts", "confused")
 DEFAULT_EXPERTS = (0.95, 0.85, 0.75, 0.65, 0.55)
 
 
@@ -36,16 +40,22 @@ class LabelUncertainty:
     share:
         Fraction of that class's examples rated by the experts, in (0, 1].
     experts:
-        Reliability of each expert in [0, 1]: the probability that they name
-        the (true) uncertain class for a rated example.
+        Reliability of each expert in [0, 1]: the probability that they give
+        a rated example its true class.
+    confused:
+        Fraction of the certain class's examples that are rated too, in [0, 1).
     """
 
     uncertain_class: int = 1
     share: float = 0.5
     experts: tuple[float, ...] = DEFAULT_EXPERTS
+    confused: float = 0.0
 
     def fields(self) -> dict[str, Any]:
-        return {"uncertain_class": self.uncertain_class, "share": self.share, "experts": list(self.experts)}
+        out = {"uncertain_class": self.uncertain_class, "share": self.share, "experts": list(self.experts)}
+        if self.confused:
+            out["confused"] = self.confused
+        return out
 
 
 def parse_label_uncertainty(raw: Any) -> LabelUncertainty:
@@ -68,7 +78,10 @@ def parse_label_uncertainty(raw: Any) -> LabelUncertainty:
         or any(isinstance(e, bool) or not isinstance(e, (int, float)) or not 0 <= e <= 1 for e in experts)
     ):
         raise TreebenchError(f"experts={experts!r} is invalid; accepted: a non-empty list of reliabilities in [0, 1]")
-    return LabelUncertainty(int(cls), float(share), tuple(float(e) for e in experts))
+    confused = raw.get("confused", 0.0)
+    if isinstance(confused, bool) or not isinstance(confused, (int, float)) or not 0 <= confused < 1:
+        raise TreebenchError(f"confused={confused!r} is out of range; accepted: 0 <= confused < 1")
+    return LabelUncertainty(int(cls), float(share), tuple(float(e) for e in experts), float(confused))
 
 
 def crisp_label_masses(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -78,21 +91,34 @@ def crisp_label_masses(y: np.ndarray, n_classes: int) -> np.ndarray:
     return masses
 
 
-def simulate_label_masses(y: np.ndarray, spec: LabelUncertainty, rng: np.random.Generator) -> np.ndarray:
-    """Label masses ``(n, 3)`` for two-class codes ``y``: crisp, except the rated examples.
+def simulate_label_masses(
+    y: np.ndarray, spec: LabelUncertainty, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Label masses ``(n, 3)`` and crisp labels for two-class codes ``y``.
 
-    A rated example of the uncertain class ``c`` gets ``m({c}) = q`` and
-    ``m(Omega) = 1 - q``, ``q`` the fraction of experts naming ``c``.
+    A rated example gets ``m({c}) = q`` and ``m(Omega) = 1 - q``, ``q`` the
+    fraction of experts naming the uncertain class ``c``.  A rated example of
+    the certain class that no expert names keeps its crisp label; one that
+    some expert names is labelled ``c`` in the crisp labels.
     """
     y = np.asarray(y, dtype=np.int64)
     if y.size and (y.min() < 0 or y.max() > 1):
         raise TreebenchError("label_uncertainty needs a two-class dataset (class codes 0 and 1)")
     masses = crisp_label_masses(y, 2)
-    candidates = np.flatnonzero(y == spec.uncertain_class)
+    labels = y.copy()
+    c = spec.uncertain_class
+    reliability = np.asarray(spec.experts)[None, :]
+    candidates = np.flatnonzero(y == c)
     rated = candidates[rng.random(len(candidates)) < spec.share]
-    votes = rng.random((len(rated), len(spec.experts))) < np.asarray(spec.experts)[None, :]
-    q = votes.mean(axis=1)
+    q = (rng.random((len(rated), reliability.shape[1])) < reliability).mean(axis=1)
+    others = np.flatnonzero(y != c)
+    confused = others[rng.random(len(others)) < spec.confused] if spec.confused else others[:0]
+    q_confused = (rng.random((len(confused), reliability.shape[1])) >= reliability).mean(axis=1)
+    named = q_confused > 0
+    rated = np.concatenate([rated, confused[named]])
+    q = np.concatenate([q, q_confused[named]])
     masses[rated] = 0.0
-    masses[rated, spec.uncertain_class] = q
+    masses[rated, c] = q
     masses[rated, 2] = 1.0 - q
-    return masses
+    labels[rated] = c
+    return masses, labels

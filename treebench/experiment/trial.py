@@ -200,8 +200,13 @@ def _pair(train, test) -> LoadedData:
     return LoadedData(X, y, extra, checksum)
 
 
-def label_masses(trial: Trial, data: LoadedData) -> np.ndarray:
-    """Every example's label masses ``(n, k + 1)``: simulated (seeded per dataset) or crisp."""
+def trial_labels(trial: Trial, data: LoadedData) -> tuple[np.ndarray, np.ndarray]:
+    """Every example's label masses ``(n, k + 1)`` and crisp label codes.
+
+    Without ``label_uncertainty`` the data's labels, as one-hot masses; with
+    it the simulated expert labels (seeded per dataset, the same for every
+    fold and algorithm), whose crisp labels can differ from the data's.
+    """
     from treebench.data.label_uncertainty import (
         LABEL_STREAM,
         crisp_label_masses,
@@ -209,7 +214,7 @@ def label_masses(trial: Trial, data: LoadedData) -> np.ndarray:
     )
 
     if trial.label_uncertainty is None:
-        return crisp_label_masses(data.y, int(np.max(data.y)) + 1)
+        return crisp_label_masses(data.y, int(np.max(data.y)) + 1), data.y
     rng = rng_for(trial.seed, trial.dataset.seed_name, 0, LABEL_STREAM)
     return simulate_label_masses(data.y, trial.label_uncertainty, rng)
 
@@ -280,13 +285,18 @@ def _run(trial: Trial) -> Result:
             f"{trial.checksum[:12]}: every worker must load the same copy (check TREEBENCH_DATA)"
         )
     train, test = outer_split(trial, data)
-    X_train, y_train = data.X.iloc[train], data.y[train]
-    X_test, y_test = data.X.iloc[test], data.y[test]
+    labels, masses = data.y, None
+    if trial.label_uncertainty is not None:  # paper 004: simulated expert labels for every learner
+        masses, labels = trial_labels(trial, data)
+    X_train, y_train = data.X.iloc[train], labels[train]
+    X_test, y_test = data.X.iloc[test], labels[test]
     learner = make_learner(trial)
-    masses = None
     if hasattr(learner, "use_label_masses"):  # belief trees (paper 004)
-        masses = label_masses(trial, data)
-        learner.use_label_masses(masses if trial.label_uncertainty is not None else None, data.X.index)
+        learner.use_label_masses(masses, data.X.index)
+        if masses is None:
+            masses = trial_labels(trial, data)[0]
+    else:
+        masses = None
     fixed = trial.algorithm.fixed_params
     points = trial.algorithm.grid_points()
 

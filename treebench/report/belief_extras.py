@@ -88,9 +88,10 @@ def belief_section(frame: pd.DataFrame) -> Section:
         "**The data differ from the paper's.** Its Table 1 is one EEG set (K-complex vs delta "
         "waves, 150 patterns, labels from five physicians), which is not public: paper, crisp / "
         "uncertain labels: error 35 % / 34 %, E 26 % / 22 %. The rows below are public two-class "
-        "sets whose class 1 was half rated by five simulated experts (config "
-        "`label_uncertainty`); E (eq. 23) uses those simulated test labels, the error rate the "
-        "crisp ones. Mean ± std over the 5 outer folds; Δ = uncertain − crisp in percentage "
+        "sets relabelled by five simulated experts (config `label_uncertainty`: a share of "
+        "class 1 rated, plus a confused share of class 0 that joins class 1 in the crisp labels "
+        "when an expert names it); E (eq. 23) uses the simulated label masses of the test part, "
+        "the error rate its simulated crisp labels. Mean ± std over the 5 outer folds; Δ = uncertain − crisp in percentage "
         "points. *finding holds*: E is lower with uncertain labels and falls by more than the "
         "error rate does.",
         "",
