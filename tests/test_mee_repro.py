@@ -160,3 +160,13 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
         assert title in md
     assert "breast-tissue4 yes" in md or "breast-tissue4 no" in md
     assert (tmp_path / "fig5_levels.png").exists() and (tmp_path / "fig1_error_entropy.png").exists()
+
+
+def test_lowest_r_is_named_per_dataset():
+    import pandas as pd
+
+    from treebench.report.mee_extras import _lowest
+
+    table = pd.DataFrame({"dataset": ["d", "d", "e", "e"], "algorithm": ["a", "b", "a", "b"],
+                          "R": [2.0, 1.0, 0.5, float("nan")]})
+    assert _lowest(table, "R") == ["d b (1.00)", "e a (0.50)"]
