@@ -15,7 +15,7 @@ import importlib.util
 import itertools
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +58,15 @@ TOP_KEYS = (
     "store",
     "plugins",
     "label_uncertainty",
+    "nominal",
 )
+#: How nominal attributes reach the learners: as categories (multiway or
+#: one-vs-rest splits) or as their category codes, split by thresholds.
+NOMINAL_MODES = ("categories", "codes")
 DATASET_KEYS = ("name", "train", "test", "protocol")
-ALGORITHM_KEYS = ("name", "criterion", "baseline", "params", "grid", "pruning", "online")
+ALGORITHM_KEYS = (
+    "name", "criterion", "baseline", "params", "grid", "pruning", "online", "tune_as",
+)
 TUNING_KEYS = ("folds", "metric")
 TUNING_METRICS = ("accuracy",)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -138,6 +144,8 @@ class DatasetSpec:
     train: str | None = None
     test: str | None = None
     expected_rows: int = 0
+    #: ``codes``: nominal attributes become ordered category codes (see NOMINAL_MODES).
+    nominal: str = "categories"
 
     @property
     def is_pair(self) -> bool:
@@ -166,6 +174,10 @@ class AlgorithmSpec:
     #: Grow the final tree online, one training example at a time in a seeded
     #: order (O-ΠTree); grid values are still chosen with batch trees.
     online: bool = False
+    #: Take the grid values chosen by this other algorithm's inner CV on the
+    #: same training part instead of tuning its own grid (paper 002 reuses the
+    #: q tuned for Tsallis entropy for the Tsallis gain ratio).
+    tune_as: AlgorithmSpec | None = None
 
     @property
     def fixed_params(self) -> dict[str, Any]:
@@ -178,6 +190,10 @@ class AlgorithmSpec:
         return [
             dict(zip(names, values)) for values in itertools.product(*(v for _, v in self.grid))
         ]
+
+    def tuning_points(self) -> list[dict[str, Any]]:
+        """The grid points tuned for this algorithm: its own, or its ``tune_as`` algorithm's."""
+        return (self.tune_as or self).grid_points()
 
     @property
     def kind(self) -> str:
@@ -195,6 +211,7 @@ class AlgorithmSpec:
             "grid": [[name, list(values)] for name, values in self.grid],
             "pruning": self.pruning,
             **({"online": True} if self.online else {}),
+            **({"tune_as": self.tune_as.fields()} if self.tune_as is not None else {}),
         }
 
 
@@ -425,6 +442,9 @@ def _validate(data: Any, check: _Checker, text: str, display: str, base_dir: Pat
     )
     algorithms = _algorithms(top.get("algorithms"), check) if "algorithms" in top else []
     metrics = _metrics(top.get("metrics", list(DEFAULT_METRICS)), check)
+    nominal = check.choice(top.get("nominal", "categories"), ("nominal",), NOMINAL_MODES, "nominal mode")
+    if nominal == "codes":
+        datasets = [replace(spec, nominal="codes") for spec in datasets]
     store = top.get("store", f"results/{experiment}.sqlite")
     label_uncertainty = None
     if "label_uncertainty" in top:
@@ -707,7 +727,35 @@ def _algorithms(raw: Any, check: _Checker) -> list[AlgorithmSpec]:
             continue
         names.add(spec.name)
         specs.append(spec)
-    return specs
+    return _resolve_tune_as(raw, specs, check)
+
+
+def _resolve_tune_as(raw: list, specs: list[AlgorithmSpec], check: _Checker) -> list[AlgorithmSpec]:
+    """Link each ``tune_as: NAME`` to the algorithm called NAME, which must tune its own grid."""
+    entries = {entry.get("name"): (i, entry) for i, entry in enumerate(raw) if isinstance(entry, dict)}
+    tuners = {s.name: s for s in specs if s.grid and "tune_as" not in entries[s.name][1]}
+    resolved = []
+    for spec in specs:
+        index, entry = entries[spec.name]
+        if "tune_as" not in entry:
+            resolved.append(spec)
+            continue
+        where = ("algorithms", index, "tune_as")
+        target = entry["tune_as"]
+        if not isinstance(target, str) or target not in tuners or target == spec.name:
+            accepted = ", ".join(n for n in tuners if n != spec.name) or "none (no algorithm has a grid)"
+            check.add(where, f"tune_as {target!r} is not another algorithm with its own grid; accepted: {accepted}")
+            continue
+        if spec.grid:
+            check.add(where, "an algorithm with tune_as takes its grid values from it; remove its own 'grid'")
+            continue
+        if spec.criterion is None or tuners[target].criterion is None:
+            check.add(where, "tune_as links two criterion algorithms; baselines tune their own grids")
+            continue
+        grid = {key: list(values) for key, values in tuners[target].grid}
+        if _criterion_params(spec.criterion, dict(spec.params), grid, where, check) is not None:
+            resolved.append(replace(spec, tune_as=tuners[target]))
+    return resolved
 
 
 def _algorithm(raw: Any, where: tuple, check: _Checker) -> AlgorithmSpec | None:

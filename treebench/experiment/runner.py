@@ -110,7 +110,7 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
         protocol = dataset.protocol
         trials = protocol.n_repeats * n_folds(protocol, dataset.expected_rows)
         for algorithm in config.algorithms:
-            points = len(algorithm.grid_points())
+            points = len(algorithm.tuning_points())
             per_trial = 1 + (points * config.tuning.folds if points > 1 else 0)
             rows.append(
                 [
@@ -181,7 +181,7 @@ def run_experiment(
         todo = [t for t in trials if t.key not in finished]
         # Longest first (grid size x inner folds): the costly tuned trials do not
         # end up alone at the tail of the run while other workers sit idle.
-        todo.sort(key=lambda t: -len(t.algorithm.grid_points()))
+        todo.sort(key=lambda t: -len(t.algorithm.tuning_points()))
         summary = RunSummary(planned=len(trials), skipped=len(trials) - len(todo), store=store_path)
         meta = store.meta()
         from treebench import __version__

@@ -13,7 +13,7 @@ import json
 import time
 import traceback
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -129,10 +129,16 @@ def trial_key(
     payload = {
         "v": KEY_VERSION,
         "experiment": experiment,
-        "dataset": {"label": dataset.label, "name": dataset.seed_name, "checksum": checksum},
+        "dataset": {
+            "label": dataset.label,
+            "name": dataset.seed_name,
+            "checksum": checksum,
+            # only when not the default, so the keys of existing results stay valid
+            **({"nominal": dataset.nominal} if dataset.nominal != "categories" else {}),
+        },
         "protocol": dataset.protocol.fields(),
         "algorithm": algorithm.fields(),
-        "tuning": tuning.fields() if len(algorithm.grid_points()) > 1 else None,
+        "tuning": tuning.fields() if len(algorithm.tuning_points()) > 1 else None,
         "seed": seed,
         "repeat": repeat,
         "fold": fold,
@@ -172,14 +178,38 @@ def load_data(spec: DatasetSpec) -> LoadedData:
     """Load a dataset entry (cached per process); a pair is train rows then test rows."""
     from treebench.data import load
 
-    key = (spec.name, spec.train, spec.test)
+    key = (spec.name, spec.train, spec.test, spec.nominal)
     if key in _DATA:
         _DATA.move_to_end(key)
         return _DATA[key]
     if not spec.is_pair:
         ds = load(str(spec.name))
-        return _remember(_DATA, key, LoadedData(ds.X, ds.y, ds.extra, ds.checksum))
-    return _remember(_DATA, key, _pair(load(str(spec.train)), load(str(spec.test))))
+        data = LoadedData(ds.X, ds.y, ds.extra, ds.checksum)
+    else:
+        data = _pair(load(str(spec.train)), load(str(spec.test)))
+    if spec.nominal == "codes":
+        data = replace(data, X=nominal_as_codes(data.X))
+    return _remember(_DATA, key, data)
+
+
+def nominal_as_codes(X: pd.DataFrame) -> pd.DataFrame:
+    """Nominal columns as ordered categoricals: learners split them by thresholds on the codes.
+
+    The category order is the card's (its declared order, else sorted), so a
+    code is the category's position; missing values stay missing.  This is
+    how a learner that only takes numbers (scikit-learn's trees, the Python
+    implementation of paper 002) sees label-encoded categorical attributes.
+    """
+    out = X.copy()
+    for name in out.columns:
+        dtype = out[name].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not dtype.ordered:
+                out[name] = out[name].cat.as_ordered()
+        elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            categories = sorted(out[name].dropna().unique().tolist())
+            out[name] = pd.Categorical(out[name], categories=categories, ordered=True)
+    return out
 
 
 def _pair(train, test) -> LoadedData:
@@ -298,7 +328,10 @@ def _run(trial: Trial) -> Result:
     else:
         masses = None
     fixed = trial.algorithm.fixed_params
-    points = trial.algorithm.grid_points()
+    # tune_as: the grid is another algorithm's, searched with that algorithm's
+    # learner on the same inner splits; only the chosen values are used here.
+    tuner = trial.algorithm.tune_as
+    points = trial.algorithm.tuning_points()
 
     started = time.perf_counter()
     inner = []
@@ -307,7 +340,11 @@ def _run(trial: Trial) -> Result:
         inner = inner_splits(
             y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold
         )
-    outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+    if tuner is None:
+        outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+    else:
+        tuner_learner = make_learner(replace(trial, algorithm=tuner))
+        outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner)
     tune_seconds = time.perf_counter() - started
 
     params = {**fixed, **outcome.chosen}

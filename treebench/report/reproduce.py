@@ -321,6 +321,13 @@ def _meandiff_claim(c: P.MeanDiffClaim, cells: pd.DataFrame) -> ClaimOutcome:
                 d = (wide[c.a] - wide[b]).dropna()
                 if len(d):
                     parts.append(f"vs {b} {d.mean():+.2f}")
+        others = [b for b in c.others if b in wide]
+        if c.a in wide and others:
+            # per dataset, against whichever of the others did best there
+            best = wide[others].max(axis=1) if _higher(c.metric) else wide[others].min(axis=1)
+            d = (wide[c.a] - best).dropna()
+            if len(d):
+                parts.append(f"vs the best of {', '.join(others)} per dataset {d.mean():+.2f}")
         if parts:
             setattr(out, slot, "; ".join(parts))
     return out
@@ -382,16 +389,21 @@ def _cell_rows(cells: pd.DataFrame) -> dict[tuple[str, str], list[list[str]]]:
     return out
 
 
-def _summary(cells: pd.DataFrame) -> list[str]:
+def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) -> list[str]:
     lines = []
     for (metric, unit), sub in cells.groupby(["metric", "unit"], sort=False):
         done = sub[sub["status"] == "ok"]
         line = f"{metric} ({unit}): {len(done)} of {len(sub)} published cells rerun"
         if len(done):
-            line += f"; mean |ours - paper| = {done['diff'].abs().mean():.{_digits(unit, metric)}f}"
+            digits = _digits(unit, metric)
+            line += f"; mean |ours - paper| = {done['diff'].abs().mean():.{digits}f}"
             judged = done[done["within_std"].notna()]
             if len(judged):
                 line += f"; within the paper's ± std: {int(judged['within_std'].astype(bool).sum())} of {len(judged)}"
+            tolerance = (tolerances or {}).get(metric)
+            if tolerance is not None:
+                close = int((done["diff"].abs() <= tolerance + 1e-9).sum())
+                line += f"; within ± {tolerance:g} of the paper: {close} of {len(done)}"
         lines.append(line)
     return lines
 
@@ -503,6 +515,13 @@ def _extra_sections(
                 out.extend(mee_sections(out_dir, frame, load_reference(spec.reference), **options))
             except (TreebenchError, OSError, ValueError) as exc:
                 notes.append(f"section {name} not built: {exc}")
+        elif name == "q_sweep":
+            from treebench.report.q_sweep import q_sweep_section
+
+            try:
+                out.append(q_sweep_section(out_dir, config=spec.config, **options))
+            except (TreebenchError, OSError, ValueError) as exc:
+                notes.append(f"section {name} not built: {exc}")
     return out
 
 
@@ -514,7 +533,7 @@ def _draw(spec: P.PaperSpec, frame: pd.DataFrame, out_dir: Path) -> tuple[list[t
         base = out_dir / fig.name
         try:
             if fig.kind == "leaves":
-                paths = plots.plot_leaves(frame, base)
+                paths = plots.plot_leaves(frame, base, metric=fig.options.get("metric", "n_leaves"))
             elif fig.kind == "cd":
                 paths = plots.plot_cd(frame, base, metric=fig.options.get("metric", "accuracy"))
             elif fig.kind == "param":
@@ -536,7 +555,7 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
         lines += [f"Config `{config}`, results store `{store}`; reference numbers "
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
     lines += ["## Published cells against ours", ""]
-    lines += [f"- {x}" for x in _summary(rep.cells)] + [""]
+    lines += [f"- {x}" for x in _summary(rep.cells, rep.spec.tolerances)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "within paper ± std"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         lines += [f"### {metric} ({unit})", "", "| " + " | ".join(head) + " |",
@@ -571,7 +590,7 @@ def report_latex(rep: Report) -> str:
            rf"\section*{{Reproduction of paper {s.number} ({tex_escape(s.key)})}}",
            rf"\emph{{{tex_escape(s.citation)}}}", "", r"\subsection*{Published cells against ours}",
            r"\begin{itemize}"]
-    out += [rf"\item {tex_escape(x)}" for x in _summary(rep.cells)] + [r"\end{itemize}"]
+    out += [rf"\item {tex_escape(x)}" for x in _summary(rep.cells, rep.spec.tolerances)] + [r"\end{itemize}"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         out += [rf"\subsubsection*{{{tex_escape(metric)} ({tex_escape(unit)})}}",
                 r"\begin{longtable}{llrrrl}", r"\toprule",
