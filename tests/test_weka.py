@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from treebench.baselines import weka
+from treebench.baselines import weka, weka_jvm
 from treebench.baselines.weka import (
     MISSING_MESSAGE,
     Schema,
@@ -153,9 +153,56 @@ def test_missing_jar_is_a_clear_error(monkeypatch, tmp_path):
     assert WekaJ48.code_version() == "Weka unavailable"
 
 
+# --------------------------------------------------------------------------- engines
+def test_bad_engine_is_a_one_line_error(monkeypatch):
+    monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", "jni")
+    with pytest.raises(TreebenchError, match=r"TREEBENCH_WEKA_ENGINE='jni' is invalid; accepted: auto, jpype, java"):
+        weka_jvm.use_jpype()
+
+
+def test_java_engine_is_honoured_and_auto_needs_jpype(monkeypatch):
+    monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", "java")
+    assert weka_jvm.use_jpype() is False
+    monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", "auto")
+    monkeypatch.setattr(weka_jvm, "jpype_missing", lambda: "JPype is not installed")
+    assert weka_jvm.use_jpype() is False
+    monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", "jpype")
+    with pytest.raises(TreebenchError, match="TREEBENCH_WEKA_ENGINE=jpype but JPype is not installed"):
+        weka_jvm.use_jpype()
+
+
+@pytest.fixture(params=["java", "jpype"])
+def engine(request, monkeypatch):
+    """Run a real-Weka test through the command line and in-process (when JPype imports)."""
+    if request.param == "jpype" and weka_jvm.jpype_missing():
+        pytest.skip(weka_jvm.jpype_missing())
+    monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", request.param)
+    return request.param
+
+
+@needs_weka
+@pytest.mark.skipif(weka_jvm.jpype_missing() is not None, reason="JPype not installed")
+@pytest.mark.parametrize("params", [{}, {"tune_C": [0.1, 0.5, 5], "tune_folds": 3}, {"unpruned": True}])
+def test_in_process_weka_gives_the_command_lines_trees_and_predictions(params, monkeypatch):
+    from treebench.data import load
+
+    ds = load("glass")
+    train, test = ds.X.iloc[40:], ds.X.iloc[:40]
+    seen = {}
+    for name in ("java", "jpype"):
+        monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", name)
+        learner = WekaJ48(11)
+        learner.will_predict(test)
+        model = learner.fit_final(params, train, ds.y[40:], 11)
+        assert (model.handle is not None) == (name == "jpype")
+        seen[name] = (learner.measures(model), learner.chosen(model), learner.predict(model, test).tolist(),
+                      learner.predict(model, ds.X.iloc[:7].copy()).tolist())
+    assert seen["java"] == seen["jpype"]
+
+
 # --------------------------------------------------------------------------- real Weka
 @needs_weka
-def test_real_j48_on_iris_matches_the_fixture_tree():
+def test_real_j48_on_iris_matches_the_fixture_tree(engine):
     from treebench.data import load
 
     ds = load("iris")
@@ -163,15 +210,15 @@ def test_real_j48_on_iris_matches_the_fixture_tree():
     learner.will_predict(ds.X)
     model = learner.fit_final({}, ds.X, ds.y, 0)
     assert (model.tree.n_leaves, model.tree.n_nodes) == (5, 9)  # as in j48-iris.txt
-    predicted = learner.predict(model, ds.X)  # cached from the fit's second JVM
+    predicted = learner.predict(model, ds.X)  # cached from the fit
     assert np.count_nonzero(predicted == ds.y) == 147  # Weka: 98 % on training data
-    again = learner.predict(model, ds.X.copy())  # not cached: runs java again
+    again = learner.predict(model, ds.X.copy())  # not cached: predicts again
     assert (again == predicted).all()
     assert WekaJ48.code_version().startswith("Weka 3.")
 
 
 @needs_weka
-def test_real_tuned_j48_on_a_frame_with_a_nominal_column_and_missing_values():
+def test_real_tuned_j48_on_a_frame_with_a_nominal_column_and_missing_values(engine):
     rng = np.random.default_rng(0)
     n = 120
     colour = rng.choice(["red", "green", "blue it's"], size=n)
@@ -194,7 +241,7 @@ def test_real_tuned_j48_on_a_frame_with_a_nominal_column_and_missing_values():
 
 
 @needs_weka
-def test_runner_with_baseline_weka_j48(tmp_path):
+def test_runner_with_baseline_weka_j48(tmp_path, engine):
     from treebench.experiment.runner import run_experiment
     from treebench.experiment.store import ResultsStore
 

@@ -1,6 +1,10 @@
-"""Weka's J48 (J4.8, Weka's C4.5 release 8) run through ``java``: the ``weka-j48`` baseline.
+"""Weka's J48 (J4.8, Weka's C4.5 release 8): the ``weka-j48`` baseline.
 
-A trial costs two JVM starts, whatever the tuning:
+With JPype installed (the ``weka`` extra) Weka runs inside the worker process
+(:mod:`treebench.baselines.weka_jvm`): the same classes, options and ARFF
+text, one JVM per worker, about 10 ms per small fit.  Otherwise, or with
+``TREEBENCH_WEKA_ENGINE=java``, a trial costs two JVM starts (about 1.5 s),
+whatever the tuning:
 
 1. ``java -cp weka.jar <classifier> -t train.arff -no-cv -v -d model.bin``:
    the classifier is ``weka.classifiers.trees.J48`` with the fixed options,
@@ -44,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treebench.baselines import weka_jvm
 from treebench.errors import TreebenchError
 from treebench.experiment.learners import Learner
 
@@ -206,12 +211,15 @@ class Schema:
         )
         return [",".join(row) for row in zip(*columns)] if columns else []
 
+    def text(self, frames: list[pd.DataFrame], y: np.ndarray | None = None) -> str:
+        """The whole ARFF file: the header, then the rows of every frame (``y`` needs one frame)."""
+        lines = [self.header()]
+        for frame in frames:
+            lines += [line + "\n" for line in self.rows(frame, y)]
+        return "".join(lines)
+
     def write(self, path: Path, X: pd.DataFrame, y: np.ndarray | None) -> None:
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(self.header())
-            for line in self.rows(X, y):
-                out.write(line)
-                out.write("\n")
+        path.write_text(self.text([X], y), encoding="utf-8")
 
 
 def _missing(value: Any) -> bool:
@@ -384,11 +392,16 @@ def _tail(text: str, lines: int = 6) -> str:
 
 
 # --------------------------------------------------------------------------- running java
+def java_options() -> list[str]:
+    """JVM options: ``TREEBENCH_WEKA_JAVA_OPTS`` or :data:`DEFAULT_JAVA_OPTS`."""
+    opts = os.environ.get("TREEBENCH_WEKA_JAVA_OPTS")
+    return shlex.split(opts) if opts is not None else list(DEFAULT_JAVA_OPTS)
+
+
 def run_weka(arguments: list[str], cwd: Path) -> str:
     """Run ``java -cp weka.jar ARGUMENTS`` in ``cwd``; stdout, or a clear error."""
     java, jar = find_java(), find_jar()
-    opts = os.environ.get("TREEBENCH_WEKA_JAVA_OPTS")
-    java_opts = shlex.split(opts) if opts is not None else list(DEFAULT_JAVA_OPTS)
+    java_opts = java_options()
     timeout = float(os.environ.get("TREEBENCH_WEKA_TIMEOUT", DEFAULT_TIMEOUT))
     command = [java, *java_opts, "-cp", str(jar), *arguments]
     try:
@@ -419,11 +432,12 @@ class WekaModel:
     classifier: str
     schema: Schema
     labels: np.ndarray  # class index -> label as given in y
-    model_bytes: bytes
+    model_bytes: bytes  # the serialized model (command-line engine; empty in-process)
     text: str
     tree: ModelText
     chosen: dict[str, Any]
     cached: list[tuple[Any, np.ndarray]] = field(default_factory=list, repr=False)
+    handle: Any = field(default=None, repr=False)  # the Java object (in-process engine)
 
 
 class WekaJ48(Learner):
@@ -483,6 +497,12 @@ class WekaJ48(Learner):
         labels, codes = np.unique(np.asarray(y), return_inverse=True)
         frames = [X, *(_frame(f) for f in also)]
         schema = Schema.of(pd.concat(frames, ignore_index=True) if len(frames) > 1 else X, len(labels))
+        if weka_jvm.use_jpype():
+            handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.text([X], codes.ravel()))
+            model = self._model(params, arguments, schema, labels, b"", text, handle)
+            if also:
+                model.cached.extend(zip(also, self._predict(model, [_frame(f) for f in also], None)))
+            return model
         with tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
             folder = Path(tmp)
             schema.write(folder / "train.arff", X, codes.ravel())
@@ -490,37 +510,45 @@ class WekaJ48(Learner):
                 [*arguments[:1], "-t", "train.arff", "-no-cv", "-v", "-d", "model.bin", *arguments[1:]],
                 folder,
             )
-            tree = parse_model(text)
-            model = WekaModel(
-                classifier=arguments[0], schema=schema, labels=labels,
-                model_bytes=(folder / "model.bin").read_bytes(), text=text, tree=tree,
-                chosen=chosen_values(params, tree),
+            model = self._model(
+                params, arguments, schema, labels, (folder / "model.bin").read_bytes(), text, None
             )
             if also:
                 predicted = self._predict(model, [_frame(f) for f in also], folder)
                 model.cached.extend(zip(also, predicted))
         return model
 
+    @staticmethod
+    def _model(params, arguments, schema, labels, model_bytes, text, handle) -> WekaModel:
+        tree = parse_model(text)
+        return WekaModel(
+            classifier=arguments[0], schema=schema, labels=labels, model_bytes=model_bytes,
+            text=text, tree=tree, chosen=chosen_values(params, tree), handle=handle,
+        )
+
     # -- predicting
     def predict(self, model: WekaModel, X: pd.DataFrame) -> np.ndarray:
         for frame, predicted in model.cached:
             if frame is X:
                 return predicted
+        if model.handle is not None:
+            return self._predict(model, [_frame(X)], None)[0]
         with tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
             return self._predict(model, [_frame(X)], Path(tmp))[0]
 
-    def _predict(self, model: WekaModel, frames: list[pd.DataFrame], folder: Path) -> list[np.ndarray]:
-        (folder / "model.bin").write_bytes(model.model_bytes)
-        path = folder / "rows.arff"
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(model.schema.header())
-            for frame in frames:
-                for line in model.schema.rows(frame, None):
-                    out.write(line)
-                    out.write("\n")
+    def _predict(
+        self, model: WekaModel, frames: list[pd.DataFrame], folder: Path | None
+    ) -> list[np.ndarray]:
+        arff = model.schema.text(frames)
         n = sum(len(f) for f in frames)
-        text = run_weka([model.classifier, "-l", "model.bin", "-T", "rows.arff", "-p", "0"], folder)
-        indices = parse_predictions(text, n)
+        if model.handle is not None:
+            indices = weka_jvm.predict(model.handle, arff, n)
+        else:
+            assert folder is not None
+            (folder / "model.bin").write_bytes(model.model_bytes)
+            (folder / "rows.arff").write_text(arff, encoding="utf-8")
+            text = run_weka([model.classifier, "-l", "model.bin", "-T", "rows.arff", "-p", "0"], folder)
+            indices = parse_predictions(text, n)
         out_arrays, start = [], 0
         for frame in frames:
             out_arrays.append(model.labels[indices[start : start + len(frame)]])
