@@ -43,22 +43,12 @@ BEGIN, END = "<!-- bench_certainty_scale -->", "<!-- /bench_certainty_scale -->"
 
 def matrix(name: str) -> tuple[np.ndarray, np.ndarray]:
     """All columns as float64 (category codes for nominal ones, NaN for missing) and class codes."""
-    import pandas as pd
-
     from treebench.data import load
+    from treebench.experiment.baselines import codes_matrix
 
     data = load(name)
-    columns = []
-    for column in data.X.columns:
-        series = data.X[column]
-        if isinstance(series.dtype, pd.CategoricalDtype):
-            codes = series.cat.codes.to_numpy().astype(np.float64)
-            codes[codes < 0] = np.nan
-            columns.append(codes)
-        else:
-            columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     _, y = np.unique(np.asarray(data.y), return_inverse=True)
-    return np.column_stack(columns), y.ravel().astype(np.int64)
+    return codes_matrix(data.X), y.ravel().astype(np.int64)
 
 
 def estimator(learner: str):

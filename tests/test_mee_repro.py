@@ -152,7 +152,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     frame = current_trials(read_store(tmp_path / "s.sqlite"), path)
     from treebench.baselines.weka import availability
 
-    expected = {"mee", "mee-joint", "cart", "c45"} | ({"j48"} if availability() is None else set())
+    expected = {"mee", "mee-joint", "cart", "c45-tb"} | ({"c45"} if availability() is None else set())
     assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     spec = get_paper("mee")
     options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
@@ -162,7 +162,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4"):
         assert title in md
     assert "breast-tissue4 yes" in md or "breast-tissue4 no" in md
-    assert ("smaller than Weka J48's" in md) == ("j48" in expected)
+    assert ("smaller than C4.5's (Weka J48" in md) == ("c45" in expected)
     assert (tmp_path / "fig5_levels.png").exists() and (tmp_path / "fig1_error_entropy.png").exists()
 
 

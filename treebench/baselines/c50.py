@@ -27,7 +27,6 @@ trial fails with :data:`MISSING_MESSAGE`; nothing is substituted.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import resource
@@ -42,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, no_such_parameter
 from treebench.experiment.learners import Learner
 
 MISSING_MESSAGE = (
@@ -116,10 +115,8 @@ def c50_version() -> str:
 def validate_param(key: str, value: Any) -> None:
     """Raise a one-line :class:`TreebenchError` if ``key: value`` is not a c50 parameter."""
     if key not in PARAMS:
-        close = difflib.get_close_matches(str(key), list(PARAMS), n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
         accepted = "; ".join(f"{k} ({v[0]})" for k, v in PARAMS.items())
-        raise TreebenchError(f"baseline 'c50' has no parameter {key!r}{hint}; accepted: {accepted}")
+        raise no_such_parameter("baseline 'c50'", key, list(PARAMS), accepted)
     bad = TreebenchError(f"c50: {key}={value!r} is invalid; accepted: {PARAMS[key][0]}")
     if key in ("global_pruning", "subsets"):
         if not isinstance(value, bool):

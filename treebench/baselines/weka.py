@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.baselines import weka_jvm
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, no_such_parameter
 from treebench.experiment.learners import Learner
 
 MISSING_MESSAGE = (
@@ -237,13 +237,9 @@ def _number(value: float) -> str:
 # --------------------------------------------------------------------------- options
 def validate_param(key: str, value: Any) -> None:
     """Raise a one-line :class:`TreebenchError` if ``key: value`` is not a weka-j48 parameter."""
-    import difflib
-
     if key not in PARAMS:
-        close = difflib.get_close_matches(str(key), list(PARAMS), n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
         accepted = "; ".join(f"{k} ({v[1]})" for k, v in PARAMS.items())
-        raise TreebenchError(f"baseline 'weka-j48' has no parameter {key!r}{hint}; accepted: {accepted}")
+        raise no_such_parameter("baseline 'weka-j48'", key, list(PARAMS), accepted)
     what = PARAMS[key][1]
     bad = TreebenchError(f"weka-j48: {key}={value!r} is invalid; accepted: {what}")
     if key in ("unpruned", "binary_splits"):

@@ -16,11 +16,34 @@ import pandas as pd
 
 from treebench.baselines.c50 import C50
 from treebench.baselines.weka import WekaJ48
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, no_such_parameter
 from treebench.experiment.learners import Learner
 
 #: Baselines that will exist later: named in errors so users know they are coming.
 PLANNED: tuple[str, ...] = ()
+
+
+def reject_unknown(baseline: str, params: dict[str, Any], accepted: list[str]) -> None:
+    """One-line error for the first parameter not in ``accepted``, with a close match if any."""
+    for key in params:
+        if key not in accepted:
+            raise no_such_parameter(f"baseline {baseline!r}", key, accepted)
+
+
+def codes_matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
+    """Every column as float64: nominal ones as their category codes, missing values as NaN."""
+    if isinstance(X, np.ndarray):
+        return X
+    columns = []
+    for name in X.columns:
+        series = X[name]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            codes = series.cat.codes.to_numpy().astype(np.float64)
+            codes[codes < 0] = np.nan
+            columns.append(codes)
+        else:
+            columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    return np.column_stack(columns) if columns else np.zeros((len(X), 0))
 
 
 class SklearnCart(Learner):
@@ -49,14 +72,7 @@ class SklearnCart(Learner):
         """Raise a one-line :class:`TreebenchError` for the first bad parameter."""
         from sklearn.tree import DecisionTreeClassifier
 
-        accepted = cls.accepted_params()
-        for key in params:
-            if key not in accepted:
-                close = difflib.get_close_matches(key, accepted, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
-                raise TreebenchError(
-                    f"baseline 'sklearn-cart' has no parameter {key!r}{hint}; accepted: {', '.join(accepted)}"
-                )
+        reject_unknown(cls.name, params, cls.accepted_params())
         validate = getattr(DecisionTreeClassifier(**params), "_validate_params", None)
         if validate is None:  # pragma: no cover - scikit-learn < 1.2 validates at fit time
             return
@@ -76,18 +92,7 @@ class SklearnCart(Learner):
 
     @staticmethod
     def _matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
-        if isinstance(X, np.ndarray):
-            return X
-        columns = []
-        for name in X.columns:
-            series = X[name]
-            if isinstance(series.dtype, pd.CategoricalDtype):
-                codes = series.cat.codes.to_numpy().astype(np.float64)
-                codes[codes < 0] = np.nan
-                columns.append(codes)
-            else:
-                columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
-        return np.column_stack(columns) if columns else np.zeros((len(X), 0))
+        return codes_matrix(X)
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
@@ -132,14 +137,7 @@ class SklearnCartCCP(SklearnCart):
     @classmethod
     def validate_params(cls, params: dict[str, Any]) -> None:
         """Raise a one-line :class:`TreebenchError` for the first bad parameter."""
-        accepted = cls.accepted_params()
-        for key in params:
-            if key not in accepted:
-                close = difflib.get_close_matches(key, accepted, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
-                raise TreebenchError(
-                    f"baseline 'sklearn-cart-ccp' has no parameter {key!r}{hint}; accepted: {', '.join(accepted)}"
-                )
+        reject_unknown(cls.name, params, cls.accepted_params())
         folds = params.get("inner_folds", 5)
         if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
             raise TreebenchError(f"baseline 'sklearn-cart-ccp': inner_folds must be an integer >= 2, got {folds!r}")

@@ -135,7 +135,23 @@ class Learner:
         raise NotImplementedError
 
 
-class CriterionLearner(Learner):
+class TreeMeasures:
+    """Sizes and quality read off a fitted treebench estimator (``tree_`` and ``tree_quality()``)."""
+
+    def n_leaves(self, model: Any) -> int:
+        return int(model.tree_.n_leaves)
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        tree = model.tree_
+        return {
+            "n_leaves": int(tree.n_leaves),
+            "n_nodes": int(tree.n_nodes),
+            "depth": int(tree.depth),
+            "tree_quality": model.tree_quality(),
+        }
+
+
+class CriterionLearner(TreeMeasures, Learner):
     """A :class:`treebench.TreeClassifier` grown with one registered criterion, optionally pruned."""
 
     def __init__(self, criterion: str, pruning: str | None = None) -> None:
@@ -181,17 +197,6 @@ class CriterionLearner(Learner):
         model = TreeClassifier(self.criterion, pruning=self.pruning, **params)
         return model.fit(X, y, presorted=prepared)
 
-    def n_leaves(self, model: Any) -> int:
-        return int(model.tree_.n_leaves)
-
-    def measures(self, model: Any) -> dict[str, Any]:
-        tree = model.tree_
-        return {
-            "n_leaves": int(tree.n_leaves),
-            "n_nodes": int(tree.n_nodes),
-            "depth": int(tree.depth),
-            "tree_quality": model.tree_quality(),
-        }
 
 
 class OnlineLearner(CriterionLearner):
@@ -212,7 +217,7 @@ class OnlineLearner(CriterionLearner):
         return OnlineTreeClassifier(self.criterion, random_state=seed, **params).fit(X, y)
 
 
-class MEELearner(Learner):
+class MEELearner(TreeMeasures, Learner):
     """The minimum entropy-of-error tree (paper 001), which has its own builder.
 
     Config ``params`` are the ``mee`` criterion's parameters plus
@@ -245,15 +250,3 @@ class MEELearner(Learner):
         if values.get("max_merged") == 0:
             values["max_merged"] = None  # the criterion's 0 spells floor(c/2)
         return MEETreeClassifier(**values).fit(X, y)
-
-    def n_leaves(self, model: Any) -> int:
-        return int(model.tree_.n_leaves)
-
-    def measures(self, model: Any) -> dict[str, Any]:
-        tree = model.tree_
-        return {
-            "n_leaves": int(tree.n_leaves),
-            "n_nodes": int(tree.n_nodes),
-            "depth": int(tree.depth),
-            "tree_quality": None,
-        }

@@ -15,12 +15,15 @@ import json
 import numpy as np
 import pandas as pd
 
+from treebench.report.formats import md_table, tex_escape, tex_table
 from treebench.report.random_trees import Section
 
 CRISP, UNCERTAIN, ENTROPY = "belief-crisp", "belief-uncertain", "entropy"
 #: The paper's Table 1 (EEG, 5-fold CV), for the side-by-side line only; the
 #: cell-by-cell comparison reads results/reference/004_belief_table1.csv.
 METRICS = ("error", "pignistic_error")
+#: Columns of the belief-against-entropy table.
+VERSUS_HEAD = ["dataset", "error % belief", "error % entropy", "leaves belief", "leaves entropy"]
 
 
 def _stats(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str) -> tuple[float, float, int]:
@@ -95,9 +98,7 @@ def belief_section(frame: pd.DataFrame) -> Section:
         "points. *finding holds*: E is lower with uncertain labels and falls by more than the "
         "error rate does.",
         "",
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---" for _ in head) + "|",
-        *("| " + " | ".join(r) + " |" for r in rows),
+        *md_table(head, rows, "l" * len(head)),
         "",
     ]
     if compared:
@@ -118,10 +119,11 @@ def belief_section(frame: pd.DataFrame) -> Section:
             "",
             "Belief criterion (crisp labels, λ by inner CV) against the unpruned entropy tree:",
             "",
-            "| dataset | error % belief | error % entropy | leaves belief | leaves entropy |",
-            "|---|---|---|---|---|",
-            *("| " + " | ".join(r) + " |" for r in vs),
+            *md_table(VERSUS_HEAD, vs, "l" * len(VERSUS_HEAD)),
             "",
         ]
-    latex = [line.replace("%", r"\%").replace("_", r"\_") for line in lines if not line.startswith("|")]
+    latex = [tex_escape(line.replace("*", "").replace("`", "")) for line in lines if not line.startswith("|")]
+    latex += ["", *tex_table(head, rows, "l" * len(head))]
+    if vs:
+        latex += ["", *tex_table(VERSUS_HEAD, vs, "l" * len(VERSUS_HEAD))]
     return Section("Public-data rerun: crisp vs uncertain labels, belief vs entropy", lines, latex)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from treebench.report.formats import md_table
 from treebench.report.random_trees import Section
 
 #: Datasets of the paper that have no treebench card (listed, not rerun).
@@ -75,9 +76,7 @@ def certainty_section(frame: pd.DataFrame) -> Section:
         "test), leaves in brackets. *filter*: the paper keeps a dataset when the correct test "
         "guesses are at least three times the incorrect ones (here judged on the certainty tree).",
         "",
-        "| " + " | ".join(head) + " |",
-        "|" + "|".join("---" for _ in head) + "|",
-        *("| " + " | ".join(r) + " |" for r in rows),
+        *md_table(head, rows, "l" * len(head)),
         "",
     ]
     for c50 in C50_NAMES:
@@ -105,15 +104,12 @@ def certainty_section(frame: pd.DataFrame) -> Section:
 
 def _latex(lines: list[str], head: list[str], rows: list[list[str]]) -> list[str]:
     """The same section for report.tex: prose escaped, the table as a tabular."""
-    from treebench.report.formats import tex_escape
+    from treebench.report.formats import tex_escape, tex_table
 
     def prose(text: str) -> str:
         text = text.replace("**", "").replace("`", "").replace("*", "")
         return tex_escape(text[2:] if text.startswith("- ") else text)
 
-    out = [prose(lines[0]), "", r"\begin{tabular}{ll" + "l" * (len(head) - 2) + "}", r"\hline"]
-    out.append(" & ".join(tex_escape(h) for h in head) + r" \\ \hline")
-    out += [" & ".join(tex_escape(c) for c in r) + r" \\" for r in rows]
-    out += [r"\hline", r"\end{tabular}", ""]
+    out = [prose(lines[0]), "", *tex_table(head, rows, "l" * len(head)), ""]
     out += [part for line in lines[len(rows) + 5:] if line for part in (prose(line), "")]
     return out

@@ -191,7 +191,8 @@ def _md_cell(t: ComparisonTable, c: Cell | None) -> str:
     return _styled_cell(t, c, ("**", "**"))
 
 
-def _md_table(head: list[str], rows: list[list[str]], align: str | None = None) -> list[str]:
+def md_table(head: list[str], rows: list[list[str]], align: str | None = None) -> list[str]:
+    """Markdown table lines; ``align`` one letter per column (``l``/``r``, default: first left)."""
     align = align or "l" + "r" * (len(head) - 1)
     sep = ["---" if a == "l" else "---:" for a in align]
     out = ["| " + " | ".join(head) + " |", "| " + " | ".join(sep) + " |"]
@@ -205,18 +206,18 @@ def markdown(t: ComparisonTable) -> str:
     rows = [[_md_escape(ds)] + [_md_cell(t, t.cells.get((ds, a))) for a in t.algorithms] for ds in t.datasets]
     if t.wtl:
         rows.append(["(v/ /*)"] + _wtl_row(t))
-    lines = [f"**{_md_escape(caption(t))}**", ""] + _md_table(head, rows) + [""]
+    lines = [f"**{_md_escape(caption(t))}**", ""] + md_table(head, rows) + [""]
     lines += [_md_escape(x) for x in legend(t)]
     a = t.analysis
     if a.kind != "none":
         lines += ["", f"### {_analysis_heading(a)}", ""]
         if a.kind == "wilcoxon" and a.wilcoxon:
-            lines += _md_table(_WILCOXON_HEAD, [[_md_escape(x) for x in r] for r in _wilcoxon_rows(t)], "llrrrl")
+            lines += md_table(_WILCOXON_HEAD, [[_md_escape(x) for x in r] for r in _wilcoxon_rows(t)], "llrrrl")
         elif a.kind == "friedman" and a.friedman is not None:
-            lines += _md_table(["algorithm", "average rank"], [[_md_escape(x) for x in r] for r in _rank_rows(t)])
+            lines += md_table(["algorithm", "average rank"], [[_md_escape(x) for x in r] for r in _rank_rows(t)])
             lines += [""] + [_md_escape(x) for x in _friedman_lines(t)]
         elif a.kind == "kruskal" and a.oneway:
-            lines += _md_table(_ONEWAY_HEAD, [[_md_escape(x) for x in r] for r in _oneway_rows(t)], "lrlrrlll")
+            lines += md_table(_ONEWAY_HEAD, [[_md_escape(x) for x in r] for r in _oneway_rows(t)], "lrlrrlll")
         notes = _analysis_notes(a)
         if notes:
             lines += [""] + [_md_escape(x) for x in notes]
@@ -262,6 +263,12 @@ def _tex_tabular(head: list[str], rows: list[list[str]], align: str, mid_before_
         out.append(" & ".join(r) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}"]
     return out
+
+
+def tex_table(head: list[str], rows: list[list[str]], align: str | None = None) -> list[str]:
+    """A booktabs tabular of plain-text cells (escaped here), e.g. for report sections."""
+    align = align or "l" + "r" * (len(head) - 1)
+    return _tex_tabular([tex_escape(h) for h in head], [[tex_escape(c) for c in r] for r in rows], align)
 
 
 def _label(text: str) -> str:

@@ -13,6 +13,7 @@ from treebench import criteria
 from treebench.errors import TreebenchError
 from treebench.trees.builder import GrowSettings, Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.fitted import FittedTreeMixin
 from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
 from treebench.trees.structure import Tree
 
@@ -33,7 +34,7 @@ _TREE_PARAMS = (
 PRUNINGS = ("pessimistic", "cost-complexity")
 
 
-class TreeClassifier(ClassifierMixin, BaseEstimator):
+class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     """A decision tree grown with any registered split criterion.
 
     Parameters
@@ -178,50 +179,10 @@ class TreeClassifier(ClassifierMixin, BaseEstimator):
         self.tree_: Tree = tree
         return self
 
-    # -- prediction ------------------------------------------------------------------
-    def _encode(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
-        return self.encoder_.transform(X)
-
-    def apply(self, X: Any) -> np.ndarray:
-        """Leaf id reached by every sample."""
-        return self.tree_.apply(self._encode(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class frequencies of the training samples in the reached leaf."""
-        return self.tree_.predict_proba(self._encode(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
-        encoded = self._encode(X)  # checks the fit state first
-        return self.classes_[self.tree_.predict_index(encoded)]
-
-    # -- tree measures ----------------------------------------------------------------
-    def get_n_leaves(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
-
-    def get_depth(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.depth
-
-    @property
-    def n_leaves_(self) -> int:
-        return self.get_n_leaves()
-
-    @property
-    def n_nodes_(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_nodes
-
     def tree_quality(self) -> float | None:
         """The criterion's tree-level measure (eq. 18 for ``possibilistic``), if any."""
         check_is_fitted(self, "tree_")
         return self.criterion_.tree_quality(self.tree_.leaf_counts())
-
-    def export_text(self, **kwargs: Any) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text(**kwargs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

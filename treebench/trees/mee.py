@@ -29,6 +29,7 @@ from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.estimator import _as_labels
+from treebench.trees.fitted import FittedTreeMixin
 from treebench.trees.structure import Tree
 
 THRESHOLDS = ("observed", "midpoint")
@@ -57,7 +58,7 @@ class _Nodes:
         return len(self.ints) - 1
 
 
-class MEETreeClassifier(ClassifierMixin, BaseEstimator):
+class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     """Binary decision tree grown by minimum entropy-of-error splits.
 
     Parameters
@@ -187,22 +188,6 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # -- prediction ------------------------------------------------------------------
-    def _encode(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
-        return self.encoder_.transform(X)
-
-    def apply(self, X: Any) -> np.ndarray:
-        """Leaf id reached by every sample."""
-        return self.tree_.apply(self._encode(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class frequencies of the training cases in the reached leaf."""
-        return self.tree_.predict_proba(self._encode(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Majority class of the reached leaf (first class in ``classes_`` on ties)."""
-        return self.classes_[self.tree_.predict_index(self._encode(X))]
-
     def predict_at_depth(self, X: Any, depth: int) -> np.ndarray:
         """Predictions of the tree truncated at ``depth`` (root = 0).
 
@@ -226,29 +211,8 @@ class MEETreeClassifier(ClassifierMixin, BaseEstimator):
         )
         return self.classes_[truncated.predict_index(self._encode(X))]
 
-    @property
-    def n_leaves_(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
-
-    @property
-    def n_nodes_(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_nodes
-
-    def get_n_leaves(self) -> int:
-        return self.n_leaves_
-
-    def get_depth(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.depth
-
     def tree_quality(self) -> float | None:
-        return None
-
-    def export_text(self, **kwargs: Any) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text(**kwargs)
+        return None  # the MEE criterion has no tree-level measure
 
 
 def grow_mee(
