@@ -121,6 +121,48 @@ def test_tune_as_changes_the_trial_key_only_through_the_tuner():
     assert linked.fields()["tune_as"]["grid"] == [["q", [0.5, 2.0]]]
 
 
+def test_a_tune_as_trial_given_the_tuners_values_equals_its_own_search(tmp_path):
+    from dataclasses import replace
+
+    from treebench.experiment.runner import plan
+    from treebench.experiment.trial import run_trial
+
+    trials = plan(load_config(small_config(tmp_path, datasets="[glass]", repeats=1)))
+    by_key = {t.key: t for t in trials}
+    dependent = next(t for t in trials if t.algorithm.name == "tsallis-gr")
+    tuner = by_key[dependent.tuner_key]
+    assert (tuner.algorithm.name, tuner.repeat, tuner.fold) == ("tsallis", dependent.repeat, dependent.fold)
+    tuned = json.loads(run_trial(tuner).chosen)
+    own, given = run_trial(dependent), run_trial(replace(dependent, tuned=tuned))
+    assert own.status == given.status == "ok" and own.key == given.key
+    assert (own.chosen, own.accuracy, own.n_leaves) == (given.chosen, given.accuracy, given.n_leaves)
+    assert json.loads(given.chosen)["q"] == tuned["q"]
+    assert given.tune_seconds < own.tune_seconds
+
+
+def test_tune_as_trials_wait_for_their_tuner_in_a_run():
+    import dataclasses
+
+    from treebench.experiment.runner import _TunedFirst
+    from treebench.experiment.trial import Result
+
+    @dataclasses.dataclass(frozen=True)
+    class T:  # the fields _TunedFirst reads
+        key: str
+        tuner_key: str | None = None
+        tuned: dict | None = None
+
+    queue = _TunedFirst([T("gr1", "ts1"), T("ts1"), T("gr2", "ts2"), T("ts2"), T("gr3", "elsewhere")])
+    first, second, third = queue.next(), queue.next(), queue.next()
+    assert [first.key, second.key, third.key] == ["ts1", "ts2", "gr3"]  # gr3's tuner is not in the run
+    assert queue.next() is None  # gr1 and gr2 wait
+    queue.finished(second, Result(key="ts2", status="failed"))
+    queue.finished(first, Result(key="ts1", status="ok", chosen='{"q": 2.5}'))
+    released = [queue.next(), queue.next()]
+    assert [(t.key, t.tuned) for t in released] == [("gr2", None), ("gr1", {"q": 2.5})]
+    assert queue.next() is None and queue.drop() == 0
+
+
 # -- nominal attributes as codes ------------------------------------------------------
 def test_nominal_as_codes_keeps_the_category_order_and_missing_values():
     X = pd.DataFrame({

@@ -8,13 +8,15 @@ It is the only writer of the store: each result is committed as it arrives.
 
 from __future__ import annotations
 
+import json
 import math
 import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import click
@@ -72,8 +74,8 @@ def plan(config: Config) -> list[Trial]:
                 raise TreebenchError(f"{config.path}: dataset {dataset.label!r}: {exc}") from None
         for repeat in range(protocol.n_repeats):
             for fold in range(n_folds(protocol, len(data.y))):
-                for algorithm in config.algorithms:
-                    key = trial_key(
+                keys = {
+                    algorithm.name: trial_key(
                         config.experiment,
                         dataset,
                         data.checksum,
@@ -84,9 +86,12 @@ def plan(config: Config) -> list[Trial]:
                         fold,
                         config.label_uncertainty,
                     )
+                    for algorithm in config.algorithms
+                }
+                for algorithm in config.algorithms:
                     trials.append(
                         Trial(
-                            key=key,
+                            key=keys[algorithm.name],
                             experiment=config.experiment,
                             dataset=dataset,
                             checksum=data.checksum,
@@ -97,6 +102,7 @@ def plan(config: Config) -> list[Trial]:
                             fold=fold,
                             plugins=config.plugins,
                             label_uncertainty=config.label_uncertainty,
+                            tuner_key=None if algorithm.tune_as is None else keys[algorithm.tune_as.name],
                         )
                     )
     return trials
@@ -254,6 +260,50 @@ def _row(trial: Trial, result: Result) -> dict:
     }
 
 
+class _TunedFirst:
+    """The run's trials in order, except that a ``tune_as`` trial waits for its tuner.
+
+    When the tuner's trial is part of this run, the dependent trial is held
+    back until that trial finishes and then takes its chosen values instead of
+    repeating the same grid search (identical by construction: same grid,
+    learner and inner splits).  If the tuner failed, or is not in this run
+    (already stored), the dependent trial searches itself.
+    """
+
+    def __init__(self, todo: list[Trial]) -> None:
+        self._queue = deque(todo)
+        self._ready: deque[Trial] = deque()
+        self._pending = {t.key for t in todo}
+        self._waiting: dict[str, list[Trial]] = {}
+
+    def next(self) -> Trial | None:
+        """The next trial to submit, or ``None`` when nothing can be submitted now."""
+        if self._ready:
+            return self._ready.popleft()
+        while self._queue:
+            trial = self._queue.popleft()
+            if trial.tuner_key is not None and trial.tuner_key in self._pending:
+                self._waiting.setdefault(trial.tuner_key, []).append(trial)
+                continue
+            return trial
+        return None
+
+    def finished(self, trial: Trial, result: Result) -> None:
+        """Release the trials waiting for ``trial``, with its chosen values if it succeeded."""
+        self._pending.discard(trial.key)
+        tuned = json.loads(result.chosen) if result.status == "ok" else None
+        for waiting in self._waiting.pop(trial.key, []):
+            self._ready.append(replace(waiting, tuned=tuned))
+
+    def drop(self) -> int:
+        """Forget every trial not yet submitted (interrupt); returns how many."""
+        count = len(self._queue) + len(self._ready) + sum(len(w) for w in self._waiting.values())
+        self._queue.clear()
+        self._ready.clear()
+        self._waiting.clear()
+        return count
+
+
 class _Interrupt(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C."""
 
@@ -279,11 +329,11 @@ def _execute(
         mininterval=0.5,
         smoothing=0.05,
     )
-    queue = iter(todo)
-    exhausted = False
+    queue = _TunedFirst(todo)
 
     def collect() -> None:
         for trial, result in executor.wait():
+            queue.finished(trial, result)
             store.record(_row(trial, result), force=force)
             summary.done += 1
             if result.status != "ok":
@@ -299,18 +349,17 @@ def _execute(
     try:
         try:
             while True:
-                while not exhausted and executor.in_flight() < executor.capacity:
-                    trial = next(queue, None)
+                while executor.in_flight() < executor.capacity:
+                    trial = queue.next()
                     if trial is None:
-                        exhausted = True
-                    else:
-                        executor.submit(trial)
+                        break
+                    executor.submit(trial)
                 if executor.in_flight() == 0:
                     break
                 collect()
         except KeyboardInterrupt:
             summary.interrupted = True
-            dropped = executor.cancel_pending()
+            dropped = executor.cancel_pending() + queue.drop()
             running = executor.in_flight()
             bar.write(
                 f"interrupted: {dropped} queued trials dropped; finishing {running} in flight "

@@ -37,7 +37,7 @@ from treebench.experiment.protocols import (
     outer_splits,
     rng_for,
 )
-from treebench.experiment.tuning import grid_search
+from treebench.experiment.tuning import TuningOutcome, grid_search
 
 #: Bumped when the meaning of a stored trial changes (invalidates every key).
 KEY_VERSION = 1
@@ -59,6 +59,11 @@ class Trial:
     plugins: tuple[str, ...] = ()
     #: Simulated expert label uncertainty (paper 004): a LabelUncertainty or None.
     label_uncertainty: Any = None
+    #: ``tune_as``: key of the tuner's trial on the same dataset, repeat and fold.
+    tuner_key: str | None = None
+    #: ``tune_as``: the values that trial chose, when the driver has them (not part
+    #: of the key: they are what this trial's own search would find).
+    tuned: dict[str, Any] | None = None
 
     @property
     def protocol(self) -> ProtocolSpec:
@@ -342,6 +347,10 @@ def _run(trial: Trial) -> Result:
         )
     if tuner is None:
         outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+    elif trial.tuned is not None:
+        # the tuner's trial searched the same grid on the same inner splits already
+        grid_keys = set().union(*points) if points else set()
+        outcome = TuningOutcome(chosen={k: v for k, v in trial.tuned.items() if k in grid_keys})
     else:
         tuner_learner = make_learner(replace(trial, algorithm=tuner))
         outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner)
