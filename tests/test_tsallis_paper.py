@@ -152,14 +152,17 @@ def test_tune_as_trials_wait_for_their_tuner_in_a_run():
         tuner_key: str | None = None
         tuned: dict | None = None
 
-    queue = _TunedFirst([T("gr1", "ts1"), T("ts1"), T("gr2", "ts2"), T("ts2"), T("gr3", "elsewhere")])
+    queue = _TunedFirst([T("gr1", "ts1"), T("ts1"), T("gr2", "ts2"), T("ts2"), T("gr3", "elsewhere"),
+                         T("other"), T("gr1b", "ts1")])
     first, second, third = queue.next(), queue.next(), queue.next()
     assert [first.key, second.key, third.key] == ["ts1", "ts2", "gr3"]  # gr3's tuner is not in the run
-    assert queue.next() is None  # gr1 and gr2 wait
+    assert third.tuned is None
     queue.finished(second, Result(key="ts2", status="failed"))
     queue.finished(first, Result(key="ts1", status="ok", chosen='{"q": 2.5}'))
-    released = [queue.next(), queue.next()]
-    assert [(t.key, t.tuned) for t in released] == [("gr2", None), ("gr1", {"q": 2.5})]
+    released = [queue.next(), queue.next(), queue.next(), queue.next()]
+    # waiting ones first; gr1b, still queued when ts1 finished, gets ts1's values too
+    assert [(t.key, t.tuned) for t in released] == [
+        ("gr2", None), ("gr1", {"q": 2.5}), ("other", None), ("gr1b", {"q": 2.5})]
     assert queue.next() is None and queue.drop() == 0
 
 

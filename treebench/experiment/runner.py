@@ -274,7 +274,9 @@ class _TunedFirst:
         self._queue = deque(todo)
         self._ready: deque[Trial] = deque()
         self._pending = {t.key for t in todo}
+        self._tuners = {t.tuner_key for t in todo if t.tuner_key is not None}
         self._waiting: dict[str, list[Trial]] = {}
+        self._tuned: dict[str, dict | None] = {}  # finished tuners' chosen values (None: failed)
 
     def next(self) -> Trial | None:
         """The next trial to submit, or ``None`` when nothing can be submitted now."""
@@ -282,16 +284,22 @@ class _TunedFirst:
             return self._ready.popleft()
         while self._queue:
             trial = self._queue.popleft()
-            if trial.tuner_key is not None and trial.tuner_key in self._pending:
-                self._waiting.setdefault(trial.tuner_key, []).append(trial)
+            tuner = trial.tuner_key
+            if tuner is not None and tuner in self._pending:
+                self._waiting.setdefault(tuner, []).append(trial)
                 continue
+            if tuner is not None and tuner in self._tuned:
+                return replace(trial, tuned=self._tuned[tuner])
             return trial
         return None
 
     def finished(self, trial: Trial, result: Result) -> None:
         """Release the trials waiting for ``trial``, with its chosen values if it succeeded."""
         self._pending.discard(trial.key)
+        if trial.key not in self._tuners:
+            return
         tuned = json.loads(result.chosen) if result.status == "ok" else None
+        self._tuned[trial.key] = tuned
         for waiting in self._waiting.pop(trial.key, []):
             self._ready.append(replace(waiting, tuned=tuned))
 

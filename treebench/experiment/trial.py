@@ -339,21 +339,20 @@ def _run(trial: Trial) -> Result:
     points = trial.algorithm.tuning_points()
 
     started = time.perf_counter()
-    inner = []
-    if len(points) > 1:
-        name = trial.dataset.seed_name
-        inner = inner_splits(
-            y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold
-        )
-    if tuner is None:
-        outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
-    elif trial.tuned is not None:
+    if tuner is not None and trial.tuned is not None:
         # the tuner's trial searched the same grid on the same inner splits already
         grid_keys = set().union(*points) if points else set()
         outcome = TuningOutcome(chosen={k: v for k, v in trial.tuned.items() if k in grid_keys})
     else:
-        tuner_learner = make_learner(replace(trial, algorithm=tuner))
-        outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner)
+        inner = []
+        if len(points) > 1:
+            name = trial.dataset.seed_name
+            inner = inner_splits(y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold)
+        if tuner is None:
+            outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+        else:
+            tuner_learner = make_learner(replace(trial, algorithm=tuner))
+            outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner)
     tune_seconds = time.perf_counter() - started
 
     params = {**fixed, **outcome.chosen}
