@@ -40,6 +40,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -493,34 +494,30 @@ class WekaJ48(Learner):
         labels, codes = np.unique(np.asarray(y), return_inverse=True)
         frames = [X, *(_frame(f) for f in also)]
         schema = Schema.of(pd.concat(frames, ignore_index=True) if len(frames) > 1 else X, len(labels))
-        if weka_jvm.use_jpype():
-            handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.text([X], codes.ravel()))
-            model = self._model(params, arguments, schema, labels, b"", text, handle)
-            if also:
-                model.cached.extend(zip(also, self._predict(model, [_frame(f) for f in also], None)))
-            return model
-        with tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
-            folder = Path(tmp)
-            schema.write(folder / "train.arff", X, codes.ravel())
-            text = run_weka(
-                [*arguments[:1], "-t", "train.arff", "-no-cv", "-v", "-d", "model.bin", *arguments[1:]],
-                folder,
-            )
-            model = self._model(
-                params, arguments, schema, labels, (folder / "model.bin").read_bytes(), text, None
+        in_process = weka_jvm.use_jpype()
+        # the command line exchanges files; the in-process engine needs no folder
+        with nullcontext() if in_process else tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
+            folder = None
+            if in_process:
+                handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.text([X], codes.ravel()))
+                model_bytes = b""
+            else:
+                handle, folder = None, Path(tmp)
+                schema.write(folder / "train.arff", X, codes.ravel())
+                text = run_weka(
+                    [*arguments[:1], "-t", "train.arff", "-no-cv", "-v", "-d", "model.bin", *arguments[1:]],
+                    folder,
+                )
+                model_bytes = (folder / "model.bin").read_bytes()
+            tree = parse_model(text)
+            model = WekaModel(
+                classifier=arguments[0], schema=schema, labels=labels, model_bytes=model_bytes,
+                text=text, tree=tree, chosen=chosen_values(params, tree), handle=handle,
             )
             if also:
                 predicted = self._predict(model, [_frame(f) for f in also], folder)
                 model.cached.extend(zip(also, predicted))
         return model
-
-    @staticmethod
-    def _model(params, arguments, schema, labels, model_bytes, text, handle) -> WekaModel:
-        tree = parse_model(text)
-        return WekaModel(
-            classifier=arguments[0], schema=schema, labels=labels, model_bytes=model_bytes,
-            text=text, tree=tree, chosen=chosen_values(params, tree), handle=handle,
-        )
 
     # -- predicting
     def predict(self, model: WekaModel, X: pd.DataFrame) -> np.ndarray:

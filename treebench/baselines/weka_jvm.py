@@ -18,6 +18,7 @@ JVM cannot be interrupted from Python.
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -87,15 +88,21 @@ def _instances(arff: str) -> Any:
     return data
 
 
+@lru_cache(maxsize=1)
+def _factory() -> Any:
+    """The Java class whose static ``forName`` builds a classifier from its name and options."""
+    import jpype
+
+    try:  # Weka >= 3.7
+        return jpype.JClass("weka.classifiers.AbstractClassifier")
+    except TypeError:  # Weka 3.6: the abstract base class holds forName
+        return jpype.JClass("weka.classifiers.Classifier")
+
+
 def _classifier(name: str, options: list[str]) -> Any:
     import jpype
 
-    array = jpype.JArray(jpype.JString)(options)
-    try:  # Weka >= 3.7
-        factory = jpype.JClass("weka.classifiers.AbstractClassifier")
-    except TypeError:  # Weka 3.6: the abstract base class holds forName
-        factory = jpype.JClass("weka.classifiers.Classifier")
-    return factory.forName(name, array)
+    return _factory().forName(name, jpype.JArray(jpype.JString)(options))
 
 
 def train(jar: Path, java_options: list[str], arguments: list[str], arff: str) -> tuple[Any, str]:

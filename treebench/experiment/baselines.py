@@ -88,11 +88,7 @@ class SklearnCart(Learner):
         return f"scikit-learn {sklearn.__version__}"
 
     def view(self, X: pd.DataFrame) -> np.ndarray:
-        return self._matrix(X)  # convert once for a whole tuning grid
-
-    @staticmethod
-    def _matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
-        return codes_matrix(X)
+        return codes_matrix(X)  # convert once for a whole tuning grid
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
@@ -100,10 +96,10 @@ class SklearnCart(Learner):
         from sklearn.tree import DecisionTreeClassifier
 
         settings = {"random_state": self.random_state, **params}
-        return DecisionTreeClassifier(**settings).fit(self._matrix(X), y)
+        return DecisionTreeClassifier(**settings).fit(codes_matrix(X), y)
 
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
-        return model.predict(self._matrix(X))
+        return model.predict(codes_matrix(X))
 
     def n_leaves(self, model: Any) -> int:
         return int(model.get_n_leaves())
@@ -153,7 +149,7 @@ class SklearnCartCCP(SklearnCart):
 
         tree_params = {k: v for k, v in params.items() if k != "inner_folds"}
         settings = {"random_state": self.random_state, **tree_params}
-        matrix, y = self._matrix(X), np.asarray(y)
+        matrix, y = codes_matrix(X), np.asarray(y)
         path = DecisionTreeClassifier(**settings).cost_complexity_pruning_path(matrix, y)
         candidates = np.asarray(path.ccp_alphas, dtype=np.float64)
         folds = stratified_kfold(y, int(params.get("inner_folds", 5)), np.random.default_rng(self.random_state))

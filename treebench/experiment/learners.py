@@ -198,7 +198,6 @@ class CriterionLearner(TreeMeasures, Learner):
         return model.fit(X, y, presorted=prepared)
 
 
-
 class OnlineLearner(CriterionLearner):
     """O-ΠTree (paper 000, §4.2): the trial's tree is grown one example at a time.
 

@@ -273,8 +273,8 @@ class _TunedFirst:
     def __init__(self, todo: list[Trial]) -> None:
         self._queue = deque(todo)
         self._ready: deque[Trial] = deque()
-        self._pending = {t.key for t in todo}
-        self._tuners = {t.tuner_key for t in todo if t.tuner_key is not None}
+        # tuners that are part of this run and have not finished yet
+        self._pending = {t.tuner_key for t in todo if t.tuner_key is not None} & {t.key for t in todo}
         self._waiting: dict[str, list[Trial]] = {}
         self._tuned: dict[str, dict | None] = {}  # finished tuners' chosen values (None: failed)
 
@@ -295,9 +295,9 @@ class _TunedFirst:
 
     def finished(self, trial: Trial, result: Result) -> None:
         """Release the trials waiting for ``trial``, with its chosen values if it succeeded."""
-        self._pending.discard(trial.key)
-        if trial.key not in self._tuners:
+        if trial.key not in self._pending:
             return
+        self._pending.discard(trial.key)
         tuned = json.loads(result.chosen) if result.status == "ok" else None
         self._tuned[trial.key] = tuned
         for waiting in self._waiting.pop(trial.key, []):
