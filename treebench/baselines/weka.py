@@ -117,7 +117,8 @@ def availability() -> str | None:
     try:
         find_java()
         find_jar()
-    except WekaUnavailable as exc:
+        weka_jvm.requested_engine()  # a bad TREEBENCH_WEKA_ENGINE is said before the run too
+    except TreebenchError as exc:
         return str(exc)
     return None
 
