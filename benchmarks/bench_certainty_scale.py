@@ -44,7 +44,7 @@ BEGIN, END = "<!-- bench_certainty_scale -->", "<!-- /bench_certainty_scale -->"
 def matrix(name: str) -> tuple[np.ndarray, np.ndarray]:
     """All columns as float64 (category codes for nominal ones, NaN for missing) and class codes."""
     from treebench.data import load
-    from treebench.experiment.baselines import codes_matrix
+    from treebench.learners.sklearn_cart import codes_matrix
 
     data = load(name)
     _, y = np.unique(np.asarray(data.y), return_inverse=True)

@@ -12,7 +12,7 @@ from treebench import criteria
 from treebench.criteria.belief import uncertainty
 from treebench.errors import TreebenchError
 from treebench.kernels.belief import node_masses, prefix_masses, split_masses
-from treebench.stats.pignistic import pignistic_error
+from treebench.learners.belief import pignistic_error
 from treebench.trees.belief import BeliefTreeClassifier
 
 

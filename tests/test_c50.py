@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from treebench.baselines import c50
-from treebench.baselines.c50 import (
+from treebench.errors import TreebenchError
+from treebench.learners import c50
+from treebench.learners.c50 import (
     C50,
     MISSING_MESSAGE,
     Coding,
@@ -20,7 +21,6 @@ from treebench.baselines.c50 import (
     parse_evaluation,
     parse_tree,
 )
-from treebench.errors import TreebenchError
 
 REASON = c50.availability()
 needs_c50 = pytest.mark.skipif(REASON is not None, reason=f"C5.0 not installed: {REASON}")

@@ -67,7 +67,7 @@ def test_certainty_command_table_plot_and_bad_attribute(tmp_path):
 
 
 def test_report_section_counts_filter_and_claim_against_c50():
-    from treebench.report.certainty_extras import certainty_section, passes_filter
+    from treebench.papers.certainty.error_counts import certainty_section, passes_filter
 
     assert passes_filter(25, 100) and not passes_filter(26, 100)  # 75 correct = 3 x 25
     rows = []

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 from test_data_helpers import CARDS, MIRROR, isolated_env, needs_mirror, toy_card, write_card  # noqa: F401
 
-from treebench.data.cards import PAPERS, CardRegistry, parse_card
+from treebench.data.cards import CardRegistry, card_from_mapping, parse_card
 from treebench.data.labels import as_label, natural_order
 from treebench.errors import TreebenchError
 
@@ -121,7 +122,7 @@ def _error(tmp_path: Path, card: dict | str, name: str = "toy") -> str:
         parse_card(path)
     message = str(info.value)
     assert "\n" not in message
-    assert f"{name}.yaml: " in message
+    assert re.search(rf"{name}\.yaml(:\d+)?: ", message), message
     return message
 
 
@@ -138,7 +139,9 @@ def test_wrong_types(tmp_path):
     assert "field 'expected.rows' must be an integer >= 1, got 'many' (str)" in _error(tmp_path, card)
     assert "field 'features' must be a list" in _error(tmp_path, toy_card(features="f1 f2"))
     assert "field 'target' must be a non-empty string" in _error(tmp_path, toy_card(target=["class"]))
-    assert "field 'papers' names unknown paper 'p9'" in _error(tmp_path, toy_card(papers=["p9"]))
+    assert "field 'papers' names 'Smith 2015', which is not a paper id; accepted: lowercase" in _error(
+        tmp_path, toy_card(papers=["p9", "Smith 2015"])
+    )
 
 
 @pytest.mark.parametrize(
@@ -212,5 +215,57 @@ def test_labels():
     assert natural_order(["b", "a", "10", "9"]) == ["10", "9", "a", "b"]
 
 
-def test_papers_known():
-    assert set(PAPER_DATASETS) == set(PAPERS)
+def test_paper_ids_are_identifiers(tmp_path, registry):
+    path = tmp_path / "toy.yaml"
+    path.write_text(yaml.safe_dump(toy_card(papers=["smith2015", "a-b_2"])))
+    assert parse_card(path).papers == ("smith2015", "a-b_2")  # any identifier: the catalogue is not here
+    for bad in ("Smith2015", "smith 2015", "-x", "x.y"):
+        assert "is not a paper id" in _error(tmp_path, toy_card(papers=[bad]))
+    named = {p for card in registry.validate() for p in card.papers}
+    assert named == {p for p, names in PAPER_DATASETS.items() if names}
+
+
+# ---------------------------------------------------------------- line numbers
+def test_errors_name_the_line_of_the_field(tmp_path):
+    text = yaml.safe_dump(toy_card(), sort_keys=False)
+    lines = text.splitlines()
+    rows = next(i for i, line in enumerate(lines) if line.strip().startswith("rows:")) + 1
+    message = _error(tmp_path, text.replace("rows: 12", "rows: many"))
+    assert message.endswith(f"toy.yaml:{rows}: field 'expected.rows' must be an integer >= 1, got 'many' (str)")
+    message = _error(tmp_path, text + "taget: class\n")
+    assert message.endswith(f"toy.yaml:{len(lines) + 1}: unknown field 'taget'; accepted: " + message.split("accepted: ")[1])
+    # a missing field is reported on the line of the mapping that lacks it
+    del_target = "\n".join(line for line in lines if not line.startswith("target:")) + "\n"
+    assert "toy.yaml:1: field 'target' is missing" in _error(tmp_path, del_target)
+    nested = text.replace("  rows: 12\n", "")
+    expected_line = next(i for i, line in enumerate(nested.splitlines()) if line.startswith("expected:")) + 2
+    assert f"toy.yaml:{expected_line}: field 'expected.rows' is missing" in _error(tmp_path, nested)
+
+
+def test_duplicate_fields_are_errors(tmp_path):
+    text = yaml.safe_dump(toy_card(), sort_keys=False)
+    assert "title: Toy" in text
+    doubled = text.replace("title: Toy\n", "title: Toy\ntitle: Toy again\n")
+    title = doubled.splitlines().index("title: Toy again") + 1
+    assert _error(tmp_path, doubled).endswith(
+        f"toy.yaml:{title}: field 'title' is given twice (the last one would silently win)"
+    )
+
+
+def test_cards_stay_yaml_11_and_lists_of_mappings_have_lines(tmp_path):
+    card = toy_card(corrections=[{"row": 1, "column": "f1", "was": "1e-3", "value": "0.001"}])
+    text = yaml.safe_dump(card, sort_keys=False).replace("was: '1e-3'", "was: 1e-3")
+    path = tmp_path / "toy.yaml"
+    path.write_text(text)
+    assert parse_card(path).corrections[0].was == "1e-3"  # the cell's text (configs read 1e-3 as a float)
+    bad = text.replace("column: f1", "column: f9")
+    line = bad.splitlines().index("  column: f9") + 1
+    assert _error(tmp_path, bad).endswith(f"toy.yaml:{line}: field 'corrections[0].column' names unknown column 'f9'")
+
+
+def test_cards_given_as_mappings_have_no_line_numbers(tmp_path):
+    card = toy_card()
+    card["expected"]["rows"] = "many"
+    with pytest.raises(TreebenchError) as info:
+        card_from_mapping(tmp_path / "toy.yaml", card)
+    assert str(info.value).endswith("toy.yaml: field 'expected.rows' must be an integer >= 1, got 'many' (str)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,7 +71,20 @@ def test_list_by_paper():
     result = run("list", "--paper", "mee")
     assert set(rows_of(result.stdout)) & set(NAMES) == PAPER_DATASETS["mee"]
     bad = run("list", "--paper", "nature")
-    assert isinstance(bad.exception, TreebenchError) and "accepted: serrurier2015, mee" in str(bad.exception)
+    named = sorted(paper for paper, names in PAPER_DATASETS.items() if names)
+    assert isinstance(bad.exception, TreebenchError)
+    assert str(bad.exception) == f"no dataset card names paper 'nature'; accepted: {', '.join(named)}"
+
+
+def test_paper_ids_come_from_the_cards(tmp_path, monkeypatch):
+    cards = tmp_path / "cards"
+    write_card(cards, toy_card(papers=["smith2015", "jones-2020"]))
+    write_card(cards, toy_card(name="toy2"))
+    monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    assert set(rows_of(run("list", "--paper", "jones-2020").stdout)) & {"toy", "toy2"} == {"toy"}
+    assert "accepted: jones-2020, smith2015" in str(run("list", "--paper", "toy").exception)
+    assert re.search(r"^papers: +smith2015, jones-2020$", run("info", "toy").stdout, re.M)  # as the card lists them
+    assert re.search(r"^papers: +-$", run("info", "toy2").stdout, re.M)
 
 
 @needs_mirror
@@ -180,7 +194,7 @@ def test_errors_exit_2_with_one_line_and_no_traceback(tmp_path):
     write_card(tmp_path, bad)
     proc = _process([sys.executable, "-m", "treebench.data", "info", "toy"], {"TREEBENCH_CARDS": str(tmp_path)})
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert "toy.yaml: field 'target' is missing; required fields:" in proc.stderr
+    assert "toy.yaml:1: field 'target' is missing; required fields:" in proc.stderr
 
 
 def test_module_entry_point_without_mirror(tmp_path):

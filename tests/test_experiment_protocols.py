@@ -18,10 +18,10 @@ from treebench.experiment.config import (
     ProtocolSpec,
     TuningSpec,
 )
-from treebench.experiment.learners import Learner
 from treebench.experiment.protocols import inner_splits, n_folds, outer_splits
 from treebench.experiment.trial import Trial, load_data, outer_split, run_trial, trial_key
 from treebench.experiment.tuning import GridScore, best_index, grid_search
+from treebench.learners.base import Learner
 
 Y = np.repeat([0, 1, 2], [50, 30, 7])  # 87 rows, unbalanced classes
 NO_EXTRA = pd.DataFrame(index=range(len(Y)))

@@ -17,8 +17,8 @@ from treebench.cli import cli
 from treebench.criteria.mee import class_sets, error_entropy, error_entropy_curve, is_convex
 from treebench.errors import TreebenchError
 from treebench.experiment.config import parse_config
-from treebench.experiment.learners import MEELearner
 from treebench.kernels.mee import best_mee_split, xlogx_table
+from treebench.learners.mee import MEELearner
 from treebench.trees import TreeClassifier
 from treebench.trees.mee import MEETreeClassifier
 from treebench.trees.mee_reference import reference_best_split

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 
-from treebench.baselines import ccp
 from treebench.errors import TreebenchError
+from treebench.learners import ccp
 
 
 def _noisy(n: int = 160, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -41,7 +41,7 @@ def test_inner_cv_picks_the_root_on_pure_noise_and_a_split_on_signal():
     X = rng.uniform(size=(120, 2))
     # signal: one clean threshold; every other candidate (the root) costs 60 errors
     y = (X[:, 0] > 0.5).astype(int)
-    from treebench.experiment.baselines import SklearnCartCCP
+    from treebench.learners.sklearn_cart import SklearnCartCCP
 
     model = SklearnCartCCP(random_state=1).fit({}, X, y)
     assert model.get_n_leaves() == 2 and model.treebench_alpha_ < 0.25
@@ -52,7 +52,7 @@ def test_inner_cv_picks_the_root_on_pure_noise_and_a_split_on_signal():
 
 
 def test_ccp_baseline_rejects_bad_params():
-    from treebench.experiment.baselines import SklearnCartCCP
+    from treebench.learners.sklearn_cart import SklearnCartCCP
 
     with pytest.raises(TreebenchError, match="inner_folds"):
         SklearnCartCCP.validate_params({"inner_folds": 1})
@@ -62,7 +62,7 @@ def test_ccp_baseline_rejects_bad_params():
 
 # ------------------------------------------------------------------ R measure and the printed std
 def test_r_measure_on_hand_values():
-    from treebench.report.mee_extras import binomial_std, r_measure
+    from treebench.papers.mee.sections import binomial_std, r_measure
 
     # s_R = sqrt(.1*.9/100) = .03, s_CV = sqrt(.2*.8/100) = .04, s̄ = .035, R = .1/.035
     assert binomial_std(0.1, 100) == pytest.approx(0.03)
@@ -72,7 +72,7 @@ def test_r_measure_on_hand_values():
 
 
 def test_table2_std_is_the_binomial_std_of_the_error():
-    from treebench.report.mee_extras import binomial_std
+    from treebench.papers.mee.sections import binomial_std
     from treebench.report.reference import load_reference
 
     ref = load_reference("001_mee_table2.csv")
@@ -84,7 +84,7 @@ def test_table2_std_is_the_binomial_std_of_the_error():
 def test_generalisation_table_from_trials():
     import pandas as pd
 
-    from treebench.report.mee_extras import generalisation_table, r_measure
+    from treebench.papers.mee.sections import generalisation_table, r_measure
 
     # 4 LOO trials: one error, training accuracies .75/.75/1/1 -> m_R = .125
     frame = pd.DataFrame({
@@ -105,7 +105,7 @@ def _steps(n: int = 120, seed: int = 0):
 
 
 def test_level_zero_is_the_majority_and_the_last_level_the_full_tree():
-    from treebench.report.mee_extras import level_errors
+    from treebench.papers.mee.sections import level_errors
     from treebench.trees.mee import MEETreeClassifier
 
     X, y = _steps()
@@ -120,7 +120,7 @@ def test_level_zero_is_the_majority_and_the_last_level_the_full_tree():
 
 
 def test_root_features_follow_the_informative_feature():
-    from treebench.report.mee_extras import mee_vs_ig, root_feature
+    from treebench.papers.mee.sections import mee_vs_ig, root_feature
     from treebench.trees.estimator import TreeClassifier
     from treebench.trees.mee import MEETreeClassifier
 
@@ -138,7 +138,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     import yaml
 
     from treebench.experiment.runner import run_experiment
-    from treebench.report.papers import get_paper
+    from treebench.papers.catalogue import get_paper
     from treebench.report.reference import load_reference
     from treebench.report.reproduce import build_report, report_markdown
     from treebench.report.source import current_trials, read_store
@@ -150,7 +150,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     run_experiment(path, jobs=1)
     frame = current_trials(read_store(tmp_path / "s.sqlite"), path)
-    from treebench.baselines.weka import availability
+    from treebench.learners.weka import availability
 
     expected = {"mee", "mee-joint", "cart", "c45-tb"} | ({"c45"} if availability() is None else set())
     assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
@@ -169,7 +169,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
 def test_lowest_r_is_named_per_dataset():
     import pandas as pd
 
-    from treebench.report.mee_extras import _lowest
+    from treebench.papers.mee.sections import _lowest
 
     table = pd.DataFrame({"dataset": ["d", "d", "e", "e"], "algorithm": ["a", "b", "a", "b"],
                           "R": [2.0, 1.0, 0.5, float("nan")]})

@@ -1,4 +1,4 @@
-"""Random trees of paper 000's Figs. 2-3: the experiment, the smoother, the figures and the report hook."""
+"""Random trees of paper 000's Figs. 2-3: the experiment, the smoother, the figures and the report section."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ import pandas as pd
 import pytest
 
 from treebench import criteria
-from treebench.experiment.random_trees import (
+from treebench.papers.serrurier2015.figures import (
+    lowess,
+    plot_accuracy_vs_entropy,
+    plot_entropy_vs_size,
+    summarize,
+)
+from treebench.papers.serrurier2015.random_trees import (
     _PossibilisticGain,
     _scorer,
     _Split,
@@ -15,12 +21,6 @@ from treebench.experiment.random_trees import (
     random_trees,
     tree_entropy,
     tree_h_star,
-)
-from treebench.report.random_trees import (
-    lowess,
-    plot_accuracy_vs_entropy,
-    plot_entropy_vs_size,
-    summarize,
 )
 
 
@@ -128,7 +128,7 @@ def test_summary_claims(small_frame):
 
 def test_reproduce_hook_adds_the_section_and_reuses_the_cache(tmp_path, monkeypatch):
     from tests.test_report_reproduce import fake_000
-    from treebench.report.papers import get_paper
+    from treebench.papers.catalogue import get_paper
     from treebench.report.reference import load_reference
     from treebench.report.reproduce import build_report, report_latex, report_markdown
 
@@ -142,7 +142,7 @@ def test_reproduce_hook_adds_the_section_and_reuses_the_cache(tmp_path, monkeypa
     assert "Figures 2--3: random trees" in report_latex(rep)
     assert (tmp_path / "random_trees.csv").exists() and (tmp_path / "random_trees_fig3.svg").exists()
 
-    import treebench.experiment.random_trees as rt
+    import treebench.papers.serrurier2015.random_trees as rt
 
     monkeypatch.setattr(rt, "random_trees", lambda *a, **k: pytest.fail("the cached frame was not reused"))
     again = build_report(spec, fake_000(("lymph",)), load_reference(spec.reference), tmp_path, extras=opts)

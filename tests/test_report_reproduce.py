@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from treebench.cli import cli
-from treebench.report.papers import PAPERS, get_paper
+from treebench.papers.catalogue import PAPERS, get_paper
+from treebench.report.cells import compare_cells
 from treebench.report.reference import load_reference
-from treebench.report.reproduce import build_report, compare_cells, report_markdown, write_report
+from treebench.report.reproduce import build_report, report_markdown, write_report
 
 
 def fake_000(datasets=("lymph", "yeast", "diabetes", "wine")) -> pd.DataFrame:
@@ -126,8 +127,7 @@ def test_qualitative_claims_have_no_invented_numbers():
 def test_no_difference_claims_fail_on_a_difference_in_either_direction():
     import pandas as pd
 
-    from treebench.report import papers as P
-    from treebench.report.reproduce import _wilcoxon_claim
+    from treebench.report.claims import WilcoxonClaim
 
     datasets = [f"d{i}" for i in range(12)]
     rows = []
@@ -136,9 +136,9 @@ def test_no_difference_claims_fail_on_a_difference_in_either_direction():
         rows.append({"dataset_label": name, "algorithm": "a", "metric": "accuracy", "value": 80 + (i % 2), "ours": 70.0 + i * 0.1, "status": "ok"})
         rows.append({"dataset_label": name, "algorithm": "b", "metric": "accuracy", "value": 80 + ((i + 1) % 2), "ours": 80.0 + i * 0.2, "status": "ok"})
     cells = pd.DataFrame(rows)
-    same = _wilcoxon_claim(P.WilcoxonClaim("a vs b: no difference", "a", "b", "accuracy", False), cells)
+    same = WilcoxonClaim("a vs b: no difference", "a", "b", "accuracy", False).evaluate(cells, pd.DataFrame())
     assert same.agrees is False and "significant, b better" in same.ours
-    beats = _wilcoxon_claim(P.WilcoxonClaim("a beats b", "a", "b", "accuracy", True), cells)
+    beats = WilcoxonClaim("a beats b", "a", "b", "accuracy", True).evaluate(cells, pd.DataFrame())
     assert beats.agrees is False
-    reverse = _wilcoxon_claim(P.WilcoxonClaim("b beats a", "b", "a", "accuracy", True), cells)
+    reverse = WilcoxonClaim("b beats a", "b", "a", "accuracy", True).evaluate(cells, pd.DataFrame())
     assert reverse.agrees is True and "significant, b better" in reverse.ours

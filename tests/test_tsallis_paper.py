@@ -17,9 +17,9 @@ from treebench.experiment.runner import run_experiment
 from treebench.experiment.store import ResultsStore
 from treebench.experiment.trial import load_data, nominal_as_codes
 from treebench.kernels import layout as L
-from treebench.report import papers as P
+from treebench.papers.tsallis.q_sweep import best_q, q_grid, sweep
 from treebench.report import reproduce as R
-from treebench.report.q_sweep import best_q, q_grid, sweep
+from treebench.report.claims import MeanDiffClaim
 from treebench.trees.estimator import TreeClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,8 +238,8 @@ def test_mean_gain_over_the_best_other_per_dataset():
         "algorithm": ["t", "x", "y"] * 2, "value": [60, 50, 55, 70, 72, 60],
         "ours": [61, 50, 56, 70, 71, 60], "unit": "percent", "status": "ok",
     })
-    claim = P.MeanDiffClaim("t beats the others", "t", ("x", "y"), "accuracy")
-    out = R._meandiff_claim(claim, cells)
+    claim = MeanDiffClaim("t beats the others", "t", ("x", "y"), "accuracy")
+    out = claim.evaluate(cells, pd.DataFrame())
     # paper: A 60-55 = +5, B 70-72 = -2 -> +1.5; ours: A 61-56 = +5, B 70-71 = -1 -> +2
     assert "vs the best of x, y per dataset +1.50" in out.paper_numbers
     assert "vs the best of x, y per dataset +2.00" in out.ours

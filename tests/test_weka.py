@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from treebench.baselines import weka, weka_jvm
-from treebench.baselines.weka import (
+from treebench.errors import TreebenchError
+from treebench.learners import weka, weka_jvm
+from treebench.learners.weka import (
     MISSING_MESSAGE,
     Schema,
     WekaJ48,
@@ -21,7 +22,6 @@ from treebench.baselines.weka import (
     parse_model,
     parse_predictions,
 )
-from treebench.errors import TreebenchError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "weka"
 REASON = weka.availability()

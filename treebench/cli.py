@@ -29,7 +29,8 @@ def _register() -> None:
     from treebench.data.cli import datasets
 
     cli.add_command(datasets)
-    from treebench.report.cli import compare, plot, reproduce
+    from treebench.papers.cli import reproduce
+    from treebench.report.cli import compare, plot
 
     for command in (compare, plot, reproduce):
         cli.add_command(command)
@@ -37,7 +38,7 @@ def _register() -> None:
 
     cli.add_command(run)
     cli.add_command(results)
-    from treebench.report.certainty_cli import certainty
+    from treebench.papers.certainty.cli import certainty
 
     cli.add_command(certainty)
 

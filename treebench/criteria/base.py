@@ -28,11 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from treebench.errors import TreebenchError
-
-#: Relative tolerance under which two scores count as tied.  Ties go to the
-#: first candidate (smallest threshold, then lowest feature index), which makes
-#: trees independent of floating-point noise between equivalent formulas.
-TIE_TOLERANCE = 1e-10
+from treebench.kernels.tolerances import TIE_TOLERANCE  # the compiled kernels' tie rule, shared
 
 
 @dataclass(frozen=True)
@@ -195,6 +191,19 @@ class Criterion:
     ``kernel_id`` names a numba-compiled implementation of the same formulas
     (built-in criteria only); user criteria leave it at ``-1`` and run through
     the generic numpy split search.
+
+    ``learner_kind`` declares which learner an experiment runs the criterion
+    with, so the experiment layer looks it up instead of testing names:
+
+    ``"tree"`` (default)
+        :class:`treebench.trees.estimator.TreeClassifier` (optionally pruned
+        or online); every count criterion and every user criterion.
+    ``"mee"``
+        :class:`treebench.trees.mee.MEETreeClassifier`, the criterion's own
+        tree builder; :func:`treebench.trees.builder.grow` refuses it.
+    ``"belief"``
+        :class:`treebench.trees.belief.BeliefTreeClassifier`, which learns
+        from per-example label masses and predicts pignistic probabilities.
     """
 
     name: ClassVar[str] = ""
@@ -209,6 +218,9 @@ class Criterion:
     #: :meth:`candidate_scores` and features then compared by
     #: :meth:`split_scores` under C4.5's average-gain rule.
     average_gain_rule: ClassVar[bool] = False
+    #: Which learner grows trees with this criterion: "tree", "mee" or "belief"
+    #: (see the class docstring).
+    learner_kind: ClassVar[str] = "tree"
 
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.all_params()}

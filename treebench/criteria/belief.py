@@ -10,6 +10,8 @@ discord, eq. 18).  The closed form printed in the paper differs from eqs.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from treebench.criteria.base import Criterion, Param, SplitContext, as_children
@@ -99,6 +101,8 @@ class Belief(Criterion):
             doc="learn from the label masses when given, or ignore them (crisp labels)",
         ),
     )
+    #: Run by the belief-tree learner: label masses in, pignistic probabilities out.
+    learner_kind: ClassVar[str] = "belief"
 
     # -- impurity of count rows --------------------------------------------------
     def count_impurity(self, counts: np.ndarray) -> np.ndarray:

@@ -13,6 +13,9 @@ from treebench.criteria.base import (
     weighted_child_values,
 )
 
+#: ``I(C|A) - I(C)`` above this counts as raising certainty (round-off guard).
+RAISE_TOLERANCE = 1e-12
+
 
 def certainty_rows(counts: np.ndarray) -> np.ndarray:
     """``I(X) = sum_i |p_i - 1/N|`` per count row, ``N`` = number of classes.
@@ -80,4 +83,4 @@ class Certainty(Criterion):
 
     def raises_certainty(self, parent: np.ndarray, children: np.ndarray) -> np.ndarray:
         """The certainty-raising inequality ``I(C|A) > I(C)`` for each candidate."""
-        return self.split_scores(parent, children) > 1e-12
+        return self.split_scores(parent, children) > RAISE_TOLERANCE

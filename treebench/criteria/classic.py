@@ -12,6 +12,7 @@ from treebench.criteria.base import (
     frequencies,
     weighted_child_values,
 )
+from treebench.kernels.tolerances import SPLIT_INFO_FLOOR  # as the compiled gain ratio
 
 
 def shannon_rows(counts: np.ndarray, log=np.log2) -> np.ndarray:
@@ -37,7 +38,7 @@ def split_information(children: np.ndarray, entropy_of_rows=shannon_rows) -> np.
 def ratio_or_invalid(gain: np.ndarray, split_info: np.ndarray) -> np.ndarray:
     """``gain / split_info``; a split with no split information (a single
     non-empty branch) is not a split and scores ``-inf``."""
-    return np.divide(gain, split_info, out=np.full_like(gain, -np.inf), where=split_info > 1e-12)
+    return np.divide(gain, split_info, out=np.full_like(gain, -np.inf), where=split_info > SPLIT_INFO_FLOOR)
 
 
 class Entropy(Criterion):

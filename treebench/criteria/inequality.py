@@ -25,10 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from treebench.criteria.certainty import certainty_rows
-
-#: I(C|A) - I(C) above this counts as raising certainty (round-off guard).
-TOLERANCE = 1e-12
+from treebench.criteria.certainty import RAISE_TOLERANCE, certainty_rows
 
 
 @dataclass(frozen=True)
@@ -121,7 +118,7 @@ def inequality_report(X: pd.DataFrame, y: np.ndarray) -> InequalityReport:
             "kind": "numeric" if values.threshold is not None else "nominal",
             "I(C|A)": i_ca,
             "I(C|A)-I(C)": i_ca - i_c,
-            "raises": bool(i_ca - i_c > TOLERANCE),
+            "raises": bool(i_ca - i_c > RAISE_TOLERANCE),
             "threshold": values.threshold,
         })
         totals = counts.sum(axis=1)

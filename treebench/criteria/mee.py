@@ -27,11 +27,7 @@ import numpy as np
 
 from treebench.criteria.base import Criterion, Param, SplitContext, as_children
 from treebench.errors import TreebenchError
-
-#: Absolute slack of the convexity comparison, so that floating-point noise
-#: between equivalent formulas never flips a curve whose two means are equal.
-CONVEX_TOLERANCE = 1e-12
-
+from treebench.kernels.tolerances import CONVEX_TOLERANCE  # the compiled scan's slack, shared
 
 #: Readings of the paper's error probabilities (see the module docstring).
 ERROR_RATES = ("joint", "printed")
@@ -247,8 +243,8 @@ class MEE(Criterion):
             doc="P(e=2) = n(1,-1)/n (joint) or p n(1,-1)/n as printed",
         ),
     )
-    #: Trees of this criterion come from treebench.trees.mee, not the generic builders.
-    own_builder: ClassVar[bool] = True
+    #: Trees of this criterion come from treebench.trees.mee (its own builder), not the generic builders.
+    learner_kind: ClassVar[str] = "mee"
     #: The generic tree parameters the MEE tree accepts.
     tree_params: ClassVar[tuple[str, ...]] = ("max_depth", "threshold")
 

@@ -13,10 +13,7 @@ from treebench.criteria.base import (
     weighted_child_values,
 )
 from treebench.criteria.classic import ratio_or_invalid, shannon_rows, split_information
-
-#: Below this distance from 1, q is treated as 1 (the Shannon limit) to avoid
-#: dividing by a vanishing ``q - 1``.
-Q_ONE_TOLERANCE = 1e-9
+from treebench.kernels.tolerances import Q_ONE_TOLERANCE  # the compiled kernel's q ~ 1 rule, shared
 
 Q_PARAM = Param(
     "q", 2.0, float, low=0.0, low_open=True, doc="entropic index; q->1 is Shannon, q=2 is Gini"

@@ -6,8 +6,11 @@ are not features) and what a correct copy looks like (rows, features, class
 counts).  Derived datasets are cards too: ``derived_from`` plus a list of
 declarative ``operations``, no code per dataset.
 
-Every problem in a card is reported as one line naming the file and the field,
-e.g. ``datasets/foo.yaml: field 'target' is missing; required fields: ...``.
+Every problem in a card is reported as one line naming the file, the line and
+the field, e.g. ``datasets/foo.yaml:3: field 'target' is missing; required
+fields: ...`` (see :mod:`treebench.yamlcheck`).  Papers are named by id only
+(``papers: [smith2015]``); which ids exist is for the layer that knows the
+papers to say, not for the data layer.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +27,15 @@ import yaml
 
 from treebench.data.labels import as_label
 from treebench.errors import TreebenchError, one_of
+from treebench.yamlcheck import Checker, Document, FieldPath, YamlSyntaxError, field_name, parse
 
-#: Paper ids used in the ``papers`` field (see shared/papers/README.md).
-PAPERS: dict[str, str] = {
-    "serrurier2015": "000 Serrurier & Prade 2015, possibilistic cumulative entropy",
-    "mee": "001 Marques de Sa et al., minimum entropy-of-error trees",
-    "tsallis": "002 Wang, Song & Xia, Tsallis entropy criteria",
-    "certainty": "003 Penate-Diaz, certainty vs entropy",
-    "belief": "004 Denoeux & Skarstein Bjanger, belief-function trees",
-}
+#: Cards are read as YAML 1.1, PyYAML's default (on libyaml when available):
+#: ``was: 1e-3`` stays the text of the cell it names, not the float 0.001.
+_CARD_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: What a paper id in the ``papers`` field looks like: lowercase letters,
+#: digits, ``-`` and ``_``, starting with a letter or digit (``smith2015``).
+PAPER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 KINDS = ("numeric", "nominal", "ordinal")
 DOWNLOAD_FORMATS = ("csv", "whitespace", "tab", "arff")
@@ -186,25 +190,64 @@ def display_path(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------- parsing
-class _Fields:
-    """Typed access to one mapping of a card, with one-line errors naming the field."""
+class _Source:
+    """The file a card comes from and, when read from text, the line of each field.
 
-    def __init__(self, path: Path, data: Mapping[str, Any], prefix: str = "") -> None:
+    The checker (and the file's display name, which needs the file system) is
+    made only when a problem is reported: valid cards never pay for it.
+    """
+
+    def __init__(self, path: Path, document: Document | None = None) -> None:
         self.path = path
+        self.document = document
+
+    @cached_property
+    def check(self) -> Checker:
+        if self.document is None:
+            return Checker(display_path(self.path))
+        return Checker(display_path(self.path), self.document.lines, self.document.key_lines)
+
+
+class _Fields:
+    """Typed access to one mapping of a card, with one-line errors naming the field.
+
+    Parameters
+    ----------
+    source:
+        The card's file and lines: errors read ``file:line: message``.
+    data:
+        The mapping.
+    where:
+        Its field path in the card (``()`` for the card itself).
+    """
+
+    def __init__(self, source: _Source, data: Mapping[str, Any], where: FieldPath = ()) -> None:
+        self.source = source
         self.data = data
-        self.prefix = prefix
+        self.where = where
 
-    def fail(self, message: str) -> TreebenchError:
-        return TreebenchError(f"{display_path(self.path)}: {message}")
+    def path(self, key: Any = None) -> FieldPath:
+        """Field path of ``key`` in this mapping: a key, an index or a tuple of them
+        (``("files", 0)``); this mapping's own path when ``None``."""
+        if key is None:
+            return self.where
+        return (*self.where, *key) if isinstance(key, tuple) else (*self.where, key)
 
-    def name(self, key: str) -> str:
-        return f"{self.prefix}{key}"
+    def name(self, key: Any) -> str:
+        """``key``'s field as written in messages, e.g. ``uci.files[0].format``."""
+        return field_name(self.path(key))
+
+    def fail(self, message: str, key: Any = None, on_key: bool = False) -> TreebenchError:
+        """A one-line error placed on the line of ``key`` (of its key text when ``on_key``)."""
+        return self.source.check.error(self.path(key), message, key=on_key)
 
     def check_keys(self, accepted: tuple[str, ...]) -> None:
         for key in self.data:
             if key not in accepted:
                 raise self.fail(
-                    f"unknown field '{self.name(str(key))}'; accepted: {', '.join(accepted)}"
+                    f"unknown field '{self.name(str(key))}'; accepted: {', '.join(accepted)}",
+                    str(key),
+                    on_key=True,
                 )
 
     def require(self, keys: tuple[str, ...]) -> None:
@@ -212,7 +255,8 @@ class _Fields:
             if self.data.get(key) is None:
                 raise self.fail(
                     f"field '{self.name(key)}' is missing; required fields: "
-                    + ", ".join(self.name(k) for k in keys)
+                    + ", ".join(self.name(k) for k in keys),
+                    key,
                 )
 
     def text(self, key: str, default: str = "") -> str:
@@ -255,8 +299,17 @@ class _Fields:
                 raise self.wrong(key, "a list of names", value)
         if len(set(out)) != len(out):
             dupes = sorted({x for x in out if out.count(x) > 1})
-            raise self.fail(f"field '{self.name(key)}' lists {', '.join(dupes)} more than once")
+            raise self.fail(f"field '{self.name(key)}' lists {', '.join(dupes)} more than once", key)
         return tuple(out)
+
+    def items(self, key: str, expected: str) -> list[Any]:
+        """The list under ``key`` (empty when absent); ``expected`` says what it should be."""
+        value = self.data.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.wrong(key, expected, value)
+        return value
 
     def mapping(self, key: str) -> _Fields | None:
         value = self.data.get(key)
@@ -264,14 +317,14 @@ class _Fields:
             return None
         if not isinstance(value, dict):
             raise self.wrong(key, "a mapping", value)
-        return _Fields(self.path, value, f"{self.name(key)}.")
+        return _Fields(self.source, value, self.path(key))
 
-    def wrong(self, key: str, expected: str, value: Any) -> TreebenchError:
+    def wrong(self, key: Any, expected: str, value: Any) -> TreebenchError:
         shown = repr(value)
         if len(shown) > 60:
             shown = shown[:57] + "..."
         return self.fail(
-            f"field '{self.name(key)}' must be {expected}, got {shown} ({type(value).__name__})"
+            f"field '{self.name(key)}' must be {expected}, got {shown} ({type(value).__name__})", key
         )
 
 
@@ -281,7 +334,7 @@ def parse_card(path: Path) -> Card:
     Raises
     ------
     TreebenchError
-        One line naming the file and the offending field.
+        One line naming the file, the line and the offending field.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -293,22 +346,29 @@ def parse_card(path: Path) -> Card:
 def parse_card_text(path: Path, text: str) -> Card:
     """Validate the text of a card file (see :func:`parse_card`)."""
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
+        document = parse(text, str(path), loader=_CARD_LOADER)
+    except YamlSyntaxError as exc:
+        where = f" at line {exc.line}" if exc.line is not None else ""
+        problem = exc.problem or "syntax error"
         raise TreebenchError(f"{display_path(path)}: not valid YAML{where}: {problem}") from None
+    data = document.data
     if not isinstance(data, dict):
-        raise TreebenchError(
-            f"{display_path(path)}: a card must be a YAML mapping of fields, got {type(data).__name__}"
+        raise TreebenchError(f"{display_path(path)}: a card must be a YAML mapping of fields, got {type(data).__name__}")
+    source = _Source(path, document)
+    for where, _line in document.duplicates:
+        raise source.check.error(
+            where, f"field '{field_name(where)}' is given twice (the last one would silently win)", key=True
         )
-    return card_from_mapping(path, data)
+    return _card(path, data, source)
 
 
 def card_from_mapping(path: Path, data: Mapping[str, Any]) -> Card:
-    """Validate an already parsed card (see :func:`parse_card`)."""
-    f = _Fields(path, data)
+    """Validate an already parsed card (see :func:`parse_card`); errors carry no line."""
+    return _card(path, data, _Source(path))
+
+
+def _card(path: Path, data: Mapping[str, Any], source: _Source) -> Card:
+    f = _Fields(source, data)
     derived = data.get("derived_from") is not None
     if derived:
         f.check_keys(_COMMON_FIELDS + _DERIVED_FIELDS)
@@ -316,17 +376,21 @@ def card_from_mapping(path: Path, data: Mapping[str, Any]) -> Card:
     else:
         extra = [k for k in _DERIVED_FIELDS if k in data]
         if extra:
-            raise f.fail(f"field '{extra[0]}' needs 'derived_from' (the card it derives from)")
+            raise f.fail(f"field '{extra[0]}' needs 'derived_from' (the card it derives from)", extra[0], on_key=True)
         f.check_keys(_COMMON_FIELDS + _RAW_FIELDS)
         f.require(_RAW_REQUIRED)
 
     name = f.text("name")
     if name != path.stem:
-        raise f.fail(f"field 'name' is {name!r} but the file is {path.name}; they must agree")
+        raise f.fail(f"field 'name' is {name!r} but the file is {path.name}; they must agree", "name")
     papers = f.text_list("papers")
-    for paper in papers:
-        if paper not in PAPERS:
-            raise f.fail(f"field 'papers' names unknown paper {paper!r}; accepted: {', '.join(PAPERS)}")
+    for i, paper in enumerate(papers):
+        if not PAPER_ID.match(paper):
+            raise f.fail(
+                f"field 'papers' names {paper!r}, which is not a paper id; accepted: "
+                "lowercase letters, digits, '-' and '_' (e.g. smith2015)",
+                ("papers", i),
+            )
     common: dict[str, Any] = dict(
         name=name,
         path=path,
@@ -375,12 +439,14 @@ def _expected(f: _Fields) -> Expected:
     )
     if counts is not None:
         if len(counts) != expected.classes:
-            raise f.fail(
-                f"field 'expected.class_counts' has {len(counts)} classes but 'expected.classes' is {expected.classes}"
+            raise e.fail(
+                f"field 'expected.class_counts' has {len(counts)} classes but 'expected.classes' is {expected.classes}",
+                "class_counts",
             )
         if sum(counts.values()) != expected.rows:
-            raise f.fail(
-                f"field 'expected.class_counts' sums to {sum(counts.values())} but 'expected.rows' is {expected.rows}"
+            raise e.fail(
+                f"field 'expected.class_counts' sums to {sum(counts.values())} but 'expected.rows' is {expected.rows}",
+                "class_counts",
             )
     return expected
 
@@ -407,25 +473,27 @@ def _raw_card(f: _Fields, common: dict[str, Any]) -> Card:
     nominal = _levels(f, "nominal")
     ordinal = _levels(f, "ordinal")
     if target in features:
-        raise f.fail(f"field 'target' ({target!r}) is also listed in 'features'")
+        raise f.fail(f"field 'target' ({target!r}) is also listed in 'features'", "target")
     if target in non_features:
-        raise f.fail(f"field 'target' ({target!r}) is also listed in 'non_features'")
+        raise f.fail(f"field 'target' ({target!r}) is also listed in 'non_features'", "target")
     both = [c for c in non_features if c in features]
     if both:
-        raise f.fail(f"column {both[0]!r} is in both 'features' and 'non_features'")
+        raise f.fail(f"column {both[0]!r} is in both 'features' and 'non_features'", "non_features")
     for key, columns in (("nominal", nominal), ("ordinal", ordinal)):
         for column in columns:
             if column not in features:
                 raise f.fail(
-                    f"field '{key}' names {column!r}, which is not in 'features'; accepted: {', '.join(features)}"
+                    f"field '{key}' names {column!r}, which is not in 'features'; accepted: {', '.join(features)}",
+                    key,
                 )
     clash = [c for c in nominal if c in ordinal]
     if clash:
-        raise f.fail(f"column {clash[0]!r} is both nominal and ordinal")
+        raise f.fail(f"column {clash[0]!r} is both nominal and ordinal", "ordinal")
     expected: Expected = common["expected"]
     if expected.features != len(features):
         raise f.fail(
-            f"field 'expected.features' is {expected.features} but 'features' lists {len(features)} columns"
+            f"field 'expected.features' is {expected.features} but 'features' lists {len(features)} columns",
+            ("expected", "features"),
         )
     missing_values = f.data.get("missing_values")
     if missing_values is None:
@@ -452,21 +520,16 @@ def _raw_card(f: _Fields, common: dict[str, Any]) -> Card:
 
 
 def _corrections(f: _Fields, columns: tuple[str, ...]) -> tuple[Correction, ...]:
-    value = f.data.get("corrections")
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise f.wrong("corrections", "a list of {row, column, was, value, reason}", value)
     out = []
-    for i, item in enumerate(value):
+    for i, item in enumerate(f.items("corrections", "a list of {row, column, was, value, reason}")):
         if not isinstance(item, dict):
-            raise f.wrong(f"corrections[{i}]", "a mapping", item)
-        c = _Fields(f.path, item, f"corrections[{i}].")
+            raise f.wrong(("corrections", i), "a mapping", item)
+        c = _Fields(f.source, item, f.path(("corrections", i)))
         c.check_keys(("row", "column", "was", "value", "reason"))
         c.require(("row", "column", "was", "value"))
         column = c.text("column")
         if column not in columns:
-            raise c.fail(f"field 'corrections[{i}].column' names unknown column {column!r}")
+            raise c.fail(f"field '{c.name('column')}' names unknown column {column!r}", "column")
         out.append(
             Correction(
                 row=c.integer("row"),  # type: ignore[arg-type]
@@ -490,17 +553,19 @@ def _uci(f: _Fields) -> UCISpec | None:
     files = []
     for i, item in enumerate(files_value):
         if not isinstance(item, dict):
-            raise u.wrong(f"files[{i}]", "a mapping", item)
-        d = _Fields(f.path, item, f"uci.files[{i}].")
+            raise u.wrong(("files", i), "a mapping", item)
+        d = _Fields(f.source, item, u.path(("files", i)))
         d.check_keys(("url", "format", "header", "columns", "split", "member", "skip_rows"))
         d.require(("url",))
         fmt = d.text("format", default="csv")
         if fmt not in DOWNLOAD_FORMATS:
-            raise d.fail(f"field 'uci.files[{i}].format' is {fmt!r}; accepted: {', '.join(DOWNLOAD_FORMATS)}")
+            raise d.fail(
+                f"field '{d.name('format')}' is {fmt!r}; accepted: {', '.join(DOWNLOAD_FORMATS)}", "format"
+            )
         header = d.boolean("header", False)
         columns = d.text_list("columns") or None
         if fmt != "arff" and not header and columns is None:
-            raise d.fail(f"field 'uci.files[{i}].columns' is needed when the file has no header")
+            raise d.fail(f"field '{d.name('columns')}' is needed when the file has no header")
         files.append(
             DownloadFile(
                 url=d.text("url"),
@@ -544,33 +609,34 @@ def _embedded(f: _Fields, features: tuple[str, ...]) -> EmbeddedSpec | None:
     e.require(("loader", "columns", "classes"))
     loader = e.text("loader")
     if loader not in EMBEDDED_LOADERS:
-        raise e.fail(f"field 'embedded.loader' is {loader!r}; accepted: {', '.join(EMBEDDED_LOADERS)}")
+        raise e.fail(
+            f"field '{e.name('loader')}' is {loader!r}; accepted: {', '.join(EMBEDDED_LOADERS)}", "loader"
+        )
     columns = e.text_list("columns")
     if set(columns) != set(features):
-        raise e.fail("field 'embedded.columns' must name the same columns as 'features'")
+        raise e.fail(f"field '{e.name('columns')}' must name the same columns as 'features'", "columns")
     return EmbeddedSpec(loader=loader, columns=columns, classes=e.text_list("classes", labels=True))
 
 
 def _operations(f: _Fields) -> tuple[Operation, ...]:
-    value = f.data.get("operations")
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise f.wrong("operations", "a list of one-key mappings", value)
     out = []
-    for i, item in enumerate(value):
-        where = f"operations[{i}]"
+    for i, item in enumerate(f.items("operations", "a list of one-key mappings")):
+        where = ("operations", i)
         if not isinstance(item, dict) or len(item) != 1:
             raise f.wrong(where, f"a one-key mapping (one of {', '.join(OPERATIONS)})", item)
         (kind, args), = item.items()
         if kind not in OPERATIONS:
-            raise f.fail(f"field '{where}' has unknown operation {kind!r}; accepted: {', '.join(OPERATIONS)}")
-        out.append(Operation(kind, _operation_args(f, where, kind, args)))
+            raise f.fail(
+                f"field '{f.name(where)}' has unknown operation {kind!r}; accepted: {', '.join(OPERATIONS)}",
+                (*where, str(kind)),
+                on_key=True,
+            )
+        out.append(Operation(kind, _operation_args(f, f.path(where), kind, args)))
     return tuple(out)
 
 
-def _operation_args(f: _Fields, where: str, kind: str, args: Any) -> Any:
-    holder = _Fields(f.path, {kind: args}, f"{where}.")
+def _operation_args(f: _Fields, where: FieldPath, kind: str, args: Any) -> Any:
+    holder = _Fields(f.source, {kind: args}, where)
     if kind in ("drop_classes", "drop_columns"):
         values = holder.text_list(kind, labels=kind == "drop_classes")
         if not values:
@@ -594,7 +660,7 @@ def _operation_args(f: _Fields, where: str, kind: str, args: Any) -> Any:
         sub.check_keys(("column", "equals", "in"))
         sub.require(("column",))
         if ("equals" in sub.data) == ("in" in sub.data):
-            raise sub.fail(f"field '{where}.select_rows' needs exactly one of 'equals' or 'in'")
+            raise sub.fail(f"field '{field_name(sub.where)}' needs exactly one of 'equals' or 'in'")
         if "equals" in sub.data:
             values = (as_label(sub.data["equals"]),)
         else:
@@ -611,14 +677,18 @@ def _check_classes(f: _Fields, card: Card) -> None:
     if card.classes is not None:
         if len(card.classes) != card.expected.classes:
             raise f.fail(
-                f"field 'classes' lists {len(card.classes)} classes but 'expected.classes' is {card.expected.classes}"
+                f"field 'classes' lists {len(card.classes)} classes but 'expected.classes' is {card.expected.classes}",
+                "classes",
             )
         if counts is not None and set(counts) != set(card.classes):
-            raise f.fail("fields 'classes' and 'expected.class_counts' name different classes")
+            raise f.fail("fields 'classes' and 'expected.class_counts' name different classes", "classes")
     if card.embedded is not None and counts is not None:
         unknown = [c for c in card.embedded.classes if c not in counts]
         if unknown:
-            raise f.fail(f"field 'embedded.classes' names {unknown[0]!r}, not a class in 'expected.class_counts'")
+            raise f.fail(
+                f"field 'embedded.classes' names {unknown[0]!r}, not a class in 'expected.class_counts'",
+                ("embedded", "classes"),
+            )
 
 
 # --------------------------------------------------------------------------- registry

@@ -9,13 +9,14 @@ from __future__ import annotations
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import click
 
 from treebench.console import run_command
 from treebench.errors import TreebenchError
+from treebench.text_table import format_table
 
 
 @contextmanager
@@ -40,19 +41,6 @@ def _context():
     return CardRegistry(settings.cards_dir), settings
 
 
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Sequence[int] = ()) -> str:
-    """Plain-text table: a header, a rule, aligned columns (numbers to the right)."""
-    cells = [[str(h) for h in headers]] + [["" if v is None else str(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(row: list[str]) -> str:
-        parts = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        return "  ".join(parts).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
-
-
 @click.group("datasets")
 def datasets() -> None:
     """Dataset cards, local copies and downloads.
@@ -64,17 +52,19 @@ def datasets() -> None:
 
 
 @datasets.command("list")
-@click.option("--paper", metavar="ID", help="Only datasets used by this paper (e.g. mee).")
+@click.option("--paper", metavar="ID", help="Only datasets whose card names this paper id (e.g. smith2015).")
 def list_command(paper: str | None) -> None:
     """Table of all datasets: size, papers, and where a local copy is."""
-    from treebench.data.cards import PAPERS
     from treebench.data.loader import local_sources
 
     registry, settings = _context()
     cards = registry.validate()
     if paper is not None:
-        if paper not in PAPERS:
-            raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}")
+        named = sorted({p for card in cards for p in card.papers})
+        if paper not in named:
+            raise TreebenchError(
+                f"no dataset card names paper {paper!r}; accepted: {', '.join(named) or 'none (no card names a paper)'}"
+            )
         cards = [c for c in cards if paper in c.papers]
     rows = []
     available = 0
@@ -96,7 +86,6 @@ def list_command(paper: str | None) -> None:
 @click.argument("name")
 def info_command(name: str) -> None:
     """Everything the card says about NAME, and its local copy if there is one."""
-    from treebench.data.cards import PAPERS
     from treebench.data.loader import Loader, local_sources
 
     registry, settings = _context()
@@ -110,7 +99,7 @@ def info_command(name: str) -> None:
     add(("description", card.description))
     if card.citation:
         add(("citation", card.citation))
-    add(("papers", "; ".join(f"{p} ({PAPERS[p]})" for p in card.papers) or "-"))
+    add(("papers", ", ".join(card.papers) or "-"))
     if card.is_derived:
         add(("derived from", card.derived_from or ""))
         from treebench.data.derive import describe

@@ -1,16 +1,22 @@
-"""Simulated expert label uncertainty (paper 004's protocol on public data).
+"""Simulated expert labels given as mass functions over the classes.
 
-The paper's EEG labels came from five physicians: one class was certain, and
-for the other each pattern got ``m({w2}) = q`` (``q`` = share of experts who
-named the class) and ``1 - q`` on Omega.  :func:`simulate_label_masses`
-imitates that on a crisp two-class dataset: a seeded share of the uncertain
-class's examples is rated by simulated experts, expert ``e`` naming the class
-with probability ``experts[e]`` (its reliability); the other examples keep
-crisp labels.  As in the paper, where the K-complex set held every pattern
-*some* expert called a K-complex, a ``confused`` share of the certain class
-can be rated too (experts err on it with probability ``1 - experts[e]``):
-those named by at least one expert join the uncertain class in the crisp
-labels -- the label noise that ignoring the uncertainty keeps.  The config key ``label_uncertainty`` carries the parameters.
+When several experts label the same examples and do not always agree, a
+two-class example's label can be kept as a *mass function* instead of one
+class: mass ``q`` on the class the experts named (``q`` = the share of
+experts who named it) and ``1 - q`` on Omega, the set of all classes (what
+the experts leave open).  :func:`simulate_label_masses` makes such labels
+from a crisp two-class dataset: a seeded share of one class's examples (the
+*uncertain class*) is rated by simulated experts, expert ``e`` naming the
+class with probability ``experts[e]`` (its reliability); the other examples
+keep crisp labels.  A ``confused`` share of the other class can be rated too
+(experts err on it with probability ``1 - experts[e]``): the examples that at
+least one expert names join the uncertain class in the crisp labels, as when
+a class is defined as "every example some expert named" -- the label noise
+that a learner ignoring the masses keeps.
+
+The protocol follows the multi-expert labelling described by Denœux &
+Skarstein Bjanger (IEEE SMC 2000).  Its parameters come from a config's
+mapping, validated by the parser below.
 """
 
 from __future__ import annotations

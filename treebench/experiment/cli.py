@@ -135,17 +135,19 @@ def export(store: str, fmt: str, out: str | None) -> None:
 )
 def show(store: str, metrics: tuple[str, ...]) -> None:
     """Print STORE's dataset x algorithm table (mean ± std over finished trials)."""
-    from treebench.experiment.config import METRICS
     from treebench.experiment.runner import comparison_table
+    from treebench.experiment.specs import METRICS
     from treebench.experiment.store import ResultsStore
+    from treebench.stats.metrics import frame_metrics
 
-    for metric in metrics:
-        if metric not in METRICS:
-            raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(METRICS)}")
     if not Path(store).exists():
         raise TreebenchError(f"no results store at {store!r}")
     with ResultsStore(store) as opened:
         frame = opened.to_frame()
+    accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
+    for metric in metrics:
+        if metric not in accepted:
+            raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(accepted)}")
     counts = frame["status"].value_counts().to_dict()
     click.echo(comparison_table(frame, metrics) or "no finished trials")
     click.echo(f"{len(frame)} trials: {counts.get('ok', 0)} ok, {counts.get('failed', 0)} failed")

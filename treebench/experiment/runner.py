@@ -27,6 +27,7 @@ from treebench.experiment.executors import Executor, make_executor
 from treebench.experiment.protocols import n_folds, outer_splits
 from treebench.experiment.store import ResultsStore, now
 from treebench.experiment.trial import Result, Trial, load_data, trial_key
+from treebench.text_table import format_table
 
 Echo = Callable[[str], None]
 
@@ -147,13 +148,25 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
 
 def warn_unavailable(config: Config, echo: Echo) -> None:
     """Say up front when a baseline's external program is missing (its trials will fail)."""
-    from treebench.experiment.baselines import baseline_class
+    from treebench.learners.registry import baseline_class
 
     for name in sorted({str(a.baseline) for a in config.algorithms if a.baseline is not None}):
-        check = getattr(baseline_class(name), "availability", None)
-        reason = check() if check is not None else None
+        reason = baseline_class(name).availability()
         if reason:
             echo(f"warning: {reason}")
+
+
+def declared_measures(config: Config) -> list:
+    """The extra measures the config's learners record (their definitions go into the store)."""
+    from treebench.learners.registry import baseline_class, criterion_learner_class
+
+    metrics = []
+    for a in config.algorithms:
+        if a.criterion is not None:
+            metrics.extend(criterion_learner_class(a.criterion, a.online).extra_metrics)
+        else:
+            metrics.extend(baseline_class(str(a.baseline)).extra_metrics)
+    return metrics
 
 
 # --------------------------------------------------------------------------- running
@@ -200,6 +213,7 @@ def run_experiment(
             created_at=meta.get("created_at", now()),
             updated_at=now(),
         )
+        store.declare_measures(declared_measures(config))
         if todo:
             executor = make_executor(jobs, scheduler)
             run_id = store.start_run(executor.describe(), len(trials), summary.skipped)
@@ -247,7 +261,7 @@ def _row(trial: Trial, result: Result) -> dict:
         "fit_seconds": result.fit_seconds,
         "predict_seconds": result.predict_seconds,
         "tree_quality": result.tree_quality,
-        "pignistic_error": result.pignistic_error,
+        "measures": result.measures,
         "params": result.params,
         "error_text": result.error_text,
         "trial_key": trial.key,
@@ -412,7 +426,6 @@ def summary_line(config: Config, summary: RunSummary) -> str:
     )
 
 
-_PERCENT = ("accuracy", "error", "train_accuracy")
 
 
 def comparison_table(
@@ -427,9 +440,13 @@ def comparison_table(
     Accuracy-like metrics are shown in percent.  Kept deliberately small:
     ``treebench compare`` gives the statistics.
     """
+    from treebench.stats.metrics import frame_metrics, get_metric
+
     ok = frame[frame["status"] == "ok"]
     if ok.empty:
         return ""
+    extra = frame_metrics(frame)
+    percent = {m for m in metrics if get_metric(m, extra).unit == "%"}
     rows = []
     datasets = datasets or list(dict.fromkeys(frame["dataset"]))
     algorithms = algorithms or list(dict.fromkeys(frame["algorithm"]))
@@ -441,39 +458,26 @@ def comparison_table(
                 continue
             row = [dataset, algorithm, str(len(cells))]
             for metric in metrics:
-                values = cells[metric].dropna()
-                row.append(_cell(values, metric))
+                values = cells[metric].dropna() if metric in cells.columns else cells["status"].iloc[:0]
+                row.append(_cell(values, metric, metric in percent))
             rows.append(row)
     headers = [
         "dataset",
         "algorithm",
         "trials",
-        *(f"{m} %" if m in _PERCENT else m for m in metrics),
+        *(f"{m} %" if m in percent else m for m in metrics),
     ]
     return format_table(headers, rows, numeric=tuple(range(2, len(headers))))
 
 
-def _cell(values, metric: str) -> str:
+def _cell(values, metric: str, percent: bool) -> str:
     if values.empty:
         return "-"
-    scale = 100.0 if metric in _PERCENT else 1.0
+    scale = 100.0 if percent else 1.0
     mean = float(values.mean()) * scale
     std = float(values.std(ddof=1)) * scale if len(values) > 1 else 0.0
-    if metric in _PERCENT:
+    if percent:
         return f"{mean:.2f} ± {std:.2f}"
     if metric.endswith("seconds"):
         return f"{mean:.4f}"
     return f"{mean:.2f}" if not math.isnan(mean) else "-"
-
-
-def format_table(headers: list[str], rows: list[list[str]], numeric: tuple[int, ...] = ()) -> str:
-    """Plain aligned text table (numbers right-aligned)."""
-    cells = [headers, *rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(row: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
-        ).rstrip()
-
-    return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])

@@ -8,19 +8,29 @@ whose status is ``ok``; failed trials are tried again and their row updated.
 Finished rows are only ever replaced under ``--force``.
 
 Contract (the stats and report layers rely on it): :meth:`ResultsStore.to_frame`
-returns exactly :data:`COLUMNS`.  The extra columns (:data:`EXTRA_COLUMNS`)
-come with ``to_frame(all_columns=True)`` and in exports.
+returns :data:`COLUMNS`, with one more column per extra measure that some
+learner recorded (a learner's ``extra_metrics``, kept per trial in the open
+JSON field ``measures``) inserted after the fixed metrics; their definitions
+(direction, display) are in ``frame.attrs["metrics"]``.  The extra columns
+(:data:`EXTRA_COLUMNS`) come with ``to_frame(all_columns=True)`` and in exports.
+
+Stores written before measures were open kept such a measure in a column of
+its own; those columns are read into the same measure columns.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from treebench.errors import TreebenchError
-from treebench.experiment.config import METRICS
+from treebench.experiment.specs import METRICS
+from treebench.stats.metrics import Metric
 
 SCHEMA_VERSION = "1"
 
@@ -40,8 +50,9 @@ COLUMNS = (
     "trial_key",
     "finished_at",
 )
-#: Also stored: the tuned values alone, tuning time, part sizes, the data checksum.
-EXTRA_COLUMNS = ("chosen", "tune_seconds", "n_train", "n_test", "dataset_checksum")
+#: Also stored: the tuned values alone, tuning time, part sizes, the data checksum,
+#: and the learner's extra measures as JSON (expanded into columns by ``to_frame``).
+EXTRA_COLUMNS = ("chosen", "tune_seconds", "n_train", "n_test", "dataset_checksum", "measures")
 #: Columns that legitimately differ between two runs of the same trials.
 TIMING_COLUMNS = ("fit_seconds", "predict_seconds", "tune_seconds", "finished_at")
 
@@ -74,7 +85,6 @@ CREATE TABLE IF NOT EXISTS trials (
     fit_seconds REAL,
     predict_seconds REAL,
     tree_quality REAL,
-    pignistic_error REAL,
     params TEXT NOT NULL,
     error_text TEXT,
     finished_at TEXT NOT NULL,
@@ -82,7 +92,8 @@ CREATE TABLE IF NOT EXISTS trials (
     tune_seconds REAL,
     n_train INTEGER,
     n_test INTEGER,
-    dataset_checksum TEXT
+    dataset_checksum TEXT,
+    measures TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -106,11 +117,16 @@ _REPLACE = _INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
 
 
 def _add_missing_columns(conn: sqlite3.Connection) -> None:
-    """Columns added after a store was created (``pignistic_error``) join it as NULLs."""
+    """Columns added after a store was created (``measures``) join it as NULLs."""
     present = {row[1] for row in conn.execute("PRAGMA table_info(trials)")}
-    for column in ("pignistic_error",):
-        if column not in present:
-            conn.execute(f"ALTER TABLE trials ADD COLUMN {column} REAL")
+    if "measures" not in present:
+        conn.execute("ALTER TABLE trials ADD COLUMN measures TEXT")
+
+
+def _legacy_measure_columns(conn: sqlite3.Connection) -> list[str]:
+    """Numeric columns of an older schema that held one learner's measure each."""
+    rows = conn.execute("PRAGMA table_info(trials)").fetchall()
+    return [name for _, name, kind, *_ in rows if name not in _ALL and str(kind).upper() == "REAL"]
 
 
 def now() -> str:
@@ -199,6 +215,21 @@ class ResultsStore:
     def meta(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
 
+    def declare_measures(self, metrics: Iterable[Metric]) -> None:
+        """Record the definitions of extra measures the store's trials carry (merged with earlier ones)."""
+        known = self.measure_definitions()
+        known.update({m.name: m for m in metrics})
+        text = json.dumps({name: asdict(m) for name, m in sorted(known.items())}, sort_keys=True)
+        self.set_meta(measures=text)
+
+    def measure_definitions(self) -> dict[str, Metric]:
+        """Extra measures declared in this store: name -> :class:`~treebench.stats.metrics.Metric`."""
+        try:
+            declared = json.loads(self.meta().get("measures", "{}"))
+        except ValueError:
+            declared = {}
+        return {name: Metric(**fields) for name, fields in declared.items() if isinstance(fields, dict)}
+
     def start_run(self, backend: str, planned: int, skipped: int) -> int:
         with self.conn:
             cursor = self.conn.execute(
@@ -247,8 +278,10 @@ class ResultsStore:
         import pandas as pd
 
         columns = _ALL if all_columns else COLUMNS
+        legacy = _legacy_measure_columns(self.conn)
+        read = [*dict.fromkeys([*columns, "measures", *legacy])]
         frame = pd.read_sql_query(
-            f"SELECT {', '.join(columns)} FROM trials ORDER BY dataset, algorithm, repeat, fold, trial_key",
+            f"SELECT {', '.join(read)} FROM trials ORDER BY dataset, algorithm, repeat, fold, trial_key",
             self.conn,
         )
         if keys is not None:
@@ -260,4 +293,39 @@ class ResultsStore:
                 frame[column] = frame[column].astype("float64")
             else:
                 frame[column] = frame[column].astype(object)
+        measures = _measure_columns(frame, legacy)
+        frame = frame.drop(columns=[c for c in ("measures", *legacy) if c not in columns])
+        position = frame.columns.get_loc(METRICS[-1]) + 1
+        for offset, (name, values) in enumerate(sorted(measures.items())):
+            frame.insert(position + offset, name, values)
+        frame.attrs["metrics"] = self._definitions(measures)
         return frame
+
+    def _definitions(self, names: Iterable[str]) -> dict[str, Metric]:
+        """Definitions of the measures ``names``: the store's, else what the learners declare."""
+        definitions = self.measure_definitions()
+        missing = [n for n in names if n not in definitions]
+        if missing:
+            from treebench.learners.registry import declared_metrics
+
+            declared = declared_metrics()
+            definitions.update({n: declared[n] for n in missing if n in declared})
+        return {n: definitions[n] for n in names if n in definitions}
+
+
+def _measure_columns(frame, legacy: list[str]) -> dict[str, Any]:
+    """Each extra measure as a float64 array (NaN where a trial has none)."""
+    import numpy as np
+
+    parsed = [json.loads(text) if isinstance(text, str) and text else {} for text in frame["measures"]]
+    names = sorted({name for values in parsed for name in values} | set(legacy))
+    out = {}
+    for name in names:
+        values = np.array([row.get(name, np.nan) for row in parsed], dtype=np.float64)
+        if name in legacy:  # an older store's own column fills what the JSON lacks
+            old = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+            values = np.where(np.isnan(values), old, values)
+        if name in legacy and np.isnan(values).all():
+            continue  # a legacy column no trial used
+        out[name] = values
+    return out

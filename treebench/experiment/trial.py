@@ -21,23 +21,12 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
-from treebench.experiment.config import (
-    AlgorithmSpec,
-    DatasetSpec,
-    ProtocolSpec,
-    TuningSpec,
-    import_plugin,
-)
-from treebench.experiment.learners import CriterionLearner, Learner, MEELearner, OnlineLearner
-from treebench.experiment.protocols import (
-    PAIR_COLUMN,
-    Split,
-    inner_splits,
-    model_seed,
-    outer_splits,
-    rng_for,
-)
+from treebench.experiment.plugins import import_plugin
+from treebench.experiment.protocols import PAIR_COLUMN, inner_splits, outer_splits
+from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
 from treebench.experiment.tuning import TuningOutcome, grid_search
+from treebench.learners.base import Learner
+from treebench.sampling import Split, model_seed, rng_for
 
 #: Bumped when the meaning of a stored trial changes (invalidates every key).
 KEY_VERSION = 1
@@ -57,7 +46,7 @@ class Trial:
     repeat: int
     fold: int
     plugins: tuple[str, ...] = ()
-    #: Simulated expert label uncertainty (paper 004): a LabelUncertainty or None.
+    #: Simulated uncertain expert labels: a LabelUncertainty or None.
     label_uncertainty: Any = None
     #: ``tune_as``: key of the tuner's trial on the same dataset, repeat and fold.
     tuner_key: str | None = None
@@ -86,7 +75,8 @@ class Result:
     predict_seconds: float | None = None
     tune_seconds: float | None = None
     tree_quality: float | None = None
-    pignistic_error: float | None = None
+    #: The learner's extra measures (``Learner.extra_metrics``), as JSON ``{name: value}``.
+    measures: str = "{}"
     params: str = "{}"
     chosen: str = "{}"
     error_text: str | None = None
@@ -113,7 +103,7 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
         # config does not change: the declared defaults are part of the code.
         code["criterion_defaults"] = {p.name: p.default for p in cls.all_params()}
     else:
-        from treebench.experiment.baselines import baseline_class
+        from treebench.learners.registry import baseline_class
 
         code["baseline"] = baseline_class(str(algorithm.baseline)).code_version()
     return code
@@ -202,8 +192,8 @@ def nominal_as_codes(X: pd.DataFrame) -> pd.DataFrame:
 
     The category order is the card's (its declared order, else sorted), so a
     code is the category's position; missing values stay missing.  This is
-    how a learner that only takes numbers (scikit-learn's trees, the Python
-    implementation of paper 002) sees label-encoded categorical attributes.
+    how a learner that only takes numbers (scikit-learn's trees, or a paper's
+    own implementation) sees label-encoded categorical attributes.
     """
     out = X.copy()
     for name in out.columns:
@@ -271,23 +261,17 @@ def outer_split(trial: Trial, data: LoadedData) -> Split:
 
 
 def make_learner(trial: Trial) -> Learner:
+    """The trial's learner, as the registry maps its algorithm (criterion kind or baseline)."""
+    from treebench.learners.registry import make_learner as registry_learner
+
     algorithm = trial.algorithm
-    if algorithm.criterion is not None:
-        from treebench.criteria import criterion_class
-
-        if getattr(criterion_class(algorithm.criterion), "own_builder", False):
-            return MEELearner(algorithm.criterion)  # paper 001's tree: its own builder
-        if algorithm.online:
-            return OnlineLearner(algorithm.criterion)
-        if algorithm.criterion == "belief":  # paper 004: label masses, pignistic outputs
-            from treebench.experiment.belief_learner import BeliefLearner
-
-            return BeliefLearner(algorithm.criterion, algorithm.pruning)
-        return CriterionLearner(algorithm.criterion, algorithm.pruning)
-    from treebench.experiment.baselines import baseline_class
-
-    seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
-    return baseline_class(str(algorithm.baseline))(random_state=seed)
+    return registry_learner(
+        criterion=algorithm.criterion,
+        baseline=algorithm.baseline,
+        pruning=algorithm.pruning,
+        online=algorithm.online,
+        random_state=model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold),
+    )
 
 
 # --------------------------------------------------------------------------- running
@@ -321,17 +305,13 @@ def _run(trial: Trial) -> Result:
         )
     train, test = outer_split(trial, data)
     labels, masses = data.y, None
-    if trial.label_uncertainty is not None:  # paper 004: simulated expert labels for every learner
+    if trial.label_uncertainty is not None:  # simulated expert labels, for every learner
         masses, labels = trial_labels(trial, data)
     X_train, y_train = data.X.iloc[train], labels[train]
     X_test, y_test = data.X.iloc[test], labels[test]
     learner = make_learner(trial)
-    if hasattr(learner, "use_label_masses"):  # belief trees (paper 004)
+    if learner.uses_label_masses:  # None: crisp labels
         learner.use_label_masses(masses, data.X.index)
-        if masses is None:
-            masses = trial_labels(trial, data)[0]
-    else:
-        masses = None
     fixed = trial.algorithm.fixed_params
     # tune_as: the grid is another algorithm's, searched with that algorithm's
     # learner on the same inner splits; only the chosen values are used here.
@@ -371,11 +351,10 @@ def _run(trial: Trial) -> Result:
         np.count_nonzero(learner.predict(model, X_train) == y_train) / len(y_train)
     )
     measures = learner.measures(model)
-    pignistic = None
-    if masses is not None:
-        from treebench.stats.pignistic import pignistic_error
-
-        pignistic = pignistic_error(learner.pignistic_proba(model, X_test, masses.shape[1] - 1), masses[test])
+    extra: dict[str, float] = {}
+    if learner.extra_metrics:  # against the test labels as masses (one-hot when crisp)
+        all_masses = masses if masses is not None else trial_labels(trial, data)[0]
+        extra = learner.extra_measures(model, X_test, all_masses[test])
     quality = measures["tree_quality"]
     return Result(
         key=trial.key,
@@ -390,7 +369,7 @@ def _run(trial: Trial) -> Result:
         predict_seconds=predict_seconds,
         tune_seconds=tune_seconds,
         tree_quality=None if quality is None else float(quality),
-        pignistic_error=pignistic,
+        measures=json.dumps(extra, sort_keys=True),
         params=json.dumps(params, sort_keys=True),
         chosen=json.dumps(chosen, sort_keys=True),
         n_train=len(train),

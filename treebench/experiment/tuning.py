@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from treebench.experiment.learners import Learner, take
-from treebench.experiment.protocols import Split
+from treebench.learners.base import Learner, take
+from treebench.sampling import Split
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,7 @@ from treebench.kernels.scoring import (
     reported_node_value,
     tie_score_binary,
 )
-
-TIE_TOLERANCE = 1e-10
+from treebench.kernels.tolerances import TIE_TOLERANCE
 
 
 @njit(cache=True)

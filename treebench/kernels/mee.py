@@ -16,10 +16,9 @@ import math
 import numpy as np
 from numba import njit
 
-#: Two error entropies closer than this count as tied (the first one wins).
-TIE = 1e-10
-#: Slack of the convexity comparison (see treebench.criteria.mee.CONVEX_TOLERANCE).
-CONVEX_TOLERANCE = 1e-12
+# TIE_TOLERANCE here is an absolute slack: two error entropies closer than it
+# count as tied (the first one wins), as in treebench.trees.mee_reference.
+from treebench.kernels.tolerances import CONVEX_TOLERANCE, TIE_TOLERANCE
 
 
 def xlogx_table(n: int) -> np.ndarray:
@@ -200,7 +199,7 @@ def best_mee_split(
                         continue
                     plus, minus = _errors(orientation, s_left[jj], left[jj], ns, n)
                     h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
-                    if h < unsplit - TIE and h < best_h - TIE:
+                    if h < unsplit - TIE_TOLERANCE and h < best_h - TIE_TOLERANCE:
                         best_h = h
                         best_set, best_feature, best_orientation = s, f, orientation
                         best_low, best_high = levels[jj], levels[jj + 1]

@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from treebench.kernels.tolerances import Q_ONE_TOLERANCE, SPLIT_INFO_FLOOR
+
 ENTROPY = 0
 GAIN_RATIO = 1
 GINI = 2
@@ -29,7 +31,6 @@ TSALLIS_GAIN_RATIO = 4
 CERTAINTY = 5
 POSSIBILISTIC = 6
 
-Q_ONE_TOLERANCE = 1e-9
 LOG2 = math.log(2.0)
 
 
@@ -220,7 +221,7 @@ def final_score(
     if not is_ratio(cid):
         return gain
     split_info = split_information(cid, params, sizes, n_branches, n)
-    if split_info <= 1e-12:
+    if split_info <= SPLIT_INFO_FLOOR:
         return -np.inf
     return gain / split_info
 

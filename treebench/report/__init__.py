@@ -1,14 +1,21 @@
 """Tables, plots and reproduction reports built from a tidy results frame.
 
+Generic: nothing here names a particular paper.  The papers themselves (their
+specs, claims and extra sections) are in :mod:`treebench.papers`, a layer above.
+
 * :mod:`treebench.report.table` — the comparison table model (``treebench compare``).
 * :mod:`treebench.report.formats` — Markdown, LaTeX, CSV and HTML renderers.
 * :mod:`treebench.report.plots` — leaves bars, hyperparameter curves (PNG/SVG).
+* :mod:`treebench.report.figures` — the shared matplotlib set-up (PNG + SVG).
 * :mod:`treebench.report.cd_diagram` — critical-difference diagrams.
-* :mod:`treebench.report.reference` — the papers' published numbers (``results/reference``).
-* :mod:`treebench.report.papers` — what each paper claims and how to check it.
-* :mod:`treebench.report.reproduce` — the cell-by-cell reproduction report.
+* :mod:`treebench.report.reference` — published numbers (``results/reference``) as a frame.
+* :mod:`treebench.report.spec` — :class:`PaperSpec` and :class:`Figure`: what a paper publishes.
+* :mod:`treebench.report.claims` — claim kinds that recompute a conclusion (Wilcoxon, one-way, ...).
+* :mod:`treebench.report.cells` — published cells lined up with the rerun's values.
+* :mod:`treebench.report.sections` — extra report sections and their named builders.
+* :mod:`treebench.report.reproduce` — the cell-by-cell reproduction report (Markdown, LaTeX).
 * :mod:`treebench.report.source` — resolve a store or config path to a frame.
-* :mod:`treebench.report.cli` — the ``compare``, ``plot`` and ``reproduce`` commands.
+* :mod:`treebench.report.cli` — the ``compare`` and ``plot`` commands.
 
 See ``docs/reports.md``.
 """

@@ -1,4 +1,4 @@
-"""``treebench compare``, ``treebench plot`` and ``treebench reproduce``.
+"""``treebench compare`` and ``treebench plot``.
 
 Thin click wrappers: parse options, load the frame, call the report layer,
 write or print.  Heavy imports (pandas, scipy, matplotlib) happen inside the
@@ -22,7 +22,8 @@ def _names(text: str | None) -> list[str]:
     return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
-def _write(text: str, out: Path | None) -> None:
+def write_output(text: str, out: Path | None) -> None:
+    """Print ``text``, or write it to ``out`` (creating its folder) and say so on stderr."""
     if out is None:
         click.echo(text, nl=False)
         return
@@ -41,7 +42,7 @@ def _write(text: str, out: Path | None) -> None:
 @click.option("--test", "test", type=click.Choice(_TESTS), default="corrected-ttest", show_default=True,
               help="ttest/corrected-ttest: per-dataset paired test behind the v/* marks; "
                    "wilcoxon, friedman: across-dataset tests (marks from --paired); "
-                   "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis (paper 001).")
+                   "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis, then the best/worst flags.")
 @click.option("--baseline", metavar="ALG", help="Algorithm the marks compare against (default: the first).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
@@ -49,7 +50,7 @@ def _write(text: str, out: Path | None) -> None:
 @click.option("--test-train-ratio", type=float, default=None,
               help="n_test/n_train for the corrected t-test (default: from the protocol; 1/9 if unknown).")
 @click.option("--underline-against", metavar="ALG,ALG",
-              help="Paper 000's rule: underline cells significantly better than each of these algorithms.")
+              help="Underline cells significantly better (paired test) than each of these algorithms.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
@@ -71,7 +72,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         test_train_ratio=test_train_ratio, underline_against=_names(underline_against),
         datasets=_names(datasets) or None, algorithms=_names(algorithms) or None,
     )
-    _write(render(table, fmt, standalone=standalone), out)
+    write_output(render(table, fmt, standalone=standalone), out)
 
 
 @click.command()
@@ -107,35 +108,4 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out)
         metrics = ("accuracy", "n_nodes") if metric is None else (metric,)
         paths = plots.plot_param(frame, base, param=param, dataset=dataset, metrics=metrics, algorithms=algs)
     for p in paths:
-        click.echo(f"wrote {p}")
-
-
-@click.command()
-@click.argument("paper", metavar="PAPER")
-@click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
-@click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
-@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where report.md, report.tex and figures go (default results/PAPER).")
-def reproduce(paper, no_run, workers, out_dir) -> None:
-    """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
-
-    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.
-    """
-    from treebench.report.papers import PAPERS, get_paper
-
-    try:
-        spec = get_paper(paper)
-    except TreebenchError:
-        raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}") from None
-    config = Path(spec.config)
-    if not config.exists():
-        raise TreebenchError(
-            f"no config for {spec.key} yet ({config}); the reference numbers are in "
-            f"results/reference/{spec.reference}"
-        )
-    from treebench.report.run import reproduce_paper
-
-    written = reproduce_paper(spec, config, out_dir=out_dir or Path("results") / spec.key, run=not no_run,
-                              workers=workers)
-    for p in written:
         click.echo(f"wrote {p}")

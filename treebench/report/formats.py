@@ -1,8 +1,8 @@
 """Render a :class:`~treebench.report.table.ComparisonTable` as Markdown, LaTeX, CSV or HTML.
 
 All four show the same content: mean ± std per cell, the best of each row
-in bold, Weka's ``v``/``*`` marks against the baseline, paper 000's
-underline when asked, a (v/ /*) win/tie/loss row, then the across-dataset
+in bold, Weka's ``v``/``*`` marks against the baseline, the underline
+against chosen opponents when asked, a (v/ /*) win/tie/loss row, then the across-dataset
 analysis.  LaTeX uses booktabs and escapes every name.
 """
 

@@ -97,7 +97,7 @@ def plot_param(
     metrics: Sequence[str] = ("accuracy", "n_nodes"),
     algorithms: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Metrics against a hyperparameter (paper 002, Fig. 1): one panel per metric.
+    """Metrics against a hyperparameter (e.g. a criterion's parameter): one panel per metric.
 
     Each line is one algorithm (one per dataset and algorithm when several
     datasets are plotted); the band is ± one std over trials at that value.

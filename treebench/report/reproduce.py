@@ -1,355 +1,185 @@
-"""Cell-by-cell reproduction report: the paper's numbers against ours.
+"""The cell-by-cell reproduction report: a paper's numbers against the rerun's.
 
-:func:`compare_cells` lines every published number up with the rerun's
-value for the same dataset, algorithm and metric (in the paper's unit);
-:func:`evaluate_claims` recomputes the paper's statistical conclusions on
-the rerun; :func:`write_report` writes ``report.md``, ``report.tex`` and the
-figures.  Everything works on a results frame, so it can be built and tested
-before a paper's config exists.
+:func:`build_report` lines every published number up with the rerun's
+(:func:`~treebench.report.cells.compare_cells`), recomputes the spec's claims
+(:mod:`treebench.report.claims`), draws its figures and builds its extra
+sections (:class:`~treebench.report.spec.SectionBuilder`); :func:`write_report` writes
+``report.md`` and ``report.tex``.  Everything works on a results frame and a
+:class:`~treebench.report.spec.PaperSpec`, so a report can be built and tested
+before a paper's config exists.  Nothing here knows any particular paper: the
+specs live in :mod:`treebench.papers`.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
-from treebench.report import papers as P
+from treebench.report.cells import compare_cells, norm
+from treebench.report.claims import ClaimOutcome
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
+from treebench.report.sections import Section
+from treebench.report.spec import Figure, PaperSpec, SectionBuilder, SectionContext, section_builder
 from treebench.report.table import build_table
-from treebench.stats import across, oneway
 from treebench.stats.metrics import METRICS
 
-
-def norm(name: object) -> str:
-    """Loose name key: lower case, letters and digits only (``O-PiTree`` == ``opitree``)."""
-    return re.sub(r"[^a-z0-9]", "", str(name).lower())
-
-
-# -- our values in the paper's units ----------------------------------------------
-def _json_value(text: object, key: str) -> float:
-    try:
-        value = json.loads(text) if isinstance(text, str) and text else {}
-    except ValueError:
-        return math.nan
-    v = value.get(key) if isinstance(value, dict) else None
-    return float(v) if isinstance(v, (int, float)) else math.nan
-
-
-def trial_values(frame: pd.DataFrame, metric: str, unit: str) -> pd.Series:
-    """Per-trial values of a reference metric, in the reference's unit.
-
-    ``train_errors``/``test_errors`` are counts: the error rate times the
-    size of the part (``n_train``/``n_test`` columns of the store).  ``q``
-    (or any other name that is not a store column) is read from the tuned
-    values (``chosen``), else from ``params``.
-    """
-    n = len(frame)
-    nan = pd.Series(np.full(n, np.nan), index=frame.index)
-    num = lambda col: pd.to_numeric(frame[col], errors="coerce") if col in frame.columns else nan  # noqa: E731
-    if metric == "train_errors":
-        values = (1.0 - num("train_accuracy")) * num("n_train")
-    elif metric == "test_errors":
-        values = num("error") * num("n_test")
-    elif metric in frame.columns:
-        values = num(metric)
-    else:
-        values = nan.copy()
-        for col in ("chosen", "params"):
-            if col in frame.columns:
-                found = frame[col].map(lambda t: _json_value(t, metric))
-                values = values.fillna(found)
-    if unit == "percent":
-        values = values * 100.0
-    if unit == "count" and metric in ("train_errors", "test_errors"):
-        values = values.round()
-    return values
+#: What a section builder may raise when its inputs are missing or unusable: the report notes it.
+SECTION_ERRORS = (TreebenchError, OSError, ValueError)
 
 
 @dataclass
-class Matcher:
-    """Map reference dataset/algorithm names onto the names in the frame."""
+class Report:
+    """What :func:`build_report` produced.
 
-    frame_datasets: list[str]
-    frame_algorithms: list[str]
-
-    @classmethod
-    def of(cls, frame: pd.DataFrame) -> Matcher:
-        return cls(sorted(set(frame["dataset"].astype(str))), sorted(set(frame["algorithm"].astype(str))))
-
-    @staticmethod
-    def _find(candidates: list[str], *names: str) -> str | None:
-        keys = {norm(c): c for c in candidates}
-        for name in names:
-            if name and norm(name) in keys:
-                return keys[norm(name)]
-        return None
-
-    def dataset(self, name: str, label: str = "") -> str | None:
-        return self._find(self.frame_datasets, name, label) if name else None
-
-    def algorithm(self, name: str, label: str = "") -> str | None:
-        return self._find(self.frame_algorithms, name, label)
-
-
-def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
-    """Every published number next to ours.
-
-    Returns
-    -------
-    DataFrame
-        The reference columns plus ``ours``, ``our_std``, ``n`` (trials),
-        ``diff`` (ours - paper), ``within_std`` (``|diff| <= paper std``;
-        None without a paper std or without our value) and ``status``
-        (``ok``, ``no dataset``, ``not run``, ``no value``).
+    Attributes
+    ----------
+    spec
+        The paper.
+    cells
+        :func:`~treebench.report.cells.compare_cells`'s table.
+    claims
+        One outcome per claim of the spec, in its order.
+    figures
+        The figures drawn, with the path of their PNG.
+    compare_md
+        Our full comparison table (Markdown), or ``""``.
+    notes
+        Remarks for the "Notes" list (failed trials, what could not be built).
+    sections
+        The tree-quality section (when the store has the measure), then the extra sections.
     """
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
-    match = Matcher.of(ok) if len(ok) else Matcher([], [])
-    rows = []
-    for ref in reference.itertuples(index=False):
-        row = ref._asdict()
-        row.update(ours=math.nan, our_std=math.nan, n=0, diff=math.nan, within_std=None)
-        ds = match.dataset(ref.dataset, ref.dataset_label) if ref.dataset else None
-        alg = match.algorithm(ref.algorithm, ref.algorithm_label)
-        if not ref.dataset:
-            row["status"] = "no dataset"
-        elif ds is None or alg is None:
-            row["status"] = "not run"
-        else:
-            sub = ok[(ok["dataset"].astype(str) == ds) & (ok["algorithm"].astype(str) == alg)]
-            vals = trial_values(sub, ref.metric, ref.unit).dropna()
-            if vals.empty:
-                row["status"] = "no value"
-            else:
-                row["status"] = "ok"
-                row["ours"] = float(vals.median() if ref.metric == "q" else vals.mean())
-                row["our_std"] = float(vals.std(ddof=1)) if len(vals) > 1 else math.nan
-                row["n"] = int(len(vals))
-                row["diff"] = row["ours"] - float(ref.value)
-                if not math.isnan(ref.std):
-                    row["within_std"] = bool(abs(row["diff"]) <= ref.std + 1e-9)
-        rows.append(row)
-    return pd.DataFrame(rows)
+
+    spec: PaperSpec
+    cells: pd.DataFrame
+    claims: list[ClaimOutcome]
+    figures: list[tuple[Figure, Path]]
+    compare_md: str
+    notes: list[str]
+    sections: list[Section] = field(default_factory=list)
 
 
-# -- claims -------------------------------------------------------------------------
-@dataclass
-class ClaimOutcome:
-    """One recomputed conclusion: what the paper says, what its numbers and ours give."""
+def build_report(
+    spec: PaperSpec,
+    frame: pd.DataFrame,
+    reference: pd.DataFrame,
+    out_dir: Path,
+    *,
+    figures: bool = True,
+    extras: bool | dict[str, dict[str, Any]] = False,
+) -> Report:
+    """Compare, recompute the claims, draw the figures (PNG + SVG in ``out_dir``) and build the sections.
 
-    text: str
-    paper: str
-    paper_numbers: str
-    ours: str
-    agrees: bool | None
-    details: list[str] = field(default_factory=list)
-
-
-def _means(cells: pd.DataFrame, metric: str, column: str) -> pd.DataFrame:
-    """Datasets x algorithms matrix of ``column`` (``value`` = paper, ``ours``) for one metric."""
-    sub = cells[(cells["metric"] == metric)]
-    if column == "ours":
-        sub = sub[sub["status"] == "ok"]
-    wide = sub.pivot_table(index="dataset_label", columns="algorithm", values=column, aggfunc="mean")
-    return wide
-
-
-def _higher(metric: str) -> bool:
-    m = METRICS.get(metric)
-    return m.higher_is_better if m else False
-
-
-def _wilcoxon_claim(c: P.WilcoxonClaim, cells: pd.DataFrame) -> ClaimOutcome:
-    hib = _higher(c.metric)
-    paper_says = "significant" if c.significant else "not significant"
-    out = ClaimOutcome(c.text, paper_says, "–", "not run", None)
-    for column, slot in (("value", "paper_numbers"), ("ours", "ours")):
-        wide = _means(cells, c.metric, column)
-        if c.a not in wide or c.b not in wide:
-            continue
-        both = wide[[c.a, c.b]].dropna()
-        if len(both) < 2:
-            setattr(out, slot, f"only {len(both)} dataset(s)")
-            continue
-        r = across.wilcoxon(both[c.a].to_numpy(), both[c.b].to_numpy(), c.a, c.b, hib)
-        different = r.significant(c.alpha)
-        a_better = different and r.wins > r.losses
-        verdict = (
-            f"significant, {c.a} better" if a_better
-            else f"significant, {c.b} better" if different
-            else "not significant"
-        )
-        text = (f"W = {r.statistic:g}, p = {r.p_value:.4f} over {r.n} datasets "
-                f"({r.wins}/{r.ties}/{r.losses} win/tie/loss): {verdict}")
-        setattr(out, slot, text)
-        if column == "ours":
-            # "a beats b" needs a significant difference in a's favour; "no
-            # significant difference" fails on a difference in either direction
-            out.agrees = a_better if c.significant else not different
-    return out
+    Parameters
+    ----------
+    spec
+        The paper.
+    frame
+        The rerun's trials (may be empty: the report then says what is not run).
+    reference
+        The paper's published numbers.
+    out_dir
+        Where figures and the sections' files go.
+    figures
+        Draw ``spec.figures``.
+    extras
+        Build the spec's extra sections (``spec.sections``): ``True`` all of
+        them with their default settings, or ``{name: {setting: value}}`` only
+        the named ones, with those settings.
+    """
+    cells = compare_cells(reference, frame)
+    claims = [claim.evaluate(cells, frame) for claim in spec.claims]
+    notes = []
+    n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
+    if n_failed:
+        notes.append(f"{n_failed} failed trial(s) are left out (see `error_text` in the store).")
+    compare_md = ""
+    metric = reference["metric"].iloc[0] if len(reference) else "accuracy"
+    if len(frame) and metric in METRICS and metric in frame.columns:
+        try:
+            compare_md = table_markdown(build_table(frame, metric=metric, test="wilcoxon"))
+        except TreebenchError as exc:
+            notes.append(f"comparison table not built: {exc}")
+    drawn: list[tuple[Figure, Path]] = []
+    if figures and len(frame):
+        drawn, fig_notes = _draw(spec, frame, out_dir)
+        notes += fig_notes
+    context = SectionContext(Path(out_dir), frame, reference, spec, notes=notes)
+    sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
+    sections = tree_quality(context) + sections
+    return Report(spec, cells, claims, drawn, compare_md, notes, sections)
 
 
-def _oneway_claim(c: P.OneWayClaim, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-    hib = _higher(c.metric)
-    out = ClaimOutcome(c.text, "bold/underline in the table", "–", "not run", None)
-    sub = cells[cells["metric"] == c.metric]
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
-    match = Matcher.of(ok) if len(ok) else Matcher([], [])
-    agreements, total = 0, 0
-    for label, group in sub.groupby("dataset_label", sort=False):
-        paper_best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
-        paper_worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
-        ds = match.dataset(group["dataset"].iloc[0], label)
-        groups = {}
-        for alg in group["algorithm"]:
-            name = match.algorithm(alg)
-            if ds is None or name is None:
-                continue
-            rows = ok[(ok["dataset"].astype(str) == ds) & (ok["algorithm"].astype(str) == name)]
-            vals = trial_values(rows, c.metric, "fraction").dropna().to_numpy()
-            if vals.size >= 2:
-                groups[alg] = vals
-        if len(groups) < 2:
-            out.details.append(f"{label}: paper best {paper_best or '–'}, worst {paper_worst or '–'}; ours: not run")
-            continue
-        res = oneway.oneway_protocol(groups, hib, c.alpha)
-        total += 1
-        same = sorted(res.best) == paper_best and sorted(res.worst) == paper_worst
-        agreements += same
-        out.details.append(
-            f"{label}: paper best {', '.join(paper_best) or '–'} / worst {', '.join(paper_worst) or '–'}; "
-            f"ours ({'Kruskal-Wallis' if res.test == 'kruskal' else 'ANOVA'}, p = {res.p_value:.4f}) "
-            f"best {', '.join(res.best) or '–'} / worst {', '.join(res.worst) or '–'}"
-            f"{'' if same else '  ← differs'}"
-        )
-    if total:
-        out.ours = f"same marks on {agreements} of {total} datasets"
-        out.agrees = agreements == total
-    return out
+def _chosen(builders: tuple[SectionBuilder, ...], extras: bool | dict) -> list[SectionBuilder]:
+    """The builders ``extras`` asks for: none, all (``True``) or those named in the dict."""
+    if not extras:
+        return []
+    return [b for b in builders if not isinstance(extras, dict) or b.name in extras]
 
 
-def _underline_claim(c: P.UnderlineClaim, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-    paper_cells = cells[(cells["metric"] == c.metric) & (cells["mark"].str.startswith("underline"))]
-    paper_set = {(r.dataset_label, r.algorithm) for r in paper_cells.itertuples()}
-    out = ClaimOutcome(c.text, f"{len(paper_set)} underlined cells (as read, see the reference README)", "–",
-                       "not run", None)
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
-    if ok.empty:
-        return out
-    match = Matcher.of(ok)
-    opp = [match.algorithm(o) for o in c.opponents]
-    if any(o is None for o in opp):
-        return out
+def _build(builder: SectionBuilder, context: SectionContext, extras: bool | dict) -> list[Section]:
+    """Run one builder with its settings; a failure becomes a note."""
+    options = dict(extras.get(builder.name, {})) if isinstance(extras, dict) else {}
     try:
-        table = build_table(ok, metric=c.metric, test=c.test, alpha=c.alpha, underline_against=opp)
+        return builder(replace(context, options=options))
+    except SECTION_ERRORS as exc:
+        context.notes.append(f"section {builder.name} not built: {exc}")
+        return []
+
+
+@section_builder("tree_quality")
+def tree_quality(context: SectionContext) -> list[Section]:
+    """Per dataset, the tree-level measure of the algorithms whose criterion has one.
+
+    Built from the store's ``tree_quality`` column (mean ± std over trials);
+    no section when no trial has a value.  The spec supplies the title and
+    the paragraph that says what the measure is.
+    """
+    from treebench.report.formats import render
+
+    frame, spec = context.frame, context.spec
+    if "tree_quality" not in frame.columns:
+        return []
+    rated = frame[frame["tree_quality"].notna()]
+    if not len(rated):
+        return []
+    try:
+        table = build_table(rated, metric="tree_quality", test="wilcoxon")
     except TreebenchError as exc:
-        out.ours = f"not computed: {exc}"
-        return out
-    labels = {}
-    for r in cells[cells["metric"] == c.metric].itertuples():
-        ds, alg = match.dataset(r.dataset, r.dataset_label), match.algorithm(r.algorithm)
-        if ds and alg:
-            labels[(ds, alg)] = (r.dataset_label, r.algorithm)
-    ours = {labels[k] for k, cell in table.cells.items() if cell.underline and k in labels}
-    covered = {v for v in labels.values()}
-    paper_in = {p for p in paper_set if p in covered}
-    both = ours & paper_in
-    out.ours = f"{len(ours)} underlined; {len(both)} of the paper's {len(paper_in)} (on datasets run) among them"
-    out.agrees = ours == paper_in
-    for ds_label, alg in sorted(ours ^ paper_in):
-        who = "ours only" if (ds_label, alg) in ours else "paper only"
-        out.details.append(f"{ds_label} / {alg}: {who}")
-    return out
+        context.notes.append(f"tree-quality table not built: {exc}")
+        return []
+    intro = [spec.tree_quality_text, ""]
+    return [Section(spec.tree_quality_title, intro + table_markdown(table).splitlines(),
+                    render(table, "latex").splitlines())]
 
 
-def _fewer_claim(c: P.FewerClaim, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-    out = ClaimOutcome(c.text, "yes", "–", "not run", None)
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
-    if ok.empty:
-        return out
-    match = Matcher.of(ok)
-    a, b = match.algorithm(c.a), match.algorithm(c.b)
-    datasets = [match.dataset(d) for d in c.datasets] if c.datasets else match.frame_datasets
-    results = []
-    for want, ds in zip(c.datasets or datasets, datasets):
-        if ds is None or a is None or b is None:
-            out.details.append(f"{want}: not run")
+def _draw(spec: PaperSpec, frame: pd.DataFrame, out_dir: Path) -> tuple[list[tuple[Figure, Path]], list[str]]:
+    """Draw ``spec.figures``; return the figures drawn (with their PNG) and notes on those that were not."""
+    from treebench.report import plots
+
+    done, notes = [], []
+    for fig in spec.figures:
+        base = out_dir / fig.name
+        try:
+            if fig.kind == "leaves":
+                paths = plots.plot_leaves(frame, base, metric=fig.options.get("metric", "n_leaves"))
+            elif fig.kind == "cd":
+                paths = plots.plot_cd(frame, base, metric=fig.options.get("metric", "accuracy"))
+            elif fig.kind == "param":
+                paths = plots.plot_param(frame, base, param=fig.options["param"], dataset=fig.options.get("dataset"))
+            else:  # pragma: no cover - specs are ours
+                continue
+        except TreebenchError as exc:
+            notes.append(f"figure {fig.name} not drawn: {exc}")
             continue
-        va = trial_values(ok[(ok["dataset"] == ds) & (ok["algorithm"] == a)], c.metric, "count").mean()
-        vb = trial_values(ok[(ok["dataset"] == ds) & (ok["algorithm"] == b)], c.metric, "count").mean()
-        if math.isnan(va) or math.isnan(vb):
-            out.details.append(f"{ds}: no {c.metric} in the store")
-            continue
-        results.append(va < vb)
-        out.details.append(f"{ds}: {c.a} {va:.4g} vs {c.b} {vb:.4g} → {'fewer' if va < vb else 'not fewer'}")
-    if results:
-        out.ours = f"fewer on {sum(results)} of {len(results)} dataset(s)"
-        out.agrees = all(results)
-    return out
-
-
-def _most_claim(c: P.MostClaim, frame: pd.DataFrame) -> ClaimOutcome:
-    out = ClaimOutcome(c.text, "yes (figure)", "–", "not run", None)
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
-    if ok.empty or c.metric not in ok.columns:
-        return out
-    a = Matcher.of(ok).algorithm(c.a)
-    if a is None:
-        return out
-    wide = ok.pivot_table(index="dataset", columns="algorithm", values=c.metric, aggfunc="mean")
-    top = wide.max(axis=1)
-    hits = int((wide[a] >= top - 1e-12).sum())
-    out.ours = f"largest on {hits} of {len(wide)} datasets"
-    out.agrees = hits == len(wide)
-    return out
-
-
-def _meandiff_claim(c: P.MeanDiffClaim, cells: pd.DataFrame) -> ClaimOutcome:
-    out = ClaimOutcome(c.text, "≈ 4 points", "–", "not run", None)
-    for column, slot in (("value", "paper_numbers"), ("ours", "ours")):
-        wide = _means(cells, c.metric, column)
-        parts = []
-        for b in c.others:
-            if c.a in wide and b in wide:
-                d = (wide[c.a] - wide[b]).dropna()
-                if len(d):
-                    parts.append(f"vs {b} {d.mean():+.2f}")
-        others = [b for b in c.others if b in wide]
-        if c.a in wide and others:
-            # per dataset, against whichever of the others did best there
-            best = wide[others].max(axis=1) if _higher(c.metric) else wide[others].min(axis=1)
-            d = (wide[c.a] - best).dropna()
-            if len(d):
-                parts.append(f"vs the best of {', '.join(others)} per dataset {d.mean():+.2f}")
-        if parts:
-            setattr(out, slot, "; ".join(parts))
-    return out
-
-
-def evaluate_claims(spec: P.PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame) -> list[ClaimOutcome]:
-    """Recompute each claim of ``spec`` on the rerun (and on the paper's numbers where it makes sense)."""
-    out = []
-    for c in spec.claims:
-        if isinstance(c, P.WilcoxonClaim):
-            out.append(_wilcoxon_claim(c, cells))
-        elif isinstance(c, P.OneWayClaim):
-            out.append(_oneway_claim(c, cells, frame))
-        elif isinstance(c, P.UnderlineClaim):
-            out.append(_underline_claim(c, cells, frame))
-        elif isinstance(c, P.FewerClaim):
-            out.append(_fewer_claim(c, cells, frame))
-        elif isinstance(c, P.MostClaim):
-            out.append(_most_claim(c, frame))
-        elif isinstance(c, P.MeanDiffClaim):
-            out.append(_meandiff_claim(c, cells))
-    return out
+        done.append((fig, paths[0]))
+    return done, notes
 
 
 # -- writing ----------------------------------------------------------------------------
@@ -406,145 +236,6 @@ def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) ->
                 line += f"; within ± {tolerance:g} of the paper: {close} of {len(done)}"
         lines.append(line)
     return lines
-
-
-@dataclass
-class Report:
-    """What :func:`build_report` produced."""
-
-    spec: P.PaperSpec
-    cells: pd.DataFrame
-    claims: list[ClaimOutcome]
-    figures: list[tuple[P.Figure, Path]]
-    compare_md: str
-    notes: list[str]
-    sections: list = field(default_factory=list)  # extra sections (treebench.report.random_trees.Section)
-
-
-def build_report(
-    spec: P.PaperSpec,
-    frame: pd.DataFrame,
-    reference: pd.DataFrame,
-    out_dir: Path,
-    *,
-    figures: bool = True,
-    extras: bool | dict = False,
-) -> Report:
-    """Compare, recompute the claims and draw the figures (PNG + SVG in ``out_dir``).
-
-    ``extras`` adds the paper's extra sections (``spec.extras``; for serrurier2015 the
-    random-tree experiment of Figs. 2-3): ``True`` with their default settings, or a
-    dict ``{name: {setting: value}}``.
-    """
-    cells = compare_cells(reference, frame)
-    claims = evaluate_claims(spec, cells, frame)
-    notes = []
-    n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
-    if n_failed:
-        notes.append(f"{n_failed} failed trial(s) are left out (see `error_text` in the store).")
-    compare_md = ""
-    metric = reference["metric"].iloc[0] if len(reference) else "accuracy"
-    if len(frame) and metric in METRICS and metric in frame.columns:
-        try:
-            compare_md = table_markdown(build_table(frame, metric=metric, test="wilcoxon"))
-        except TreebenchError as exc:
-            notes.append(f"comparison table not built: {exc}")
-    drawn: list[tuple[P.Figure, Path]] = []
-    if figures and len(frame):
-        drawn, fig_notes = _draw(spec, frame, out_dir)
-        notes += fig_notes
-    sections = _extra_sections(spec, out_dir, extras, notes, frame) if extras else []
-    quality = _tree_quality_section(frame, notes)
-    if quality is not None:
-        sections.insert(0, quality)
-    return Report(spec, cells, claims, drawn, compare_md, notes, sections)
-
-
-def _tree_quality_section(frame: pd.DataFrame, notes: list[str]):
-    """Per dataset, the tree-level measure of the algorithms whose criterion has
-    one (eq. 18 of paper 000 for possibilistic trees); ``None`` when none has."""
-    from treebench.report.random_trees import Section
-
-    if "tree_quality" not in frame.columns:
-        return None
-    rated = frame[frame["tree_quality"].notna()]
-    if not len(rated):
-        return None
-    try:
-        table = build_table(rated, metric="tree_quality", test="wilcoxon")
-    except TreebenchError as exc:
-        notes.append(f"tree-quality table not built: {exc}")
-        return None
-    from treebench.report.formats import render
-
-    intro = ["Mean ± std over trials of the criterion's tree measure of every fitted tree "
-             "(eq. 18: the sum over the leaves of H*(p_l, n_l, γ) at the tuned γ; lower is better).", ""]
-    return Section("Tree quality measure (eq. 18)", intro + table_markdown(table).splitlines(),
-                   render(table, "latex").splitlines())
-
-
-def _extra_sections(
-    spec: P.PaperSpec, out_dir: Path, extras: bool | dict, notes: list[str], frame: pd.DataFrame | None = None
-) -> list:
-    """Sections beyond the published table (only papers whose spec names ``extras``)."""
-    out = []
-    for name in spec.extras:
-        options = dict(extras.get(name, {})) if isinstance(extras, dict) else {}
-        if isinstance(extras, dict) and name not in extras:
-            continue
-        if name == "random_trees":
-            from treebench.report.random_trees import random_trees_section
-
-            try:
-                out.append(random_trees_section(out_dir, **options))
-            except (TreebenchError, OSError, ValueError) as exc:
-                notes.append(f"section {name} not built: {exc}")
-        elif name == "certainty_errors" and frame is not None and len(frame):
-            from treebench.report.certainty_extras import certainty_section
-
-            out.append(certainty_section(frame))
-        elif name == "belief_tables" and frame is not None and len(frame):
-            from treebench.report.belief_extras import belief_section
-
-            out.append(belief_section(frame))
-        elif name == "mee":
-            from treebench.report.mee_extras import mee_sections
-            from treebench.report.reference import load_reference
-
-            try:
-                out.extend(mee_sections(out_dir, frame, load_reference(spec.reference), **options))
-            except (TreebenchError, OSError, ValueError) as exc:
-                notes.append(f"section {name} not built: {exc}")
-        elif name == "q_sweep":
-            from treebench.report.q_sweep import q_sweep_section
-
-            try:
-                out.append(q_sweep_section(out_dir, config=spec.config, **options))
-            except (TreebenchError, OSError, ValueError) as exc:
-                notes.append(f"section {name} not built: {exc}")
-    return out
-
-
-def _draw(spec: P.PaperSpec, frame: pd.DataFrame, out_dir: Path) -> tuple[list[tuple[P.Figure, Path]], list[str]]:
-    from treebench.report import plots
-
-    done, notes = [], []
-    for fig in spec.figures:
-        base = out_dir / fig.name
-        try:
-            if fig.kind == "leaves":
-                paths = plots.plot_leaves(frame, base, metric=fig.options.get("metric", "n_leaves"))
-            elif fig.kind == "cd":
-                paths = plots.plot_cd(frame, base, metric=fig.options.get("metric", "accuracy"))
-            elif fig.kind == "param":
-                paths = plots.plot_param(frame, base, param=fig.options["param"], dataset=fig.options.get("dataset"))
-            else:  # pragma: no cover - specs are ours
-                continue
-        except TreebenchError as exc:
-            notes.append(f"figure {fig.name} not drawn: {exc}")
-            continue
-        done.append((fig, paths[0]))
-    return done, notes
 
 
 def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:

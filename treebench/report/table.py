@@ -29,8 +29,8 @@ class Cell:
     """One (dataset, algorithm) cell, in display units (see ``Metric.scale``).
 
     ``mark`` is ``"v"``/``"*"``/``""`` against the baseline (None for the
-    baseline itself); ``flag`` is ``"best"``/``"worst"`` from paper 001's
-    protocol (``--test kruskal``) or empty.
+    baseline itself); ``flag`` is ``"best"``/``"worst"`` from the per-dataset
+    one-way protocol (``--test kruskal``) or empty.
     """
 
     mean: float
@@ -98,7 +98,7 @@ class ComparisonTable:
         Per non-baseline algorithm: datasets where it is significantly
         better / not different / significantly worse than the baseline.
     underline_against
-        Opponents for paper 000's underline rule (empty: rule off).
+        Opponents for the underline rule (empty: rule off).
     analysis
         The across-dataset analysis.
     notes
@@ -162,7 +162,7 @@ def build_table(
         ``n_test/n_train`` for the corrected test; default from the frame's
         ``n_test``/``n_train`` columns, else its ``protocol``, else 1/9.
     underline_against
-        Paper 000's rule: underline a cell when its algorithm is
+        Underline rule: underline a cell when its algorithm is
         significantly better (paired test) than every one of these.
     datasets, algorithms
         Optional selection and order.
@@ -289,7 +289,7 @@ def _underline(
     alpha: float,
     ratios: dict[str, float],
 ) -> None:
-    """Paper 000: underline when significantly better than every opponent."""
+    """Underline a cell when it is significantly better than every opponent."""
     hib = trials.metric.higher_is_better
     for (ds, alg), cell in cells.items():
         if alg in opponents:

@@ -8,6 +8,7 @@ meaning of Weka's ``v``/``*`` marks) and how to display it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from treebench.errors import one_of
@@ -55,7 +56,6 @@ METRICS: dict[str, Metric] = {
         Metric("n_nodes", "nodes", False, decimals=1),
         Metric("depth", "depth", False, decimals=1),
         Metric("tree_quality", "tree quality (criterion's tree measure, e.g. eq. 18)", False, decimals=2),
-        Metric("pignistic_error", "pignistic error E (paper 004, eq. 23)", False, scale=100.0, decimals=2, unit="%"),
         Metric("fit_seconds", "fit time", False, decimals=3, unit="s"),
         Metric("predict_seconds", "predict time", False, decimals=4, unit="s"),
     )
@@ -65,15 +65,26 @@ METRICS: dict[str, Metric] = {
 COMPARE_METRICS = ("accuracy", "error", "n_leaves", "n_nodes", "fit_seconds")
 
 
-def get_metric(name: str) -> Metric:
-    """Look a metric up by name.
+def get_metric(name: str, extra: Mapping[str, Metric] | None = None) -> Metric:
+    """Look a metric up by name: a fixed one, else one of ``extra``.
+
+    ``extra`` are the measures that learners add beyond the fixed ones (a
+    results frame carries their definitions in ``frame.attrs["metrics"]``).
 
     Raises
     ------
     TreebenchError
         For an unknown name, listing the accepted ones.
     """
+    known = {**METRICS, **(extra or {})}
     try:
-        return METRICS[name]
+        return known[name]
     except KeyError:
-        raise one_of(name, tuple(METRICS), "metric") from None
+        raise one_of(name, tuple(known), "metric") from None
+
+
+def frame_metrics(frame: object) -> dict[str, Metric]:
+    """The extra measures a results frame declares (``frame.attrs["metrics"]``; none if absent)."""
+    attrs = getattr(frame, "attrs", None) or {}
+    declared = attrs.get("metrics", {})
+    return dict(declared) if isinstance(declared, Mapping) else {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from treebench.lazy import lazy_getattr
 
 _LAZY = {
-    "GrowSettings": "treebench.trees.builder",
+    "GrowSettings": "treebench.trees.settings",
     "Presorted": "treebench.trees.builder",
     "grow": "treebench.trees.builder",
     "Tree": "treebench.trees.structure",

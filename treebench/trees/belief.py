@@ -70,10 +70,12 @@ class BeliefTreeClassifier(TreeClassifier):
         check_is_fitted(self, "leaf_masses_")
         return self.leaf_masses_[self.apply(X)]
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Pignistic probabilities ``m({w_j}) + m(Omega)/k`` of the reached leaf."""
-        return pignistic(self.predict_masses(X))
+    # predict_proba and predict come from FittedTreeMixin; only the leaves answer differently
+    def _leaf_proba(self, leaves: np.ndarray) -> np.ndarray:
+        """Pignistic probabilities ``m({w_j}) + m(Omega)/k`` of each reached leaf."""
+        check_is_fitted(self, "leaf_masses_")
+        return pignistic(self.leaf_masses_[leaves])
 
-    def predict(self, X: Any) -> np.ndarray:
+    def _leaf_class_index(self, leaves: np.ndarray) -> np.ndarray:
         """Class of largest pignistic probability (first class on ties)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return np.argmax(self._leaf_proba(leaves), axis=1)

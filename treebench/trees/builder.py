@@ -1,10 +1,11 @@
-"""Grow a tree: settings, the sort-once presort, and engine dispatch.
+"""Grow a tree: the sort-once presort and engine dispatch.
 
 Built-in criteria run the compiled induction (:mod:`treebench.kernels.induction`);
 any other criterion -- a user's plain-numpy class -- runs the generic split
 search of :mod:`treebench.trees.generic`.  Both produce the same arrays and
 follow the same rules (stopping, tie-breaking, missing values), so for a
-built-in criterion they grow the same tree.
+built-in criterion they grow the same tree.  The stopping rules and split
+forms both follow are :class:`treebench.trees.settings.GrowSettings`.
 """
 
 from __future__ import annotations
@@ -17,62 +18,9 @@ from treebench.criteria import Criterion
 from treebench.errors import TreebenchError
 from treebench.kernels.induction import build, fill_sorted_row
 from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.generic import build_generic
+from treebench.trees.settings import GrowSettings, validate_tree_param
 from treebench.trees.structure import Tree
-
-THRESHOLD_MODES = ("midpoint", "observed")
-NOMINAL_SPLITS = ("multiway", "binary")
-ENGINES = ("auto", "numba", "python")
-
-
-@dataclass(frozen=True)
-class GrowSettings:
-    """Stopping rules and split forms shared by every engine.
-
-    Parameters
-    ----------
-    max_depth:
-        Maximum depth (root = 0); ``None`` grows until another rule stops.
-    min_samples_split:
-        A node with fewer samples is a leaf.
-    min_samples_leaf:
-        Every child of a split must have at least this many samples.
-    threshold:
-        ``"midpoint"`` (between consecutive distinct values, as scikit-learn)
-        or ``"observed"`` (the largest value sent left).
-    nominal_split:
-        ``"multiway"`` (one branch per category present) or ``"binary"``
-        (one category against the rest).
-    """
-
-    max_depth: int | None = None
-    min_samples_split: int = 2
-    min_samples_leaf: int = 1
-    threshold: str = "midpoint"
-    nominal_split: str = "multiway"
-
-    def __post_init__(self) -> None:
-        if self.max_depth is not None and (not _is_int(self.max_depth) or self.max_depth < 0):
-            raise TreebenchError(f"max_depth={self.max_depth!r} is invalid; accepted: None or an integer >= 0")
-        if not _is_int(self.min_samples_split) or self.min_samples_split < 2:
-            raise TreebenchError(
-                f"min_samples_split={self.min_samples_split!r} is invalid; accepted: an integer >= 2"
-            )
-        if not _is_int(self.min_samples_leaf) or self.min_samples_leaf < 1:
-            raise TreebenchError(
-                f"min_samples_leaf={self.min_samples_leaf!r} is invalid; accepted: an integer >= 1"
-            )
-        if self.threshold not in THRESHOLD_MODES:
-            raise TreebenchError(
-                f"threshold={self.threshold!r} is invalid; accepted: {', '.join(THRESHOLD_MODES)}"
-            )
-        if self.nominal_split not in NOMINAL_SPLITS:
-            raise TreebenchError(
-                f"nominal_split={self.nominal_split!r} is invalid; accepted: {', '.join(NOMINAL_SPLITS)}"
-            )
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 @dataclass
@@ -137,11 +85,10 @@ def grow(
 
     ``presorted`` is consumed (partitioned in place); pass a copy to keep it.
     """
-    if engine not in ENGINES:
-        raise TreebenchError(f"engine={engine!r} is invalid; accepted: {', '.join(ENGINES)}")
+    validate_tree_param("engine", engine, python=True)
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
-    if getattr(criterion, "own_builder", False):
+    if criterion.learner_kind == "mee":  # the MEE split rule needs the feature values: its own builder
         raise TreebenchError(
             f"criterion {criterion.name!r} grows its own trees; use treebench.trees.mee.MEETreeClassifier"
         )
@@ -176,8 +123,6 @@ def grow(
             settings.threshold == "midpoint",
         )
     else:
-        from treebench.trees.generic import build_generic
-
         int_nodes, float_nodes, counts, catmap = build_generic(
             X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data
         )

@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench import criteria
 from treebench.errors import TreebenchError
-from treebench.trees.builder import GrowSettings, Presorted, grow
+from treebench.trees.builder import Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin
 from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
+from treebench.trees.settings import PRUNINGS, GrowSettings
 from treebench.trees.structure import Tree
 
-_TREE_PARAMS = (
+#: Constructor arguments other than the criterion's own (scikit-learn's get_params order).
+_ESTIMATOR_PARAMS = (
     "criterion",
     "max_depth",
     "min_samples_split",
@@ -31,7 +32,6 @@ _TREE_PARAMS = (
     "ccp_alpha",
     "engine",
 )
-PRUNINGS = ("pessimistic", "cost-complexity")
 
 
 class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
@@ -43,7 +43,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         A registered criterion name (``treebench criteria list``) or a
         :class:`treebench.criteria.Criterion` instance.
     max_depth, min_samples_split, min_samples_leaf, threshold, nominal_split:
-        See :class:`treebench.trees.builder.GrowSettings`.
+        See :class:`treebench.trees.settings.GrowSettings`.
     nominal_features:
         Columns (indices or names) to treat as nominal; DataFrame columns of
         categorical, string, object or bool dtype are nominal anyway and
@@ -105,14 +105,14 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- scikit-learn parameter protocol --------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        params = {name: getattr(self, name) for name in _ESTIMATOR_PARAMS}
         for name in self._criterion_param_names:
             params[name] = getattr(self, name)
         return params
 
     def set_params(self, **params: Any) -> TreeClassifier:
         for name, value in params.items():
-            if name not in _TREE_PARAMS and name not in self._criterion_param_names:
+            if name not in _ESTIMATOR_PARAMS and name not in self._criterion_param_names:
                 self._criterion_param_names = sorted({*self._criterion_param_names, name})
             setattr(self, name, value)
         return self
@@ -146,20 +146,12 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 f"pruning={self.pruning!r} is invalid; accepted: None, {', '.join(PRUNINGS)}"
             )
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
-        labels = _as_labels(y, matrix.shape[0])
-        self.classes_, codes = np.unique(labels, return_inverse=True)
-        codes = codes.astype(np.int64).ravel()
+        codes = self._fit_labels(y, matrix.shape[0])
         if sample_data is not None and len(sample_data) != matrix.shape[0]:
             raise TreebenchError(
                 f"sample_data has {len(sample_data)} rows; X has {matrix.shape[0]}"
             )
-        self.encoder_ = encoder
-        self.criterion_ = criterion
-        self.n_features_in_ = encoder.n_features
-        if encoder.from_dataframe:
-            self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self._fit_inputs(encoder, criterion)
         tree = grow(
             matrix,
             codes,
@@ -190,18 +182,3 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-def _as_labels(y: Any, n_samples: int) -> np.ndarray:
-    labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
-    if labels.ndim == 2 and labels.shape[1] == 1:
-        labels = labels.ravel()
-    if labels.ndim != 1:
-        raise TreebenchError(f"y must be 1-dimensional; got shape {labels.shape}")
-    if labels.shape[0] != n_samples:
-        raise TreebenchError(f"y has {labels.shape[0]} labels; X has {n_samples} rows")
-    if n_samples == 0:
-        raise TreebenchError("cannot fit on 0 samples")
-    if pd.isna(labels).any():
-        raise TreebenchError("y contains missing labels (NaN/None)")
-    return labels

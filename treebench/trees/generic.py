@@ -13,7 +13,7 @@ import numpy as np
 from treebench.criteria import Criterion, SplitContext
 from treebench.criteria.base import better, ties
 from treebench.kernels import layout as L
-from treebench.trees.builder import GrowSettings
+from treebench.trees.settings import GrowSettings
 
 
 def score_candidates(criterion: Criterion, parent, children, context) -> tuple[int, float, float, float]:

@@ -28,8 +28,8 @@ from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
 from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.estimator import _as_labels
 from treebench.trees.fitted import FittedTreeMixin
+from treebench.trees.settings import validate_tree_param
 from treebench.trees.structure import Tree
 
 THRESHOLDS = ("observed", "midpoint")
@@ -127,9 +127,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise TreebenchError(f"threshold={self.threshold!r} is invalid; accepted: {', '.join(THRESHOLDS)}")
         if self.engine not in ENGINES:
             raise TreebenchError(f"engine={self.engine!r} is invalid; accepted: {', '.join(ENGINES)}")
-        depth = self.max_depth
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0):
-            raise TreebenchError(f"max_depth={depth!r} is invalid; accepted: None or an integer >= 0")
+        validate_tree_param("max_depth", self.max_depth, python=True)
         merged = 0 if self.max_merged is None else self.max_merged
         # the criterion validates its own parameters with one-line errors
         return MEE(
@@ -151,16 +149,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if np.isnan(matrix).any():
             bad = encoder.names[int(np.flatnonzero(np.isnan(matrix).any(axis=0))[0])]
             raise TreebenchError(f"MEE trees need complete data; feature {bad!r} has missing values")
-        labels = _as_labels(y, matrix.shape[0])
-        self.classes_, codes = np.unique(labels, return_inverse=True)
-        codes = codes.astype(np.int64).ravel()
-        self.encoder_ = encoder
-        self.criterion_ = criterion
-        self.n_features_in_ = encoder.n_features
-        if encoder.from_dataframe:
-            self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        codes = self._fit_labels(y, matrix.shape[0])
+        self._fit_inputs(encoder, criterion)
         nodes = grow_mee(
             np.ascontiguousarray(matrix, dtype=np.float64),
             codes,

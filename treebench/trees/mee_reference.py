@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebench.criteria.mee import error_entropy_curve, is_convex, unsplit_error_entropy
-from treebench.kernels.mee import TIE
+from treebench.kernels.tolerances import TIE_TOLERANCE
 
 
 def reference_best_split(
@@ -44,6 +44,6 @@ def reference_best_split(
                 if not allowed.any():
                     continue
                 j = int(np.argmin(np.where(allowed, curve, np.inf)))
-                if curve[j] < unsplit - TIE and curve[j] < best[0] - TIE:
+                if curve[j] < unsplit - TIE_TOLERANCE and curve[j] < best[0] - TIE_TOLERANCE:
                     best = (float(curve[j]), s, f, orientation, float(levels[j]), float(levels[j + 1]))
     return best

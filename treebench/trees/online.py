@@ -20,7 +20,8 @@ from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.trees.builder import grow
 from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.estimator import TreeClassifier, _as_labels
+from treebench.trees.estimator import TreeClassifier
+from treebench.trees.fitted import as_labels
 from treebench.trees.structure import Tree
 
 
@@ -182,7 +183,7 @@ class OnlineTreeClassifier(TreeClassifier):
             if hasattr(self, attribute):
                 delattr(self, attribute)
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
-        labels = _as_labels(y, matrix.shape[0])
+        labels = as_labels(y, matrix.shape[0])
         order = np.random.default_rng(self.random_state).permutation(matrix.shape[0])
         return self._feed(encoder, matrix[order], labels[order], np.unique(labels))
 
@@ -191,11 +192,11 @@ class OnlineTreeClassifier(TreeClassifier):
         (all classes must be known then, as for scikit-learn's partial_fit)."""
         if not hasattr(self, "growing_"):
             encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
-            labels = _as_labels(y, matrix.shape[0])
+            labels = as_labels(y, matrix.shape[0])
             known = np.unique(labels) if classes is None else np.unique(np.asarray(classes))
             return self._feed(encoder, matrix, labels, known)
         matrix = self.encoder_.transform(X)
-        return self._feed(self.encoder_, matrix, _as_labels(y, matrix.shape[0]), self.classes_)
+        return self._feed(self.encoder_, matrix, as_labels(y, matrix.shape[0]), self.classes_)
 
     def _feed(self, encoder: FeatureEncoder, matrix: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> OnlineTreeClassifier:
         if self.pruning is not None:

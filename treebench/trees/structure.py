@@ -85,12 +85,22 @@ class Tree:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class frequencies of the leaf each row reaches."""
-        leaf_counts = self.counts[self.apply(X)].astype(np.float64)
-        return leaf_counts / leaf_counts.sum(axis=1, keepdims=True)
+        return self.proba_at(self.apply(X))
 
     def predict_index(self, X: np.ndarray) -> np.ndarray:
         """Index of the majority class at the reached leaf (first class on ties)."""
-        return np.argmax(self.counts[self.apply(X)], axis=1)
+        return self.class_index_at(self.apply(X))
+
+    def proba_at(self, nodes: np.ndarray) -> np.ndarray:
+        """Class frequencies of the training samples at each of ``nodes``, shape ``(len(nodes), k)``."""
+        node_counts = self.counts[nodes].astype(np.float64)
+        return node_counts / node_counts.sum(axis=1, keepdims=True)
+
+    def class_index_at(self, nodes: np.ndarray) -> np.ndarray:
+        """Index of the majority class at each of ``nodes`` (first class on ties)."""
+        # on the integer counts, not the frequencies: a node left without
+        # samples (subtree raising can) answers class 0 without a 0/0
+        return np.argmax(self.counts[nodes], axis=1)
 
     # -- text ----------------------------------------------------------------
     def export_text(self, decimals: int = 4, max_depth: int | None = None) -> str:

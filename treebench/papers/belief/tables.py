@@ -1,4 +1,4 @@
-"""Extra report section of paper 004 (belief-function trees): the public-data rerun.
+"""Paper 004 (belief-function trees): the report's crisp-vs-uncertain tables.
 
 The paper's Table 1 is one EEG dataset that is not public; the rerun uses
 public two-class sets with simulated expert labels.  This section lays the
@@ -15,13 +15,12 @@ import json
 import numpy as np
 import pandas as pd
 
+from treebench.report.cells import ok_trials
 from treebench.report.formats import md_table, tex_escape, tex_table
-from treebench.report.random_trees import Section
+from treebench.report.sections import Section
 
+#: Algorithm names of configs/belief.yaml: the belief tree on crisp and on uncertain labels, the entropy tree.
 CRISP, UNCERTAIN, ENTROPY = "belief-crisp", "belief-uncertain", "entropy"
-#: The paper's Table 1 (EEG, 5-fold CV), for the side-by-side line only; the
-#: cell-by-cell comparison reads results/reference/004_belief_table1.csv.
-METRICS = ("error", "pignistic_error")
 #: Columns of the belief-against-entropy table.
 VERSUS_HEAD = ["dataset", "error % belief", "error % entropy", "leaves belief", "leaves entropy"]
 
@@ -53,7 +52,7 @@ def _lams(frame: pd.DataFrame, dataset: str, algorithm: str) -> str:
 
 def belief_section(frame: pd.DataFrame) -> Section:
     """Per-dataset error rate and E for crisp vs uncertain training, and belief vs entropy."""
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    ok = ok_trials(frame)
     datasets = list(dict.fromkeys(ok["dataset"].astype(str)))
     head = [
         "dataset",

@@ -1,6 +1,6 @@
 """Weka inside this process through JPype: one JVM per worker instead of two per trial.
 
-The command-line route of :mod:`treebench.baselines.weka` starts ``java``
+The command-line route of :mod:`treebench.learners.weka` starts ``java``
 twice per trial (about 1.5 s); leave-one-out on a few thousand cases then
 costs far more in JVM starts than in trees.  With JPype installed the same
 Weka classes run in a JVM started once in each worker process, on the same

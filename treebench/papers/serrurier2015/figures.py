@@ -1,4 +1,4 @@
-"""Figures 2-3 of paper 000 from the random-tree experiment, a LOWESS smoother and the claims.
+"""Paper 000, Figures 2-3: the random-tree experiment drawn, smoothed and checked.
 
 * :func:`lowess` — tricube-weighted local-linear smoother (Cleveland 1979, no
   robustness iterations), in numpy;
@@ -9,8 +9,10 @@
 * :func:`summarize` — the paper's three qualitative claims as booleans with
   the numbers behind them;
 * :func:`random_trees_section` — the section of ``treebench reproduce
-  serrurier2015`` (runs the experiment, or reuses ``random_trees.csv`` in the
-  report folder when it was made with the same settings).
+  serrurier2015`` (runs the experiment of
+  :mod:`treebench.papers.serrurier2015.random_trees`, or reuses
+  ``random_trees.csv`` in the report folder when it was made with the same
+  settings).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.report.figures import new_figure, save
+from treebench.report.sections import Section
 
 #: The panels: (rule whose trees are shown, measure column, label).
 PANELS = (("log", "entropy", "classical entropy (bits)"),
@@ -128,13 +131,31 @@ def plot_accuracy_vs_entropy(frame: pd.DataFrame, path: Path) -> list[Path]:
 
 # -- the claims --------------------------------------------------------------------------
 @dataclass
-class Claim:
+class FigureClaim:
+    """One qualitative claim of Figs. 2-3, judged on our trees.
+
+    Attributes
+    ----------
+    text
+        The claim.
+    holds
+        Whether our smoothed curves (or rank correlations) show it.
+    numbers
+        The numbers behind the verdict.
+    """
+
     text: str
     holds: bool | None
     numbers: str
 
 
-def summarize(frame: pd.DataFrame) -> list[Claim]:
+def _interior_minimum(curve: np.ndarray) -> tuple[int, bool]:
+    """Where a smoothed curve is lowest, and whether that is strictly below both of its ends."""
+    i = int(np.argmin(curve))
+    return i, bool(0 < i < len(curve) - 1 and curve[i] < curve[0] - 1e-9 and curve[i] < curve[-1] - 1e-9)
+
+
+def summarize(frame: pd.DataFrame) -> list[FigureClaim]:
     """The paper's qualitative claims on our trees (LOWESS span 0.3 on a 120-point grid)."""
     from scipy.stats import spearmanr
 
@@ -144,62 +165,49 @@ def summarize(frame: pd.DataFrame) -> list[Claim]:
         gx, gy = _curve(log["n_leaves"].to_numpy(), log["entropy"].to_numpy())
         rises = np.diff(gy)
         worst = float(rises.max()) if rises.size else 0.0
-        out.append(Claim("Classical entropy decreases monotonically with size (Fig. 2, top)",
-                         bool(worst <= 1e-9),
-                         f"smoothed entropy {gy[0]:.3f} bits at {gx[0]:.0f} leaves → {gy[-1]:.3f} at "
-                         f"{gx[-1]:.0f}; largest rise between grid points {max(worst, 0.0):.2g} bits; every "
-                         "single split lowers or keeps it (a property of the definition)"))
+        out.append(FigureClaim("Classical entropy decreases monotonically with size (Fig. 2, top)",
+                               bool(worst <= 1e-9),
+                               f"smoothed entropy {gy[0]:.3f} bits at {gx[0]:.0f} leaves → {gy[-1]:.3f} at "
+                               f"{gx[-1]:.0f}; largest rise between grid points {max(worst, 0.0):.2g} bits; every "
+                               "single split lowers or keeps it (a property of the definition)"))
     if len(pos) >= 5:
         gx, gy = _curve(pos["n_leaves"].to_numpy(), pos["h_star"].to_numpy())
-        i = int(np.argmin(gy))
-        interior = 0 < i < len(gx) - 1 and gy[i] < gy[0] - 1e-9 and gy[i] < gy[-1] - 1e-9
-        out.append(Claim("H*(T, γ) first decreases with size, then increases (interior minimum, Fig. 2, bottom)",
-                         bool(interior),
-                         f"smoothed H* {gy[0]:.2f} at {gx[0]:.0f} leaves, minimum {gy[i]:.2f} at {gx[i]:.0f} "
-                         f"leaves, {gy[-1]:.2f} at {gx[-1]:.0f}"))
+        i, interior = _interior_minimum(gy)
+        out.append(FigureClaim("H*(T, γ) first decreases with size, then increases (interior minimum, Fig. 2, bottom)",
+                               bool(interior),
+                               f"smoothed H* {gy[0]:.2f} at {gx[0]:.0f} leaves, minimum {gy[i]:.2f} at {gx[i]:.0f} "
+                               f"leaves, {gy[-1]:.2f} at {gx[-1]:.0f}"))
     if len(pos) >= 5 and "h_star_weighted" in pos:
         gx, gy = _curve(pos["n_leaves"].to_numpy(), pos["h_star_weighted"].to_numpy())
-        i = int(np.argmin(gy))
-        interior = 0 < i < len(gx) - 1 and gy[i] < gy[0] - 1e-9 and gy[i] < gy[-1] - 1e-9
+        i, interior = _interior_minimum(gy)
         rho, p = spearmanr(pos["h_star_weighted"], pos["accuracy"])
-        out.append(Claim("Same, weighted reading Σ n_l/N · H*(p_l, n_l, γ): interior minimum over size",
-                         bool(interior),
-                         f"smoothed {gy[0]:.3f} at {gx[0]:.0f} leaves, minimum {gy[i]:.3f} at {gx[i]:.0f} leaves, "
-                         f"{gy[-1]:.3f} at {gx[-1]:.0f}; Spearman(weighted H*, accuracy) ρ = {rho:+.3f} "
-                         f"(p = {p:.2g})"))
+        out.append(FigureClaim("Same, weighted reading Σ n_l/N · H*(p_l, n_l, γ): interior minimum over size",
+                               bool(interior),
+                               f"smoothed {gy[0]:.3f} at {gx[0]:.0f} leaves, minimum {gy[i]:.3f} at {gx[i]:.0f} leaves, "
+                               f"{gy[-1]:.3f} at {gx[-1]:.0f}; Spearman(weighted H*, accuracy) ρ = {rho:+.3f} "
+                               f"(p = {p:.2g})"))
     if len(log) >= 5:
         rho, p = spearmanr(log["entropy"], log["accuracy"])
         gx, gy = _curve(log["entropy"].to_numpy(), log["accuracy"].to_numpy())
         i = int(np.argmax(gy))
         plateau = bool(i > 0 and gy[i] - gy[0] > 0.0)
-        out.append(Claim("Below some log entropy, lowering it no longer raises test accuracy (Fig. 3, top)",
-                         plateau,
-                         f"smoothed accuracy peaks at {gy[i]:.3f} for entropy {gx[i]:.3f} bits and is "
-                         f"{gy[0]:.3f} at the lowest entropy {gx[0]:.3f}; Spearman(entropy, accuracy) "
-                         f"ρ = {rho:+.3f} (p = {p:.2g})"))
+        out.append(FigureClaim("Below some log entropy, lowering it no longer raises test accuracy (Fig. 3, top)",
+                               plateau,
+                               f"smoothed accuracy peaks at {gy[i]:.3f} for entropy {gx[i]:.3f} bits and is "
+                               f"{gy[0]:.3f} at the lowest entropy {gx[0]:.3f}; Spearman(entropy, accuracy) "
+                               f"ρ = {rho:+.3f} (p = {p:.2g})"))
     if len(pos) >= 5:
         rho, p = spearmanr(pos["h_star"], pos["accuracy"])
         gx, gy = _curve(pos["h_star"].to_numpy(), pos["accuracy"].to_numpy())
-        out.append(Claim("Lower H*(T, γ) goes with higher test accuracy (Fig. 3, bottom)",
-                         bool(rho < 0 and p < 0.05),
-                         f"Spearman(H*, accuracy) ρ = {rho:+.3f} (p = {p:.2g}); smoothed accuracy "
-                         f"{gy[0]:.3f} at the lowest H* {gx[0]:.2f}, {gy[-1]:.3f} at the highest {gx[-1]:.2f}, "
-                         f"peak {gy.max():.3f} at {gx[int(np.argmax(gy))]:.2f}"))
+        out.append(FigureClaim("Lower H*(T, γ) goes with higher test accuracy (Fig. 3, bottom)",
+                               bool(rho < 0 and p < 0.05),
+                               f"Spearman(H*, accuracy) ρ = {rho:+.3f} (p = {p:.2g}); smoothed accuracy "
+                               f"{gy[0]:.3f} at the lowest H* {gx[0]:.2f}, {gy[-1]:.3f} at the highest {gx[-1]:.2f}, "
+                               f"peak {gy.max():.3f} at {gx[int(np.argmax(gy))]:.2f}"))
     return out
 
 
 # -- the reproduction section -------------------------------------------------------------
-@dataclass
-class Section:
-    """An extra section of a reproduction report."""
-
-    title: str
-    markdown: list[str]
-    latex: list[str]
-    figures: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
 PAPER_FIG2 = ("Fig. 2 (paper): the classical entropy of the tree always decreases when its size increases; "
               "H*(T, γ) first decreases with size and then increases when the tree becomes too complex "
               "w.r.t. the number of examples.")
@@ -210,11 +218,14 @@ PAPER_FIG3 = ("Fig. 3 (paper): there is a threshold below which decreasing log e
 
 def load_or_run(out_dir: Path, dataset: Any = "yeast", **settings: Any) -> tuple[pd.DataFrame, dict]:
     """The experiment's frame, from ``out_dir/random_trees.csv`` when its settings match, else run and save it."""
-    from treebench.experiment.random_trees import RandomTreeSettings, random_trees
+    # looked up at call time, so that a test can replace random_trees
+    from treebench.papers.serrurier2015.random_trees import (
+        VERSION,
+        RandomTreeSettings,
+        random_trees,
+    )
 
     n_jobs = settings.pop("n_jobs", None)
-    from treebench.experiment.random_trees import VERSION
-
     wanted = RandomTreeSettings(**settings).as_dict()
     wanted["version"] = VERSION
     wanted["dataset"] = dataset if isinstance(dataset, str) else getattr(dataset, "name", "custom")

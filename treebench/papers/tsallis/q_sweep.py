@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
-from treebench.report.random_trees import Section
+from treebench.report.sections import Section
 
 #: Bump when the sweep's computation changes, so a cached CSV is recomputed.
 VERSION = 1

@@ -1,6 +1,8 @@
-"""Extra report section of paper 003 (certainty): every algorithm's error counts on every
-dataset, the paper's dataset filter, and the claim "certainty makes fewer training and
-test errors than C5.0" counted over all rerun datasets (not only those the paper lists).
+"""Paper 003 (certainty): the report's error-count section.
+
+Every algorithm's error counts on every dataset, the paper's dataset filter, and
+the claim "certainty makes fewer training and test errors than C5.0" counted
+over all rerun datasets (not only those the paper lists).
 """
 
 from __future__ import annotations
@@ -8,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from treebench.report.cells import ok_trials
 from treebench.report.formats import md_table
-from treebench.report.random_trees import Section
+from treebench.report.sections import Section
 
 #: Datasets of the paper that have no treebench card (listed, not rerun).
 NOT_RERUN = {
@@ -24,7 +27,7 @@ C50_NAMES = ("c50", "c50-pruned")
 
 def error_counts(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, algorithm) of successful trials: train/test errors, sizes, leaves."""
-    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    ok = ok_trials(frame)
     if ok.empty:
         return pd.DataFrame(columns=["dataset", "algorithm", "train_errors", "test_errors", "n_test",
                                      "n_leaves", "n_nodes"])

@@ -1,7 +1,7 @@
 """Weka's J48 (J4.8, Weka's C4.5 release 8): the ``weka-j48`` baseline.
 
 With JPype installed (the ``weka`` extra) Weka runs inside the worker process
-(:mod:`treebench.baselines.weka_jvm`): the same classes, options and ARFF
+(:mod:`treebench.learners.weka_jvm`): the same classes, options and ARFF
 text, one JVM per worker, about 10 ms per small fit.  Otherwise, or with
 ``TREEBENCH_WEKA_ENGINE=java``, a trial costs two JVM starts (about 1.5 s),
 whatever the tuning:
@@ -37,7 +37,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from contextlib import nullcontext
@@ -49,9 +48,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from treebench.baselines import weka_jvm
-from treebench.errors import TreebenchError, no_such_parameter
-from treebench.experiment.learners import Learner
+from treebench.errors import TreebenchError
+from treebench.learners import weka_jvm
+from treebench.learners.external import ExternalProgramLearner, ProgramUnavailable, run_program
+from treebench.learners.external import output_tail as _tail
 
 MISSING_MESSAGE = (
     "weka-j48 needs java and weka.jar (apt-get install weka, or set TREEBENCH_WEKA_JAR); skipped"
@@ -84,7 +84,7 @@ PARAMS: dict[str, tuple[str, str, Any]] = {
 _TUNED = {"tune_C": "C", "tune_M": "M"}
 
 
-class WekaUnavailable(TreebenchError):
+class WekaUnavailable(ProgramUnavailable):
     """``java`` or ``weka.jar`` is missing."""
 
 
@@ -114,13 +114,7 @@ def find_jar() -> Path:
 
 def availability() -> str | None:
     """``None`` when java and the jar are found, else the reason weka-j48 trials will fail."""
-    try:
-        find_java()
-        find_jar()
-        weka_jvm.requested_engine()  # a bad TREEBENCH_WEKA_ENGINE is said before the run too
-    except TreebenchError as exc:
-        return str(exc)
-    return None
+    return WekaJ48.availability()
 
 
 @lru_cache(maxsize=8)
@@ -237,47 +231,6 @@ def _number(value: float) -> str:
 
 
 # --------------------------------------------------------------------------- options
-def validate_param(key: str, value: Any) -> None:
-    """Raise a one-line :class:`TreebenchError` if ``key: value`` is not a weka-j48 parameter."""
-    if key not in PARAMS:
-        accepted = "; ".join(f"{k} ({v[1]})" for k, v in PARAMS.items())
-        raise no_such_parameter("baseline 'weka-j48'", key, list(PARAMS), accepted)
-    what = PARAMS[key][1]
-    bad = TreebenchError(f"weka-j48: {key}={value!r} is invalid; accepted: {what}")
-    if key in ("unpruned", "binary_splits"):
-        if not isinstance(value, bool):
-            raise bad
-    elif key in ("M", "tune_folds"):
-        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "M" else 2):
-            raise bad
-    elif key == "C":
-        if not _confidence(value):
-            raise bad
-    elif key in _TUNED:
-        if value is None:
-            return
-        if not isinstance(value, (list, tuple)) or len(value) != 3:
-            raise bad
-        low, high, steps = value
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise bad
-        if key == "tune_C" and not (_confidence(low) and _confidence(high) and low <= high):
-            raise bad
-        if key == "tune_M":
-            integers = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high))
-            if not (integers and 1 <= low <= high):
-                raise bad
-
-
-def validate_combination(params: dict[str, Any]) -> None:
-    """Checks across parameters (each one is checked by :func:`validate_param`)."""
-    for tune, name in _TUNED.items():
-        if params.get(tune) is not None and name in params:
-            raise TreebenchError(f"weka-j48: give {name} or {tune}, not both")
-    if params.get("unpruned") and (params.get("tune_C") is not None or "C" in params):
-        raise TreebenchError("weka-j48: unpruned: true has no pruning confidence to set or tune")
-
-
 def _confidence(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 0.5
 
@@ -289,8 +242,8 @@ def _format(value: Any) -> str:
 def classifier_options(params: dict[str, Any], seed: int) -> list[str]:
     """The classifier class and options of one fit (J48, or J48 inside CVParameterSelection)."""
     for key, value in params.items():
-        validate_param(key, value)
-    validate_combination(params)
+        WekaJ48.validate_param(key, value)
+    WekaJ48.validate_combination(params)
     j48: list[str] = []
     if params.get("unpruned"):
         j48.append("-U")
@@ -384,11 +337,6 @@ def parse_predictions(text: str, n_rows: int) -> np.ndarray:
     return np.array([found[i] for i in range(1, n_rows + 1)], dtype=np.int64)
 
 
-def _tail(text: str, lines: int = 6) -> str:
-    kept = [line.strip() for line in text.strip().splitlines() if line.strip()][-lines:]
-    return " | ".join(kept) if kept else "(no output)"
-
-
 # --------------------------------------------------------------------------- running java
 def java_options() -> list[str]:
     """JVM options: ``TREEBENCH_WEKA_JAVA_OPTS`` or :data:`DEFAULT_JAVA_OPTS`."""
@@ -399,27 +347,13 @@ def java_options() -> list[str]:
 def run_weka(arguments: list[str], cwd: Path) -> str:
     """Run ``java -cp weka.jar ARGUMENTS`` in ``cwd``; stdout, or a clear error."""
     java, jar = find_java(), find_jar()
-    java_opts = java_options()
     timeout = float(os.environ.get("TREEBENCH_WEKA_TIMEOUT", DEFAULT_TIMEOUT))
-    command = [java, *java_opts, "-cp", str(jar), *arguments]
-    try:
-        done = subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise TreebenchError(
-            f"weka-j48: java did not finish within {timeout:g}s (TREEBENCH_WEKA_TIMEOUT)"
-        ) from None
-    except OSError as exc:
-        raise TreebenchError(f"weka-j48: cannot run {java}: {exc}") from None
-    # Weka 3.6 prints "Weka exception: ..." to stdout and still exits 0.
-    if done.returncode != 0 or "Weka exception:" in done.stdout:
-        detail = _tail(done.stderr) if done.stderr.strip() else _tail(done.stdout)
-        raise TreebenchError(
-            f"weka-j48: java {' '.join(arguments[:1])} failed (exit {done.returncode}): {detail}"
-        )
-    return done.stdout
+    return run_program(
+        [java, *java_options(), "-cp", str(jar), *arguments], cwd,
+        owner="weka-j48", what=f"java {' '.join(arguments[:1])}", timeout=timeout, timeout_setting="TREEBENCH_WEKA_TIMEOUT",
+        # Weka 3.6 prints "Weka exception: ..." to stdout and still exits 0.
+        failed=lambda done: done.returncode != 0 or "Weka exception:" in done.stdout,
+    )
 
 
 # --------------------------------------------------------------------------- the learner
@@ -438,37 +372,55 @@ class WekaModel:
     handle: Any = field(default=None, repr=False)  # the Java object (in-process engine)
 
 
-class WekaJ48(Learner):
+class WekaJ48(ExternalProgramLearner):
     """Weka's J48 through ``java``; see the module docstring and docs/configs.md."""
 
     name = "weka-j48"
+    PARAM_HELP = {key: what for key, (_, what, _) in PARAMS.items()}
 
     def __init__(self, random_state: int) -> None:
         # CVParameterSelection's -S (the seed of its inner folds) must be a Java int.
         self.seed = int(random_state) % (2**31 - 1)
         self._expected: tuple[pd.DataFrame, ...] = ()
 
-    @staticmethod
-    def accepted_params() -> list[str]:
-        return list(PARAMS)
+    @classmethod
+    def locate(cls) -> tuple[str, Path]:
+        java, jar = find_java(), find_jar()
+        weka_jvm.requested_engine()  # a bad TREEBENCH_WEKA_ENGINE is said before the run too
+        return java, jar
 
     @classmethod
-    def validate_params(cls, params: dict[str, Any]) -> None:
-        for key, value in params.items():
-            validate_param(key, value)
-        validate_combination(params)
-
-    @staticmethod
-    def validate_combination(params: dict[str, Any]) -> None:
-        validate_combination(params)
-
-    @staticmethod
-    def code_version() -> str:
+    def program_version(cls) -> str:
         return weka_version()
 
-    @staticmethod
-    def availability() -> str | None:
-        return availability()
+    @classmethod
+    def value_ok(cls, key: str, value: Any) -> bool:
+        if key in ("unpruned", "binary_splits"):
+            return isinstance(value, bool)
+        if key in ("M", "tune_folds"):
+            return not isinstance(value, bool) and isinstance(value, int) and value >= (1 if key == "M" else 2)
+        if key == "C":
+            return _confidence(value)
+        # tune_C / tune_M: null or [low, high, steps]
+        if value is None:
+            return True
+        if not isinstance(value, (list, tuple)) or len(value) != 3:
+            return False
+        low, high, steps = value
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            return False
+        if key == "tune_C":
+            return _confidence(low) and _confidence(high) and low <= high
+        integers = all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high))
+        return integers and 1 <= low <= high
+
+    @classmethod
+    def validate_combination(cls, params: dict[str, Any]) -> None:
+        for tune, name in _TUNED.items():
+            if params.get(tune) is not None and name in params:
+                raise TreebenchError(f"weka-j48: give {name} or {tune}, not both")
+        if params.get("unpruned") and (params.get("tune_C") is not None or "C" in params):
+            raise TreebenchError("weka-j48: unpruned: true has no pruning confidence to set or tune")
 
     # -- fitting
     def fit(

@@ -1,0 +1,220 @@
+"""What a validated experiment config is: plain, frozen, picklable dataclasses.
+
+These specs are built by :mod:`treebench.experiment.config` (the validator)
+and read by every other part of the experiment layer.  They use the standard
+library only, so a worker process can unpickle a trial without importing the
+validator, YAML or any learner.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The measures every trial stores in its own column.  Learners may add
+#: measures of their own (stored in the open ``measures`` field).
+METRICS = (
+    "accuracy",
+    "error",
+    "train_accuracy",
+    "n_leaves",
+    "n_nodes",
+    "depth",
+    "fit_seconds",
+    "predict_seconds",
+    "tree_quality",
+)
+DEFAULT_METRICS = ("accuracy", "n_leaves")
+
+#: Protocol type -> the keys it accepts besides ``type``.
+PROTOCOL_KEYS: dict[str, tuple[str, ...]] = {
+    "cv": ("folds", "repeats", "stratified"),
+    "holdout": ("test_size", "repeats", "stratified"),
+    "loo": (),
+    "ordered": ("train_fraction",),
+    "fixed": ("column", "train", "test"),
+}
+PRUNING = ("none", "pessimistic", "cost-complexity")
+TOP_KEYS = (
+    "experiment",
+    "description",
+    "seed",
+    "datasets",
+    "protocol",
+    "tuning",
+    "algorithms",
+    "metrics",
+    "store",
+    "plugins",
+    "label_uncertainty",
+    "nominal",
+)
+#: How nominal attributes reach the learners: as categories (multiway or
+#: one-vs-rest splits) or as their category codes, split by thresholds.
+NOMINAL_MODES = ("categories", "codes")
+DATASET_KEYS = ("name", "train", "test", "protocol")
+ALGORITHM_KEYS = (
+    "name", "criterion", "baseline", "params", "grid", "pruning", "online", "tune_as",
+)
+TUNING_KEYS = ("folds", "metric")
+TUNING_METRICS = ("accuracy",)
+
+
+# --------------------------------------------------------------------------- specs
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """How a dataset is split into training and test parts (see :mod:`treebench.experiment.protocols`)."""
+
+    kind: str
+    folds: int = 10
+    repeats: int = 1
+    stratified: bool = True
+    test_size: float = 0.3
+    train_fraction: float = 0.8
+    column: str = "split"
+    train: str = "train"
+    test: str = "test"
+
+    def fields(self) -> dict[str, Any]:
+        """The settings that matter for this kind (what identifies the splits)."""
+        return {"type": self.kind, **{k: getattr(self, k) for k in PROTOCOL_KEYS[self.kind]}}
+
+    @property
+    def n_repeats(self) -> int:
+        return self.repeats if self.kind in ("cv", "holdout") else 1
+
+    @property
+    def label(self) -> str:
+        """Short text for the results' ``protocol`` column, e.g. ``cv10x1``."""
+        if self.kind == "cv":
+            return f"cv{self.folds}x{self.repeats}" + ("" if self.stratified else "-unstratified")
+        if self.kind == "holdout":
+            return f"holdout{self.test_size:g}x{self.repeats}" + (
+                "" if self.stratified else "-unstratified"
+            )
+        if self.kind == "ordered":
+            return f"ordered{self.train_fraction:g}"
+        if self.kind == "fixed":
+            return f"fixed:{self.column}" if self.column else "fixed:pair"
+        return self.kind
+
+
+#: The protocol of a ``{train: A, test: B}`` dataset entry: A is trained on, B tested.
+PAIR_PROTOCOL = ProtocolSpec("fixed", column="")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A dataset of the config.
+
+    ``label`` is what the config wrote (the results' ``dataset`` column);
+    ``name`` (or ``train`` and ``test`` for a pair) are canonical card names,
+    which also seed the splits, so an alias gives the same splits as its card.
+    """
+
+    label: str
+    name: str | None
+    protocol: ProtocolSpec
+    train: str | None = None
+    test: str | None = None
+    expected_rows: int = 0
+    #: ``codes``: nominal attributes become ordered category codes (see NOMINAL_MODES).
+    nominal: str = "categories"
+
+    @property
+    def is_pair(self) -> bool:
+        return self.train is not None
+
+    @property
+    def seed_name(self) -> str:
+        return self.name if self.name is not None else f"{self.train}+{self.test}"
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm: a criterion or a baseline, fixed params and an optional grid.
+
+    ``params`` and ``grid`` are tuples of pairs in the order written (frozen
+    and picklable); ``grid_points`` enumerates the grid with the last
+    parameter varying fastest, which is the order ties are broken in.
+    """
+
+    name: str
+    criterion: str | None = None
+    baseline: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    pruning: str | None = None
+    #: Grow the final tree online, one training example at a time in a seeded
+    #: order (O-ΠTree); grid values are still chosen with batch trees.
+    online: bool = False
+    #: Take the grid values chosen by this other algorithm's inner CV on the
+    #: same training part instead of tuning its own grid (e.g. a gain ratio
+    #: taking the parameter tuned for its entropy).
+    tune_as: AlgorithmSpec | None = None
+
+    @property
+    def fixed_params(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    def grid_points(self) -> list[dict[str, Any]]:
+        if not self.grid:
+            return [{}]
+        names = [name for name, _ in self.grid]
+        return [
+            dict(zip(names, values)) for values in itertools.product(*(v for _, v in self.grid))
+        ]
+
+    def tuning_points(self) -> list[dict[str, Any]]:
+        """The grid points tuned for this algorithm: its own, or its ``tune_as`` algorithm's."""
+        return (self.tune_as or self).grid_points()
+
+    @property
+    def kind(self) -> str:
+        return (
+            f"criterion:{self.criterion}"
+            if self.criterion is not None
+            else f"baseline:{self.baseline}"
+        )
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "params": dict(self.params),
+            "grid": [[name, list(values)] for name, values in self.grid],
+            "pruning": self.pruning,
+            **({"online": True} if self.online else {}),
+            **({"tune_as": self.tune_as.fields()} if self.tune_as is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class TuningSpec:
+    """Inner cross-validation used to pick grid values."""
+
+    folds: int = 5
+    metric: str = "accuracy"
+
+    def fields(self) -> dict[str, Any]:
+        return {"folds": self.folds, "metric": self.metric}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment config."""
+
+    experiment: str
+    seed: int
+    datasets: tuple[DatasetSpec, ...]
+    algorithms: tuple[AlgorithmSpec, ...]
+    tuning: TuningSpec = field(default_factory=TuningSpec)
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    store: str = ""
+    plugins: tuple[str, ...] = ()
+    description: str = ""
+    path: str = ""
+    text: str = ""
+    #: Simulated uncertain expert labels, a ``treebench.data.label_uncertainty.LabelUncertainty`` or None.
+    label_uncertainty: Any = None

@@ -1,0 +1,91 @@
+"""Which learner runs a config's ``criterion:`` or ``baseline:``.
+
+Criteria declare their learner kind (``Criterion.learner_kind``: ``"tree"``
+for the shared builder, or a kind with its own learner); baselines are
+registered here by name.  The experiment layer asks :func:`make_learner` and
+never branches on a criterion's or a baseline's name.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from treebench.errors import TreebenchError
+from treebench.learners.base import Learner
+from treebench.learners.belief import BeliefLearner
+from treebench.learners.c50 import C50
+from treebench.learners.mee import MEELearner
+from treebench.learners.sklearn_cart import SklearnCart, SklearnCartCCP
+from treebench.learners.trees import CriterionLearner, OnlineLearner
+from treebench.learners.weka import WekaJ48
+from treebench.stats.metrics import Metric
+
+#: Learner kind a criterion declares -> the learner that grows its trees.
+LEARNER_KINDS: dict[str, type[Learner]] = {
+    "tree": CriterionLearner,
+    "mee": MEELearner,
+    "belief": BeliefLearner,
+}
+#: Baseline name (a config's ``baseline:``) -> its learner.
+BASELINES: dict[str, type[Learner]] = {
+    "sklearn-cart": SklearnCart,
+    "sklearn-cart-ccp": SklearnCartCCP,
+    "weka-j48": WekaJ48,
+    "c50": C50,
+}
+
+
+def available_baselines() -> list[str]:
+    return sorted(BASELINES)
+
+
+def baseline_class(name: str) -> type[Learner]:
+    """The baseline called ``name``; an unknown name gives a one-line error with a close match."""
+    if name in BASELINES:
+        return BASELINES[name]
+    close = difflib.get_close_matches(str(name), list(BASELINES), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise TreebenchError(f"unknown baseline {name!r}{hint}; accepted: {', '.join(available_baselines())}")
+
+
+def learner_kind(criterion: str) -> str:
+    """The learner kind a registered criterion declares."""
+    from treebench.criteria import criterion_class
+
+    return criterion_class(criterion).learner_kind
+
+
+def criterion_learner_class(criterion: str, online: bool = False) -> type[Learner]:
+    """The learner of a registered criterion (``online``: grown one example at a time)."""
+    kind = learner_kind(criterion)
+    if kind not in LEARNER_KINDS:
+        raise TreebenchError(
+            f"criterion {criterion!r} declares learner kind {kind!r}; accepted: {', '.join(LEARNER_KINDS)}"
+        )
+    if online:
+        if kind != "tree":
+            raise TreebenchError(f"criterion {criterion!r} has no online tree; online: true needs a 'tree' kind")
+        return OnlineLearner
+    return LEARNER_KINDS[kind]
+
+
+def make_learner(
+    *,
+    criterion: str | None = None,
+    baseline: str | None = None,
+    pruning: str | None = None,
+    online: bool = False,
+    random_state: int = 0,
+) -> Learner:
+    """A fresh learner for one algorithm of a config (exactly one of ``criterion``/``baseline``)."""
+    if criterion is not None:
+        return criterion_learner_class(criterion, online)(criterion, pruning)
+    if baseline is None:
+        raise TreebenchError("an algorithm needs a 'criterion' or a 'baseline'")
+    return baseline_class(baseline)(random_state=random_state)
+
+
+def declared_metrics() -> dict[str, Metric]:
+    """Every extra measure some learner declares, by name."""
+    learners = [*LEARNER_KINDS.values(), OnlineLearner, *BASELINES.values()]
+    return {m.name: m for cls in learners for m in cls.extra_metrics}

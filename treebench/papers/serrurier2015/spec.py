@@ -1,0 +1,47 @@
+"""Paper 000 as a :class:`~treebench.report.spec.PaperSpec`: Table 1, Fig. 4 and Figs. 2-3."""
+
+from __future__ import annotations
+
+from treebench.report.claims import MostClaim, UnderlineClaim, WilcoxonClaim
+from treebench.report.sections import Section
+from treebench.report.spec import Figure, PaperSpec, SectionContext, section_builder
+
+
+@section_builder("random_trees")
+def random_trees(context: SectionContext) -> list[Section]:
+    """Figs. 2-3 from the random-tree experiment; ``context.options`` are
+    :func:`~treebench.papers.serrurier2015.figures.random_trees_section`'s settings."""
+    from treebench.papers.serrurier2015.figures import random_trees_section
+
+    return [random_trees_section(context.out_dir, **context.options)]
+
+
+SPEC = PaperSpec(
+    key="serrurier2015",
+    number="000",
+    citation="Serrurier & Prade, Entropy evaluation based on confidence intervals of frequency estimates: "
+             "application to the learning of decision trees, ICML 2015",
+    reference="000_serrurier2015_table1.csv",
+    description="possibilistic cumulative entropy",
+    authors="Serrurier & Prade 2015",
+    claims=(
+        WilcoxonClaim("ΠTree beats LogTree (Wilcoxon over datasets)", "pitree", "logtree", "accuracy", True),
+        WilcoxonClaim("ΠTree beats PrunTree (Wilcoxon over datasets)", "pitree", "pruntree", "accuracy", True),
+        WilcoxonClaim("ΠTree vs J4.8: no significant difference", "pitree", "j48", "accuracy", False),
+        WilcoxonClaim("O-ΠTree vs LogTree: no significant difference", "o-pitree", "logtree", "accuracy", False),
+        WilcoxonClaim("O-ΠTree vs PrunTree: no significant difference", "o-pitree", "pruntree", "accuracy", False),
+        UnderlineClaim("Underlined: significantly better (paired t-test) than LogTree and PrunTree",
+                       ("logtree", "pruntree")),
+        MostClaim("LogTree always produces the most complex trees (Fig. 4)", "logtree", "n_leaves"),
+    ),
+    figures=(
+        Figure("leaves", "leaves", "Mean number of leaves per dataset and algorithm (cf. paper 000, Fig. 4)."),
+        Figure("cd", "cd", "Critical-difference diagram of accuracy ranks (Friedman + Nemenyi).",
+               {"metric": "accuracy"}),
+    ),
+    sections=(random_trees,),
+    # eq. 18 is the possibilistic criterion's tree measure (Possibilistic.tree_quality)
+    tree_quality_title="Tree quality measure (eq. 18)",
+    tree_quality_text="Mean ± std over trials of the criterion's tree measure of every fitted tree "
+                      "(eq. 18: the sum over the leaves of H*(p_l, n_l, γ) at the tuned γ; lower is better).",
+)

@@ -1,0 +1,185 @@
+"""What a reproduced paper publishes and concludes, as a checkable spec.
+
+A :class:`PaperSpec` names the paper's config, its reference CSV
+(``results/reference``), the claims its text makes about its own numbers
+(:mod:`treebench.report.claims`), the figures to draw and the extra sections
+to build.  The specs themselves live with their papers, in
+:mod:`treebench.papers`; this module is the shape they share.
+
+An extra section is made by a :class:`SectionBuilder`: a named function that
+:func:`treebench.report.reproduce.build_report` calls with one
+:class:`SectionContext` and whose :class:`~treebench.report.sections.Section`
+objects it appends to the report.  The name is the key under which the
+``extras`` option of ``build_report`` selects the builder and passes it
+settings (``{name: {setting: value}}``).
+
+Algorithm names in a reference CSV (column ``algorithm``) are the names the
+paper's config must give its algorithms; see ``docs/reports.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from treebench.report.sections import Section
+
+if TYPE_CHECKING:  # types only: the specs are built at import, before pandas is needed
+    import pandas as pd
+
+    from treebench.report.claims import Claim
+
+#: Title and first paragraph of the tree-quality section when a spec gives none.
+TREE_QUALITY_TITLE = "Tree quality measure"
+TREE_QUALITY_TEXT = ("Mean ± std over trials of the criterion's own tree-level measure of every fitted tree "
+                     "(lower is better).")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of the report.
+
+    Attributes
+    ----------
+    kind
+        ``leaves`` (grouped bars), ``cd`` (critical-difference diagram) or
+        ``param`` (metrics against a hyperparameter); see :mod:`treebench.report.plots`.
+    name
+        File name without suffix, in the report folder.
+    caption
+        The caption under the figure.
+    options
+        Keyword settings of the plot (``metric``, ``param``, ``dataset``).
+    """
+
+    kind: str
+    name: str
+    caption: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SectionContext:
+    """Everything a section builder may read.
+
+    Attributes
+    ----------
+    out_dir
+        The report folder: figures and cached computations go here.
+    frame
+        The trials of the rerun (the results store as a frame; may be empty).
+    reference
+        The paper's published numbers (:func:`treebench.report.reference.load_reference`).
+    spec
+        The paper being reported.
+    options
+        The builder's settings from ``build_report(extras={name: {...}})``; empty by default.
+    notes
+        The report's notes; a builder may append to it.
+    """
+
+    out_dir: Path
+    frame: pd.DataFrame
+    reference: pd.DataFrame
+    spec: PaperSpec
+    options: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def has_trials(self) -> bool:
+        """Whether the frame holds any trial."""
+        return self.frame is not None and len(self.frame) > 0
+
+
+@dataclass(frozen=True)
+class SectionBuilder:
+    """A named function from a :class:`SectionContext` to the :class:`Section` objects it adds.
+
+    ``build`` returns the sections (possibly none, e.g. before anything has
+    run).  It may raise :class:`~treebench.errors.TreebenchError`,
+    ``OSError`` or ``ValueError`` when its inputs are missing or unusable; the
+    report then notes ``section NAME not built: ...`` and goes on.
+    """
+
+    name: str
+    build: Callable[[SectionContext], Sequence[Section]]
+
+    def __call__(self, context: SectionContext) -> list[Section]:
+        """The sections ``build`` makes from ``context``, as a list."""
+        return list(self.build(context))
+
+
+def section_builder(name: str) -> Callable[[Callable[[SectionContext], Sequence[Section]]], SectionBuilder]:
+    """Decorator: turn ``build(context) -> sections`` into a :class:`SectionBuilder` called ``name``."""
+
+    def wrap(build: Callable[[SectionContext], Sequence[Section]]) -> SectionBuilder:
+        return SectionBuilder(name, build)
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class PaperSpec:
+    """One paper to reproduce.
+
+    Attributes
+    ----------
+    key
+        Short name (``treebench reproduce KEY``; the config is ``configs/KEY.yaml``).
+    number
+        The paper's number in the reference CSVs (``"000"``, ``"001"``, ...).
+    citation
+        Authors and title, as printed under the report's heading.
+    reference
+        File name of the published numbers in ``results/reference``.
+    description
+        One line for listings: what the paper is about (e.g. its criterion).
+    authors
+        Short authors-and-year label for listings.
+    claims
+        The paper's conclusions, each recomputed on the rerun.
+    figures
+        Figures drawn from the rerun's frame.
+    sections
+        Extra sections, built in this order when the report asks for extras.
+    aliases
+        Other names :func:`treebench.papers.get_paper` accepts.
+    tolerances
+        Metric -> tolerance in the paper's unit: the report counts the cells
+        within it (for papers that print no std).
+    tree_quality_title, tree_quality_text
+        Heading and first paragraph of the tree-quality section (written when
+        the store has ``tree_quality`` values), so that a paper can name its
+        own measure.
+    """
+
+    key: str
+    number: str
+    citation: str
+    reference: str
+    description: str = ""
+    authors: str = ""
+    claims: tuple[Claim, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    sections: tuple[SectionBuilder, ...] = ()
+    aliases: tuple[str, ...] = ()
+    tolerances: dict[str, float] = field(default_factory=dict)
+    tree_quality_title: str = TREE_QUALITY_TITLE
+    tree_quality_text: str = TREE_QUALITY_TEXT
+
+    @property
+    def config(self) -> str:
+        """The paper's experiment config, relative to the repository root."""
+        return f"configs/{self.key}.yaml"
+
+    @property
+    def extras(self) -> tuple[str, ...]:
+        """Names of the extra sections (the keys ``build_report(extras=...)`` accepts)."""
+        return tuple(builder.name for builder in self.sections)
+
+    @property
+    def headline(self) -> str:
+        """``number authors, description`` — one line for listings."""
+        return f"{self.number} {self.authors}, {self.description}"

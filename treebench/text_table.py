@@ -1,0 +1,65 @@
+"""Plain-text tables for the terminal: a header, a rule, aligned columns.
+
+Standard library only, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+__all__ = ["format_table"]
+
+
+def format_table(
+    headers: Sequence[object], rows: Iterable[Sequence[object]], numeric: Collection[int] = ()
+) -> str:
+    """Lay out ``rows`` under ``headers`` as aligned plain text.
+
+    Parameters
+    ----------
+    headers:
+        Column titles.
+    rows:
+        One sequence of cells per row, as many as there are headers.  Cells
+        are shown with ``str``; ``None`` shows as an empty cell.
+    numeric:
+        Indices of the columns to align right (numbers); the others align left.
+
+    Returns
+    -------
+    str
+        The header line, a rule of dashes under each column, then one line
+        per row; columns are two spaces apart and lines have no trailing
+        blanks.  No final newline.
+
+    Raises
+    ------
+    ValueError
+        A row with more or fewer cells than there are headers.
+
+    Examples
+    --------
+    >>> print(format_table(["name", "rows"], [["iris", 150], ["wine", None]], numeric=(1,)))
+    name  rows
+    ----  ----
+    iris   150
+    wine
+    """
+    lines = [[str(h) for h in headers]]
+    for row in rows:
+        cells = ["" if v is None else str(v) for v in row]
+        if len(cells) != len(lines[0]):
+            raise ValueError(
+                f"table row has {len(cells)} cells for {len(lines[0])} headers: {cells!r}"
+            )
+        lines.append(cells)
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+
+    def render(cells: list[str]) -> str:
+        return "  ".join(
+            cell.rjust(width) if i in numeric else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths))
+        ).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([render(lines[0]), rule, *(render(cells) for cells in lines[1:])])
