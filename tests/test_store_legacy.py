@@ -67,3 +67,20 @@ def test_legacy_store_resumes_and_recomputes_the_same_numbers(legacy_store):
             before[column].to_numpy(dtype=float),
             rtol=0, atol=1e-12, equal_nan=True,
         )
+
+
+def test_extra_measures_are_listed_like_the_fixed_ones(legacy_store):
+    from click.testing import CliRunner
+
+    from treebench.cli import cli
+
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["results", "show", str(legacy_store), "--metric", "pignistic_error"])
+    assert shown.exit_code == 0, shown.output
+    assert "pignistic_error %" in shown.output  # displayed with the measure's own unit
+    compared = runner.invoke(cli, ["compare", str(legacy_store), "--metric", "pignistic_error", "--test", "ttest"])
+    assert compared.exit_code == 0, compared.output
+    assert "pignistic" in compared.output and "belief-uncertain" in compared.output
+    unknown = runner.invoke(cli, ["compare", str(legacy_store), "--metric", "pignistic"])
+    message = str(unknown.exception)  # the CLI's main() prints it as one line
+    assert "unknown metric 'pignistic'" in message and "pignistic_error" in message

@@ -14,7 +14,8 @@ import click
 from treebench.errors import TreebenchError
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
-_METRICS = ("accuracy", "error", "n_leaves", "n_nodes", "depth", "fit_seconds", "tree_quality")
+#: Shown in --help; any fixed metric and any extra measure the store holds is accepted.
+_METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_quality, ... or an extra measure of the store"
 _FORMATS = ("md", "latex", "csv", "html")
 
 
@@ -37,8 +38,8 @@ def write_output(text: str, out: Path | None) -> None:
 
 @click.command()
 @click.argument("source", metavar="STORE_OR_CONFIG")
-@click.option("--metric", type=click.Choice(_METRICS), default="accuracy", show_default=True,
-              help="Column of the results to compare.")
+@click.option("--metric", default="accuracy", show_default=True,
+              help=f"Column of the results to compare: {_METRICS_HELP}.")
 @click.option("--test", "test", type=click.Choice(_TESTS), default="corrected-ttest", show_default=True,
               help="ttest/corrected-ttest: per-dataset paired test behind the v/* marks; "
                    "wilcoxon, friedman: across-dataset tests (marks from --paired); "
@@ -80,8 +81,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 @click.argument("source", metavar="STORE_OR_CONFIG")
 @click.option("--param", help="param: the hyperparameter on the x axis (e.g. q, gamma).")
 @click.option("--dataset", help="param: only this dataset.")
-@click.option("--metric", type=click.Choice(_METRICS), default=None,
-              help="leaves: bar height (default n_leaves); cd: ranked metric (default accuracy).")
+@click.option("--metric", default=None,
+              help=f"leaves: bar height (default n_leaves); cd: ranked metric (default accuracy); {_METRICS_HELP}.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")

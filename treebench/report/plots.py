@@ -19,7 +19,7 @@ from treebench.report.cd_diagram import draw_cd
 from treebench.report.figures import new_figure, palette, save
 from treebench.stats import across
 from treebench.stats.frame import cell_summary, means_matrix, select_trials
-from treebench.stats.metrics import get_metric
+from treebench.stats.metrics import metric_in
 
 PLOTS = ("leaves", "param", "cd")
 
@@ -39,7 +39,7 @@ def plot_leaves(
     span more than two orders of magnitude (``log=None``), so small trees stay
     visible next to large ones.
     """
-    m = get_metric(metric)
+    m = metric_in(frame, metric)
     trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
     summary = cell_summary(trials)
     ds, algs = list(trials.datasets), list(trials.algorithms)
@@ -129,7 +129,7 @@ def plot_param(
     fig, axes = new_figure(5.0 * len(metrics) + 0.6, 3.9, ncols=len(metrics))
     axes = np.atleast_1d(axes)
     for ax, metric in zip(axes, metrics):
-        m = get_metric(metric)
+        m = metric_in(frame, metric)
         for line, colour in zip(lines, palette(len(lines))):
             sub = data[data["_line"] == line]
             g = pd.to_numeric(sub[metric], errors="coerce").groupby(sub["_x"]).agg(["mean", "std"]).sort_index()
@@ -143,7 +143,7 @@ def plot_param(
         ax.grid(alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
     title = f"{dataset}: " if dataset else ""
-    fig.suptitle(f"{title}{' and '.join(get_metric(x).label for x in metrics)} against {param} (★ = best)",
+    fig.suptitle(f"{title}{' and '.join(metric_in(frame, x).label for x in metrics)} against {param} (★ = best)",
                  fontsize=11)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(lines), 4), frameon=False,
@@ -162,7 +162,7 @@ def plot_cd(
     algorithms: Sequence[str] | None = None,
 ) -> list[Path]:
     """Friedman + Nemenyi critical-difference diagram of per-dataset mean ranks."""
-    m = get_metric(metric)
+    m = metric_in(frame, metric)
     trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
     means, _ = means_matrix(trials)
     res = across.friedman(means, m.higher_is_better, alpha)

@@ -28,7 +28,7 @@ from treebench.report.formats import tex_escape
 from treebench.report.sections import Section
 from treebench.report.spec import Figure, PaperSpec, SectionBuilder, SectionContext, section_builder
 from treebench.report.table import build_table
-from treebench.stats.metrics import METRICS
+from treebench.stats.metrics import METRICS, frame_metrics
 
 #: What a section builder may raise when its inputs are missing or unusable: the report notes it.
 SECTION_ERRORS = (TreebenchError, OSError, ValueError)
@@ -101,7 +101,7 @@ def build_report(
         notes.append(f"{n_failed} failed trial(s) are left out (see `error_text` in the store).")
     compare_md = ""
     metric = reference["metric"].iloc[0] if len(reference) else "accuracy"
-    if len(frame) and metric in METRICS and metric in frame.columns:
+    if len(frame) and metric in {**METRICS, **frame_metrics(frame)} and metric in frame.columns:
         try:
             compare_md = table_markdown(build_table(frame, metric=metric, test="wilcoxon"))
         except TreebenchError as exc:

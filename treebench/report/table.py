@@ -18,7 +18,7 @@ import pandas as pd
 from treebench.errors import TreebenchError, one_of
 from treebench.stats import across, oneway, paired
 from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
-from treebench.stats.metrics import Metric, get_metric
+from treebench.stats.metrics import Metric, metric_in
 
 #: ``--test`` choices: two per-dataset paired tests and three across-dataset analyses.
 TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
@@ -145,7 +145,8 @@ def build_table(
     frame
         Tidy results, one row per trial (``ResultsStore.to_frame()``).
     metric
-        Column to compare (:data:`treebench.stats.metrics.METRICS`).
+        Column to compare: a fixed metric (:data:`treebench.stats.metrics.METRICS`) or an
+        extra measure the frame declares (``frame.attrs["metrics"]``).
     test
         One of :data:`TESTS`.  ``ttest``/``corrected-ttest`` choose the
         per-dataset test behind the marks; ``wilcoxon``, ``friedman`` and
@@ -171,7 +172,7 @@ def build_table(
         raise one_of(test, TESTS, "test")
     if not 0.0 < alpha < 1.0:
         raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
-    m = get_metric(metric)
+    m = metric_in(frame, metric)
     trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
     algs = list(trials.algorithms)
     if baseline is None:

@@ -88,3 +88,8 @@ def frame_metrics(frame: object) -> dict[str, Metric]:
     attrs = getattr(frame, "attrs", None) or {}
     declared = attrs.get("metrics", {})
     return dict(declared) if isinstance(declared, Mapping) else {}
+
+
+def metric_in(frame: object, name: str) -> Metric:
+    """The metric ``name`` of a results frame: a fixed one or an extra measure it declares."""
+    return get_metric(name, frame_metrics(frame))
