@@ -1,0 +1,114 @@
+"""A harness for table-driven bad-input tests: one case is one line.
+
+A :class:`CliCase` runs ``treebench ARGS`` in-process through the real entry
+point (``treebench.cli.main``) in a fresh temporary folder holding the case's
+files, and checks what a user must see: the expected exit code, exactly one
+line on stderr naming the problem, no traceback, and every file the case
+names unchanged (a bad input never loses or modifies finished results).
+An :class:`ApiCase` calls a function and expects one exception whose message
+is one line.
+
+In ``args`` and file texts, ``{tmp}`` is the case's folder and ``{data}`` the
+dataset mirror (``TREEBENCH_DATA``).  File contents may be ``bytes``, or a
+callable ``f(folder) -> None`` that writes anything (a store, say).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: A small valid config the cases can start from (iris is bundled with scikit-learn).
+GOOD_CONFIG = (
+    "experiment: bad-input\nseed: 0\ndatasets: [iris]\n"
+    "protocol: {type: cv, folds: 2, repeats: 1}\n"
+    "algorithms:\n  - {name: entropy, criterion: entropy, params: {max_depth: 2}}\n"
+)
+
+
+@dataclass(frozen=True)
+class CliCase:
+    """``treebench *args`` must exit ``code`` with one stderr line matching ``message``."""
+
+    id: str
+    args: tuple[str, ...]
+    message: str
+    files: dict[str, Any] = field(default_factory=dict)
+    code: int = 2
+    #: Files (relative to the case folder) whose bytes must not change; default: every given file.
+    unchanged: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ApiCase:
+    """``call()`` must raise ``error`` with a one-line message matching ``message``."""
+
+    id: str
+    call: Callable[[], Any]
+    message: str
+    error: type[BaseException] = ValueError
+
+
+def _fill(text: str, folder: Path) -> str:
+    return text.replace("{tmp}", str(folder)).replace("{data}", os.environ.get("TREEBENCH_DATA", ""))
+
+
+def _digest(path: Path) -> str | None:
+    if not path.exists():
+        return None
+    if path.is_dir():
+        return "dir"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_cli_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
+    from treebench.cli import main
+
+    for name, content in case.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if callable(content):
+            content(folder)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(_fill(content, folder), encoding="utf-8")
+    watched = case.unchanged if case.unchanged is not None else tuple(case.files)
+    before = {name: _digest(folder / name) for name in watched}
+    capsys.readouterr()
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        main([_fill(a, folder) for a in case.args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - any escape is the traceback a user would see
+        pytest.fail(f"{case.id}: traceback instead of a one-line error:\n{traceback.format_exc()}")
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    lines = [line for line in out.err.splitlines() if line.strip()]
+    assert code == case.code, f"{case.id}: exit {code}, expected {case.code}; stderr: {out.err!r}"
+    assert "Traceback" not in out.err, f"{case.id}: traceback on stderr:\n{out.err}"
+    problems = [line for line in lines if not line.startswith(("warning:", "wrote "))]
+    assert len(problems) == 1, f"{case.id}: expected one line on stderr, got {len(problems)}: {out.err!r}"
+    assert re.search(case.message, problems[0]), f"{case.id}: {problems[0]!r} does not match {case.message!r}"
+    after = {name: _digest(folder / name) for name in watched}
+    assert after == before, f"{case.id}: files changed: {[n for n in watched if before[n] != after[n]]}"
+
+
+def run_api_case(case: ApiCase) -> None:
+    with pytest.raises(case.error) as info:
+        case.call()
+    text = str(info.value)
+    assert text.strip() and "\n" not in text.strip(), f"{case.id}: message is not one line: {text!r}"
+    assert re.search(case.message, text), f"{case.id}: {text!r} does not match {case.message!r}"
