@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test bench lint clean $(REPRODUCE)
+.PHONY: install quickstart test test-boundscheck bench lint clean $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -26,6 +26,12 @@ quickstart: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# The suite again with numba's bounds checks on (an out-of-bounds index raises
+# instead of corrupting memory); its own kernel cache, since the checks change
+# the compiled code.
+test-boundscheck: install
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-boundscheck $(BIN)/python -m pytest -q
+
 bench: install
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_certainty_scale.py
@@ -38,5 +44,5 @@ lint: install
 	$(BIN)/ruff check treebench tests benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info .numba-boundscheck
 	find treebench -name '__pycache__' -type d -prune -exec rm -rf {} +

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from treebench.cli import cli
+from treebench.errors import TreebenchError
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -52,7 +53,7 @@ def test_list_shows_every_criterion_with_ranges():
         (["criteria", "eval", "tsallis", "--counts", "1,2", "--param", "q=0"], "accepted: q > 0"),
         (["criteria", "eval", "tsallis", "--counts", "1,2", "--param", "q"], "is not NAME=VALUE"),
         (["criteria", "eval", "gini", "--counts", "1,x"], "is not a comma-separated list"),
-        (["criteria", "eval", "gini", "--counts", "1,-2"], "must be non-negative"),
+        (["criteria", "eval", "gini", "--counts", "1,-2"], "holds '-2', not a count; accepted: whole numbers >= 0"),
         (["criteria", "eval", "gini", "--counts", "2,2", "--children", "1,1,1;1,1,1"], "has 3 counts"),
         (["criteria", "eval", "gini", "--counts", "2,2", "--children", "1,0;0,1"], "sum to [1.0, 1.0]"),
         (["criteria", "eval", "gini"], "Missing option '--counts'"),
@@ -64,6 +65,17 @@ def test_bad_input_is_one_line_without_traceback(args, message):
     assert result.returncode != 0
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_counts_are_whole_numbers_and_a_node_is_not_empty():
+    from treebench.criteria.cli import parse_children, parse_counts
+
+    assert parse_counts(" 5, 0,1e1 ", "--counts").tolist() == [5.0, 0.0, 10.0]
+    assert parse_children("2,0;0,0", 2).tolist() == [[[2.0, 0.0], [0.0, 0.0]]]  # an empty branch is fine
+    for text in ("0,0,0", "0", "1.5,2", "1,-1", "", "1,,2", "nan,1", "inf", "1e999"):
+        with pytest.raises(TreebenchError) as info:
+            parse_counts(text, "--counts")
+        assert "\n" not in str(info.value) and "accepted: whole numbers >= 0" in str(info.value), text
 
 
 def test_demo_runs_offline():

@@ -8,9 +8,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_data_helpers import CARDS, MIRROR, isolated_env, needs_mirror, toy_card, write_card  # noqa: F401
+from test_data_helpers import (  # noqa: F401
+    CARDS,
+    MIRROR,
+    TOY_CHECKSUM,
+    isolated_env,
+    needs_mirror,
+    toy_card,
+    write_card,
+)
 
-from treebench.data.cards import CardRegistry, card_from_mapping, parse_card
+from treebench.data.cards import CardRegistry, card_from_mapping, parse_card, write_checksum
 from treebench.data.labels import as_label, natural_order
 from treebench.errors import TreebenchError
 
@@ -269,3 +277,36 @@ def test_cards_given_as_mappings_have_no_line_numbers(tmp_path):
     with pytest.raises(TreebenchError) as info:
         card_from_mapping(tmp_path / "toy.yaml", card)
     assert str(info.value).endswith("toy.yaml: field 'expected.rows' must be an integer >= 1, got 'many' (str)")
+
+
+# ---------------------------------------------------------------- checksums
+def test_checksum_field_is_64_hex_digits(tmp_path):
+    assert parse_card(write_card(tmp_path, toy_card())).checksum == TOY_CHECKSUM
+    assert parse_card(write_card(tmp_path, toy_card(checksum=None))).checksum is None
+    for bad in ("abc", TOY_CHECKSUM.upper(), TOY_CHECKSUM + "0", TOY_CHECKSUM + "\n", "sha256:" + TOY_CHECKSUM[7:], 12345):
+        message = _error(tmp_path, toy_card(checksum=bad))
+        assert "field 'checksum' must be 64 lowercase hex digits (`treebench datasets verify NAME --write-checksums`" in message
+    text = yaml.safe_dump(toy_card(), sort_keys=False)
+    line = next(i for i, x in enumerate(text.splitlines()) if x.startswith("checksum:")) + 1
+    assert f"toy.yaml:{line}: field 'checksum'" in _error(tmp_path, text.replace(TOY_CHECKSUM, "deadbeef"))
+
+
+def test_write_checksum_edits_the_text_in_place(tmp_path):
+    card = toy_card()
+    del card["checksum"]
+    expected = yaml.safe_dump({"expected": card.pop("expected")}, sort_keys=False)
+    text = "# a comment that must survive\n" + expected + "\n" + yaml.safe_dump(card, sort_keys=False)
+    path = tmp_path / "toy.yaml"
+    path.write_text(text)
+    assert write_checksum(parse_card(path), TOY_CHECKSUM) is True
+    new = path.read_text()
+    # one line added right after the expected block (before the blank line), the rest untouched
+    assert new == text.replace(expected, expected + f"checksum: {TOY_CHECKSUM}\n")
+    assert parse_card(path).checksum == TOY_CHECKSUM
+    assert write_checksum(parse_card(path), TOY_CHECKSUM) is False  # unchanged: file not rewritten
+    other = "0" * 63 + "1"  # all digits: would read as a number unless quoted
+    assert write_checksum(parse_card(path), other) is True
+    assert f"checksum: '{other}'" in path.read_text() and parse_card(path).checksum == other
+    assert path.read_text().count("checksum:") == 1
+    with pytest.raises(TreebenchError, match="checksum 'xyz' is not 64 lowercase hex digits"):
+        write_checksum(parse_card(path), "xyz")

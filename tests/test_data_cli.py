@@ -128,6 +128,77 @@ def test_verify_fails_on_a_bad_copy(tmp_path, monkeypatch):
     assert "2 datasets checked (2 copies): 1 OK, 1 failed" in result.stdout
 
 
+def test_verify_failure_is_summed_up_in_one_stderr_line(tmp_path, monkeypatch):
+    cards, mirror = tmp_path / "cards", tmp_path / "mirror"
+    write_card(cards, toy_card())
+    path = write_toy_mirror(mirror, suffix=".csv")
+    path.write_text(path.read_text().replace("\n9.5,", "\n9.25,"))  # same counts, another table
+    monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
+    result = run("verify")
+    assert result.exit_code == 1
+    assert rows_of(result.stdout)["FAILED"][1] == "toy"
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(
+        f"error: 1 of 1 copies failed verification: toy (mirror {path}): {path}: canonical checksum "
+    )
+    assert f"expects {helpers.TOY_CHECKSUM}" in result.stderr
+
+
+def test_write_checksums_pins_raw_and_derived_cards(tmp_path, monkeypatch):
+    cards, mirror = tmp_path / "cards", tmp_path / "mirror"
+    write_card(cards, toy_card(checksum=None))
+    derived = {"name": "toy-d", "description": "derived", "derived_from": "toy",
+               "operations": [{"drop_classes": ["y"]}], "expected": {"rows": 9, "features": 3, "classes": 2}}
+    write_card(cards, derived)
+    write_toy_mirror(mirror)
+    write_toy_mirror(mirror, suffix=".csv")  # two copies of one table: they agree
+    monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
+    before = run("verify")
+    assert before.exit_code == 1 and "has no checksum; add it with `treebench datasets verify toy" in before.stdout
+    result = run("verify", "--write-checksums")
+    assert result.exit_code == 0, result.output
+    assert f"toy: checksum {helpers.TOY_CHECKSUM} written to " in result.stdout
+    assert "2 datasets checked (3 copies): 3 OK, 0 failed" in result.stdout
+    registry = CardRegistry(cards)
+    assert registry.get("toy").checksum == helpers.TOY_CHECKSUM
+    pinned = registry.get("toy-d").checksum
+    assert pinned is not None and pinned != helpers.TOY_CHECKSUM
+    again = run("verify", "toy-d", "--write-checksums")
+    assert f"toy-d: checksum {pinned} already in " in again.stdout
+
+
+def test_write_checksums_refuses_copies_that_disagree(tmp_path, monkeypatch):
+    cards, first, second = tmp_path / "cards", tmp_path / "a", tmp_path / "b"
+    write_card(cards, toy_card(checksum=None))
+    write_toy_mirror(first)
+    path = write_toy_mirror(second, suffix=".csv")
+    path.write_text(path.read_text().replace("\n9.5,", "\n9.25,"))
+    monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setenv("TREEBENCH_DATA", f"{first}{os.pathsep}{second}")
+    card_text = (cards / "toy.yaml").read_text()
+    result = run("verify", "--write-checksums")
+    assert isinstance(result.exception, TreebenchError)
+    message = str(result.exception)
+    assert message.startswith("dataset 'toy': local copies give different tables (mirror ")
+    assert f"mirror {path} gives " in message and "make them agree (e.g. with 'corrections' in " in message
+    assert (cards / "toy.yaml").read_text() == card_text
+
+
+def test_info_on_a_bad_copy_shows_the_card_then_fails(tmp_path, monkeypatch):
+    cards, mirror = tmp_path / "cards", tmp_path / "mirror"
+    write_card(cards, toy_card())
+    mirror.mkdir()
+    (mirror / "toy.csv.gz").write_bytes(b"\x1f\x8b garbage")
+    monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
+    result = run("info", "toy")
+    assert isinstance(result.exception, TreebenchError)
+    assert str(result.exception).startswith(f"dataset 'toy': mirror copy {mirror / 'toy.csv.gz'}: corrupt gzip data")
+    assert re.search(rf"^checksum: +{helpers.TOY_CHECKSUM}$", result.stdout, re.M)
+    assert "loaded:       FAILED (see the error below)" in result.stdout
+
+
 def test_fetch_downloads_with_progress(tmp_path, monkeypatch, http_server):
     base, _, _ = http_server
     card = toy_card(uci={"files": [{"url": f"{base}/toy.data.gz", "columns": ["id", "f1", "f2", "f3", "class"]}], "drop": ["id"]})
@@ -145,11 +216,16 @@ def test_fetch_downloads_with_progress(tmp_path, monkeypatch, http_server):
 
 def test_fetch_failure_is_one_error_per_dataset(tmp_path, monkeypatch):
     write_card(tmp_path / "cards", toy_card())
+    write_card(tmp_path / "cards", toy_card(name="toy2"))
     monkeypatch.setenv("TREEBENCH_CARDS", str(tmp_path / "cards"))
-    result = run("fetch", "toy")
+    result = run("fetch", "toy", "toy2")
     assert isinstance(result.exception, TreebenchError)
-    assert str(result.exception) == "1 of 1 datasets could not be fetched: toy (reasons above)"
+    assert str(result.exception) == "2 of 2 datasets could not be fetched: toy, toy2 (reasons above)"
     assert "error: dataset 'toy' is not available; looked in:" in result.stderr
+    assert "error: dataset 'toy2' is not available; looked in:" in result.stderr
+    single = run("fetch", "toy")  # one dataset: its own error is the only line
+    assert str(single.exception).startswith("dataset 'toy' is not available; looked in:")
+    assert single.stderr == ""
     assert isinstance(run("fetch").exception, TreebenchError)
     assert "did you mean: toy" in str(run("fetch", "tyo").exception)
 

@@ -11,6 +11,7 @@ import pytest
 import test_data_helpers as helpers
 from test_data_helpers import (  # noqa: F401
     HTTP_FILES,
+    TOY_CHECKSUM,
     TOY_COLUMNS,
     closed_port,
     isolated_env,
@@ -65,7 +66,7 @@ def test_download_equals_mirror_copy(tmp_path, http_server):
 
 def test_split_files_become_a_split_column(tmp_path, http_server):
     base, _, _ = http_server
-    card = toy_card(non_features=["split"])
+    card = toy_card(non_features=["split"], checksum=None)  # another table than the toy's
     card["uci"] = {
         "files": [
             {"url": f"{base}/toy-train.data", "columns": TOY_COLUMNS, "split": "train"},
@@ -121,18 +122,32 @@ def test_offline_skips_the_network(tmp_path, http_server):
     assert requests == []
 
 
-def test_corrupt_cache_is_fetched_again(tmp_path, http_server):
+def test_corrupt_cache_is_an_error_until_refreshed(tmp_path, http_server):
     base, _, requests = http_server
     write_card(tmp_path / "cards", uci_card(base, "toy.data"))
     settings = toy_settings(tmp_path, offline=False)
     first = load("toy", settings=settings)
     path = Cache(settings.cache_dir).data_path("toy")
-    path.write_bytes(path.read_bytes()[:-5])
-    with pytest.warns(DataWarning, match=r"corrupt cache file"):
-        again = load("toy", settings=settings)
-    assert again.source.startswith("uci ") and again.checksum == first.checksum
+    truncated = path.read_bytes()[:-5]
+    path.write_bytes(truncated)
+    with pytest.raises(TreebenchError, match=rf"^dataset 'toy': cache copy {path}: corrupt cache file .*--refresh"):
+        load("toy", settings=settings)
+    assert requests == ["/toy.data"] and path.read_bytes() == truncated  # no silent re-download
+    again = load("toy", settings=settings, refresh=True)  # what `datasets fetch toy --refresh` does
+    assert again.source.startswith("uci ") and again.checksum == first.checksum == TOY_CHECKSUM
     assert requests == ["/toy.data", "/toy.data"]
     assert load("toy", settings=settings).source.startswith("cache ")
+
+
+def test_download_with_another_table_is_not_cached(tmp_path, http_server):
+    base, folder, _ = http_server
+    (folder / "toy-changed.data").write_text((folder / "toy.data").read_text().replace(",11.5,", ",11.25,"))
+    write_card(tmp_path / "cards", uci_card(base, "toy-changed.data"))
+    settings = toy_settings(tmp_path, offline=False)
+    with pytest.warns(DataWarning, match=rf"toy-changed.data: canonical checksum [0-9a-f]{{64}}, .* expects {TOY_CHECKSUM}"):
+        with pytest.raises(TreebenchError, match=r"uci: .*toy-changed.data: canonical checksum"):
+            load("toy", settings=settings)
+    assert not Cache(settings.cache_dir).has("toy")
 
 
 def test_refresh_downloads_even_with_a_local_copy(tmp_path, http_server):

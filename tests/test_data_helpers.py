@@ -57,6 +57,9 @@ def repo_settings(tmp_path: Path, mirror: bool = True, **changes) -> Settings:
     return Settings(**values)
 
 
+#: The canonical checksum of the toy table (pinned: any change to the hash is a format change).
+TOY_CHECKSUM = "63101d84b8752a884aaa57b26ec6242ad605ec1bb6f1e9420c77ad319eacd1d7"
+
 TOY_CARD = {
     "name": "toy",
     "title": "Toy",
@@ -73,6 +76,7 @@ TOY_CARD = {
         "class_counts": {"x": 4, "y": 3, "z": 5},
         "missing": 2,
     },
+    "checksum": TOY_CHECKSUM,
 }
 
 TOY_COLUMNS = ["id", "f1", "f2", "f3", "class"]

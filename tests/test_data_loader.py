@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
+import struct
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from test_data_helpers import (  # noqa: F401
+    TOY_CHECKSUM,
     isolated_env,
     repo_settings,
     toy_card,
@@ -18,7 +21,7 @@ from test_data_helpers import (  # noqa: F401
     write_toy_mirror,
 )
 
-from treebench.data import DataWarning, load
+from treebench.data import load
 from treebench.data.build import Table
 from treebench.data.cache import Cache
 from treebench.data.settings import Settings
@@ -51,13 +54,65 @@ def test_loads_typed_dataset(toy):
 
 def test_checksum_is_stable_and_content_sensitive(tmp_path, toy):
     first = load("toy", settings=toy).checksum
-    assert load("toy", settings=toy).checksum == first
+    assert first == TOY_CHECKSUM and load("toy", settings=toy).checksum == first
     other = tmp_path / "other"
     write_toy_mirror(other, suffix=".csv")
     text = (other / "toy.csv").read_text().replace("11.5", "11.25")
     (other / "toy.csv").write_text(text)
-    changed = load("toy", settings=Settings(**{**toy.__dict__, "mirrors": (other,)}))
+    changed_settings = Settings(**{**toy.__dict__, "mirrors": (other,)})
+    write_card(tmp_path / "cards", toy_card(checksum=None))  # unpinned: the copy loads, its content differs
+    changed = load("toy", settings=changed_settings)
     assert changed.checksum != first
+
+
+def test_changed_cell_is_refused_naming_file_and_both_checksums(tmp_path, toy):
+    other = tmp_path / "other"
+    path = write_toy_mirror(other, suffix=".csv")
+    path.write_text(path.read_text().replace("11.5", "11.25"))  # same counts, one cell differs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an error, not a warning and a fallback
+        with pytest.raises(TreebenchError) as info:
+            load("toy", settings=toy_settings(tmp_path, mirrors=[other, toy.mirrors[0]]))
+    message = str(info.value)
+    assert "\n" not in message
+    found = content_checksum_of_mirror(tmp_path, other)
+    assert message.startswith(f"dataset 'toy': mirror copy {path}: canonical checksum {found}, ")
+    assert f"toy.yaml expects {TOY_CHECKSUM}" in message and "replace or remove that file" in message
+
+
+def content_checksum_of_mirror(tmp_path, mirror) -> str:
+    """The checksum of a mirror's toy table, read through an unpinned card."""
+    cards = tmp_path / "unpinned-cards"
+    write_card(cards, toy_card(checksum=None))
+    return load("toy", settings=toy_settings(tmp_path / "u", cards_dir=cards, mirrors=[mirror])).checksum
+
+
+def test_toy_checksum_follows_the_documented_recipe():
+    """docs/datasets.md describes what is hashed; rebuild the toy's checksum from that text alone."""
+    nan = float("nan")
+    f1 = [0.5, 1.5, 2.5, 3.5, nan, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5]
+    f2 = [0, 1, 2] * 4  # levels a, b, c (natural order of the data)
+    f3 = [0, 1, 2, 0, 1, 2, 0, 1, 2, -1, 0, 1]  # declared levels lo < mid < hi; -1 = missing
+    y = [0] * 4 + [1] * 3 + [2] * 5
+    h = hashlib.sha256(b"treebench-dataset-v1")
+    h.update(b"\x1e12")
+    h.update(b"\x1ef:f1:numeric" + struct.pack("<12d", *f1))
+    h.update(b"\x1ef:f2:nominal" + b"a\x1fb\x1fc" + struct.pack("<12i", *f2))
+    h.update(b"\x1ef:f3:ordinal" + b"lo\x1fmid\x1fhi" + struct.pack("<12i", *f3))
+    h.update(b"\x1ey:x\x1fy\x1fz" + struct.pack("<12q", *y))
+    assert h.hexdigest() == TOY_CHECKSUM
+
+
+def test_checksum_ignores_compression_and_number_formatting(tmp_path, toy):
+    path = write_toy_mirror(tmp_path / "plain", suffix=".csv")
+    text = path.read_text()
+    # other spellings of the same numbers, CRLF line ends, spaces after commas
+    respelled = text.replace("0.5,", "0.50,").replace("2.5,", "2.5e0,").replace("\n", "\r\n").replace(",", ", ")
+    folder = tmp_path / "respelled"
+    folder.mkdir()
+    (folder / "toy.csv.gz").write_bytes(gzip.compress(respelled.encode(), compresslevel=1, mtime=12345))
+    ds = load("toy", settings=toy_settings(tmp_path, mirrors=[folder]))
+    assert ds.checksum == TOY_CHECKSUM
 
 
 def test_plain_csv_and_arff_mirrors(tmp_path, toy):
@@ -81,15 +136,27 @@ def test_plain_csv_and_arff_mirrors(tmp_path, toy):
     assert ds.source.endswith("toy.arff")
 
 
-def test_mirror_folders_in_order_and_corrupt_file_skipped(tmp_path, toy):
-    bad = tmp_path / "bad"
+def test_mirror_folders_in_order_missing_moves_on_corrupt_stops(tmp_path, toy):
+    empty, bad = tmp_path / "empty", tmp_path / "bad"
+    empty.mkdir()
+    ds = load("toy", settings=toy_settings(tmp_path, mirrors=[empty, toy.mirrors[0]]))
+    assert ds.source == f"mirror {toy.mirrors[0] / 'toy.csv.gz'}"  # a missing copy: the next folder
     bad.mkdir()
     data = (toy.mirrors[0] / "toy.csv.gz").read_bytes()
     (bad / "toy.csv.gz").write_bytes(data[: len(data) // 2])
-    settings = toy_settings(tmp_path, mirrors=[bad, toy.mirrors[0]])
-    with pytest.warns(DataWarning, match=r"bad/toy.csv.gz: corrupt gzip data"):
-        ds = load("toy", settings=settings)
-    assert str(toy.mirrors[0]) in ds.source
+    with pytest.raises(TreebenchError, match=r"^dataset 'toy': mirror copy .*bad/toy.csv.gz: corrupt gzip data"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[bad, toy.mirrors[0]]))
+    assert (bad / "toy.csv.gz").read_bytes() == data[: len(data) // 2]  # left for the user to see
+
+
+def test_corrupt_mirror_never_falls_back_to_the_embedded_copy(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    real = repo_settings(tmp_path, mirror=False, offline=True)
+    assert load("iris", settings=real).source.startswith("embedded ")  # no mirror copy: embedded
+    (mirror / "iris.csv.gz").write_bytes(b"\x1f\x8b\x08\x00 not really gzip")
+    with pytest.raises(TreebenchError, match=r"^dataset 'iris': mirror copy .*iris.csv.gz: corrupt gzip data"):
+        load("iris", settings=repo_settings(tmp_path, mirror=False, offline=True, mirrors=(mirror,)))
 
 
 def test_mismatching_copy_is_reported_and_never_used(tmp_path):
@@ -97,13 +164,12 @@ def test_mismatching_copy_is_reported_and_never_used(tmp_path):
     short = tmp_path / "short"
     write_toy_mirror(short, rows=10)
     settings = toy_settings(tmp_path, mirrors=[short])
-    with pytest.warns(DataWarning, match=r"does not match .*toy.yaml: 10 rows, card says 12"):
-        with pytest.raises(TreebenchError) as info:
-            load("toy", settings=settings)
+    with pytest.raises(TreebenchError) as info:
+        load("toy", settings=settings)
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("dataset 'toy' is not available; looked in: cache: no toy.csv.gz")
-    assert "mirror: " in message and "10 rows, card says 12" in message
+    assert message.startswith(f"dataset 'toy': mirror copy {short / 'toy.csv.gz'} does not match ")
+    assert "toy.yaml: 10 rows, card says 12; class counts differ (got/card): z 3/5" in message
 
 
 def test_not_found_offline_names_places_and_fix(tmp_path):
@@ -131,17 +197,50 @@ def test_bad_cells_are_errors_naming_column_and_row(tmp_path):
     mirror = tmp_path / "mirror"
     path = write_toy_mirror(mirror, suffix=".csv")
     path.write_text(path.read_text().replace("6.5,", "6.5x,"))
-    with pytest.warns(DataWarning, match=r"numeric column 'f1' holds '6.5x' in data row 6 \(1 non-numeric cell\)"):
-        with pytest.raises(TreebenchError):
-            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    with pytest.raises(TreebenchError, match=r"numeric column 'f1' holds '6.5x' in data row 6 \(1 non-numeric cell\)"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
     path.write_text(path.read_text().replace("6.5x,", "6.5,").replace(",mid,", ",medium,"))
-    with pytest.warns(DataWarning, match=r"column 'f3' holds 'medium', not among the card's levels \(lo, mid, hi\)"):
-        with pytest.raises(TreebenchError):
-            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    with pytest.raises(TreebenchError, match=r"column 'f3' holds 'medium', not among the card's levels \(lo, mid, hi\)"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
     path.write_text(path.read_text().replace("f2,", "g2,"))
-    with pytest.warns(DataWarning, match=r"column\(s\) f2 missing"):
-        with pytest.raises(TreebenchError):
-            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    with pytest.raises(TreebenchError, match=r"column\(s\) f2 missing"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+
+
+@pytest.mark.parametrize(
+    ("cell", "shown", "suffix"),
+    [("inf", "inf", ".csv"), ("-inf", "-inf", ".csv"), ("1e999", "inf", ".csv"), ("-1E400", "-inf", ".csv.gz")],
+)
+def test_infinite_and_overflowing_numbers_are_refused(tmp_path, cell, shown, suffix):
+    write_card(tmp_path / "cards", toy_card())
+    mirror = tmp_path / "mirror"
+    path = write_toy_mirror(mirror, suffix=".csv")
+    text = path.read_text().replace("\n8.5,", f"\n{cell},")
+    path.unlink()
+    path = mirror / f"toy{suffix}"
+    path.write_bytes(gzip.compress(text.encode()) if suffix == ".csv.gz" else text.encode())
+    with pytest.raises(TreebenchError) as info:
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    assert str(info.value).startswith(
+        f"dataset 'toy': mirror copy {path}: numeric column 'f1' holds '{shown}' in data row 8 "
+        "(1 infinite or overflowing cell; accepted: finite numbers)"
+    )
+
+
+def test_infinite_text_cell_is_shown_as_written(tmp_path):
+    """A column pandas cannot parse as numbers keeps the cell's text in the message."""
+    write_card(tmp_path / "cards", toy_card(missing_values=["", "-"]))
+    mirror = tmp_path / "mirror"
+    path = write_toy_mirror(mirror, suffix=".csv")
+    path.write_text(path.read_text().replace("\n8.5,", "\n1e999,").replace("\n,", "\n-,"))
+    from treebench.data.build import normalize
+    from treebench.data.cards import parse_card
+    from treebench.data.formats import SourceError
+
+    card = parse_card(tmp_path / "cards" / "toy.yaml")
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["", "-"])
+    with pytest.raises(SourceError, match=r"numeric column 'f1' holds '1e999' in data row 8 \(1 infinite"):
+        normalize(card, raw, str(path))
 
 
 def test_corrections_fix_only_the_documented_cell(tmp_path):
@@ -153,9 +252,8 @@ def test_corrections_fix_only_the_documented_cell(tmp_path):
     ds = load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
     assert ds.X["f1"].iloc[0] == 0.5
     path.write_text(path.read_text().replace("1.5,", '"1.5\t0",', 1))  # an undocumented defect
-    with pytest.warns(DataWarning, match=r"'f1' holds '1.5\\t0' in data row 1"):
-        with pytest.raises(TreebenchError):
-            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    with pytest.raises(TreebenchError, match=r"'f1' holds '1.5\\t0' in data row 1"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
 
 
 def test_cache_round_trip_and_corruption(tmp_path, toy):
@@ -170,18 +268,30 @@ def test_cache_round_trip_and_corruption(tmp_path, toy):
     data = bytearray(path.read_bytes())
     data[-12] ^= 0xFF
     path.write_bytes(bytes(data))
-    with pytest.warns(DataWarning, match=r"corrupt cache file .*deleted from the cache"):
-        again = load("toy", settings=toy)
-    assert again.source.startswith("mirror") and again.checksum == ds.checksum
-    assert not path.exists() and not cache.record_path("toy").exists()
+    with pytest.raises(TreebenchError) as info:
+        load("toy", settings=toy)  # the mirror copy is fine, but the cache's copy came first
+    message = str(info.value)
+    assert message.startswith(f"dataset 'toy': cache copy {path}: corrupt cache file (sha256 ")
+    assert "run `treebench datasets fetch toy --refresh`" in message
+    assert path.read_bytes() == bytes(data) and cache.record_path("toy").exists()  # nothing deleted
 
 
 def test_cache_without_record_is_not_trusted(tmp_path, toy):
     cache_file = toy.cache_dir / "toy.csv.gz"
     cache_file.parent.mkdir(parents=True)
     cache_file.write_bytes(gzip.compress(b"f1,f2,f3,class\n1,a,lo,x\n"))
-    with pytest.warns(DataWarning, match="no valid checksum record"):
-        assert load("toy", settings=toy).source.startswith("mirror")
+    with pytest.raises(TreebenchError, match=r"cache copy .*toy.csv.gz: no valid checksum record \(toy.json\)"):
+        load("toy", settings=toy)
+
+
+def test_cache_copy_with_another_table_is_refused(tmp_path, toy):
+    """The cache record vouches for the bytes only; the card's checksum for the table."""
+    ds = load("toy", settings=toy)
+    table = Table.from_dataset(ds)
+    table.frame.loc[3, "f1"] = 3.25
+    path = Cache(toy.cache_dir).store("toy", table, "test")
+    with pytest.raises(TreebenchError, match=rf"cache copy {path}: canonical checksum [0-9a-f]{{64}}, .* expects {TOY_CHECKSUM}"):
+        load("toy", settings=toy)
 
 
 @pytest.mark.parametrize("name", ["iris", "wine", "breast-cancer", "digits"])
@@ -225,7 +335,7 @@ def test_target_swap_and_drop_columns(tmp_path, toy):
     ds = _derived(tmp_path, toy, [{"drop_columns": ["f1"]}],
                   {"rows": 12, "features": 2, "classes": 3})
     assert list(ds.X.columns) == ["f2", "f3"]
-    card = toy_card(features=["f1", "f3"], nominal=[], non_features=["f2"])
+    card = toy_card(features=["f1", "f3"], nominal=[], non_features=["f2"], checksum=None)
     card["expected"]["features"] = 2
     write_card(tmp_path / "cards", card)
     ds = _derived(tmp_path, toy, [{"target_column": "f2"}], {"rows": 12, "features": 2, "classes": 3})
@@ -280,6 +390,5 @@ def test_ragged_rows_are_rejected_not_truncated(tmp_path):
     mirror = tmp_path / "mirror"
     path = write_toy_mirror(mirror, suffix=".csv")
     path.write_text(path.read_text().replace("6.5,a,lo,y", "6.5,a,lo,y,extra"))
-    with pytest.warns(DataWarning, match=r"toy.csv: not a readable CSV table \(Error tokenizing data"):
-        with pytest.raises(TreebenchError):
-            load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))
+    with pytest.raises(TreebenchError, match=r"toy.csv: not a readable CSV table \(Error tokenizing data"):
+        load("toy", settings=toy_settings(tmp_path, mirrors=[mirror]))

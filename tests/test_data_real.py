@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_data_helpers import CARDS, isolated_env, needs_mirror, repo_settings  # noqa: F401
+from test_data_helpers import CARDS, MIRROR, isolated_env, needs_mirror, repo_settings  # noqa: F401
 
 from treebench.data import load
 from treebench.data.cards import CardRegistry
@@ -124,15 +124,24 @@ def test_documented_correction(loaded):
 
 def test_embedded_copies_agree_with_mirror(loaded, tmp_path):
     bare = repo_settings(tmp_path, mirror=False)
-    for name in ("wine", "wdbc"):
-        assert load(name, settings=bare).checksum == loaded[name].checksum
-    iris = load("iris", settings=bare)
-    assert iris.checksum != loaded["iris"].checksum  # scikit-learn fixed two UCI cells
-    differ = (iris.X != loaded["iris"].X).any(axis=1)
+    for name in ("wine", "wdbc", "iris"):
+        embedded = load(name, settings=bare)
+        assert embedded.source.startswith("embedded ")
+        assert embedded.checksum == loaded[name].checksum == embedded.card.checksum, name
+    # the mirror file itself still holds UCI's two wrong samples; the card's corrections fix them
+    raw = pd.read_csv(MIRROR / "iris.csv.gz")
+    differ = (raw.drop(columns="class").to_numpy() != loaded["iris"].X.to_numpy()).any(axis=1)
     assert list(np.flatnonzero(differ)) == [34, 37]
+    assert loaded["iris"].X.iloc[[34, 37]].values.tolist() == [[4.9, 3.1, 1.5, 0.2], [4.9, 3.6, 1.4, 0.1]]
     digits = load("digits", settings=bare)
     tail = loaded["optdigits"].X.iloc[3823:].to_numpy()
     assert np.array_equal(digits.X.to_numpy(), tail)
+
+
+def test_every_card_pins_the_table_it_loads(loaded):
+    for name, ds in loaded.items():
+        assert ds.card.checksum is not None, f"{name}: no checksum in its card"
+        assert ds.checksum == ds.card.checksum, name
 
 
 def test_verify_reports_every_dataset_ok(tmp_path):

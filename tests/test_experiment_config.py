@@ -162,7 +162,7 @@ BAD = {
     ),
     "too few folds": (
         GOOD.replace("folds: 5", "folds: 1"),
-        ["c.yaml:4:", "protocol.folds", "1 is out of range; accepted: an integer >= 2"],
+        ["c.yaml:4:", "protocol.folds", "1 is out of range; accepted: an integer from 2 to 1000"],
     ),
     "unknown baseline": (
         GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-c4.5"),
@@ -211,7 +211,7 @@ BAD = {
     ),
     "seed of the wrong type": (
         GOOD.replace("seed: 3", "seed: three"),
-        ["c.yaml:2:", "seed: expected an integer >= 0; got 'three'"],
+        ["c.yaml:2:", "seed: expected an integer from 0 to 4294967295; got 'three'"],
     ),
     "unknown metric": (
         GOOD + "metrics: [accuracy, auc]\n",
@@ -301,3 +301,55 @@ def test_dry_run_prints_trials_per_dataset_and_algorithm(tmp_path):
     assert rows[("wine", "cv5x2", "CART")] == ["10", "1", "10"]
     assert "total: 40 trials, 200 tree fits" in result.output
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_planned_trials_counts_what_the_runner_plans(tmp_path):
+    from treebench.experiment.config import check_trial_count, planned_trials
+    from treebench.experiment.runner import plan
+
+    config = load_config(
+        write(
+            tmp_path,
+            """\
+            experiment: count
+            datasets:
+              - iris                                      # cv 3 x 2: 6 splits
+              - {name: wine, protocol: {type: holdout, repeats: 4}}
+              - {name: glass, protocol: loo}              # one split per row: 214
+              - {name: monks-1, train: monks-1-train, test: monks-1-test}
+            protocol: {type: cv, folds: 3, repeats: 2}
+            algorithms: [{name: a, criterion: gini}, {name: b, criterion: entropy}]
+            """,
+        )
+    )
+    assert planned_trials(config) == (6 + 4 + 214 + 1) * 2 == len(plan(config))
+    assert check_trial_count(config, 450) == 450
+    with pytest.raises(TreebenchError, match=r"plans 450 trials .*more than 449; accepted: at most 449"):
+        check_trial_count(config, 449)
+
+
+def test_anchors_aliases_and_merge_keys_still_work_in_a_config(tmp_path):
+    config = load_config(
+        write(
+            tmp_path,
+            """\
+            experiment: shared
+            datasets: [iris]
+            protocol: {type: cv, folds: 2}
+            algorithms:
+              - {name: a, criterion: gini, params: &tree {min_samples_leaf: 2, max_depth: 3}}
+              - {name: b, criterion: entropy, params: {<<: *tree, max_depth: 5}}
+              - {name: c, criterion: entropy, params: *tree}
+            """,
+        )
+    )
+    a, b, c = config.algorithms
+    assert a.fixed_params == c.fixed_params == {"min_samples_leaf": 2, "max_depth": 3}
+    assert b.fixed_params == {"min_samples_leaf": 2, "max_depth": 5}
+
+
+def test_limits_are_inclusive(tmp_path):
+    text = GOOD.replace("seed: 3", "seed: 4294967295").replace("folds: 5, repeats: 2", "folds: 5, repeats: 10000")
+    config = load_config(write(tmp_path, text + "tuning: {folds: 1000}\n"))
+    assert config.seed == 2**32 - 1 and config.datasets[0].protocol.repeats == 10000
+    assert config.tuning.folds == 1000

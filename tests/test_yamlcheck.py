@@ -83,12 +83,12 @@ def test_duplicate_keys_are_found_with_the_line_of_the_second(loader):
 
 
 @LOADERS
-def test_merge_keys_are_not_duplicates_and_aliases_do_not_loop(loader):
-    text = "base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  x: 3\nloop: &l [1, *l]\n"
+def test_merge_keys_are_not_duplicates_and_aliases_keep_working(loader):
+    text = "base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  x: 3\nd: [*b, *b]\n"
     doc = parse(text, loader=loader)
     assert doc.data["c"] == {"x": 3, "y": 2} and doc.duplicates == ()
-    assert doc.lines[("c", "x")] == 4
-    assert doc.data["loop"][1] is doc.data["loop"]
+    assert doc.lines[("c", "x")] == 4 and doc.lines[("d", 1, "y")] == 1  # an alias: its anchor's line
+    assert doc.data["d"] == [{"x": 1, "y": 2}] * 2
 
 
 @LOADERS
@@ -262,3 +262,111 @@ def test_module_imports_nothing_of_treebench_but_errors():
     source = open(yamlcheck.__file__, encoding="utf-8").read()
     imported = set(re.findall(r"^(?:from|import) (treebench[.\w]*)", source, re.M))
     assert imported == {"treebench.errors"}
+
+
+# ---------------------------------------------------------------- limits
+def laughs(levels: int, width: int = 10) -> str:
+    """A "billion laughs" document: each level repeats the one before ``width`` times.
+
+    Kept small (``width ** levels`` values once expanded), so a test stays
+    cheap even if the protection it checks were gone.
+    """
+    rows = ["l0: &l0 [" + ", ".join(["lol"] * width) + "]"]
+    for level in range(1, levels):
+        rows.append(f"l{level}: &l{level} [" + ", ".join([f"*l{level - 1}"] * width) + "]")
+    return "\n".join(rows) + "\n"
+
+
+@LOADERS
+def test_aliases_expanding_beyond_the_budget_are_refused_before_expansion(loader):
+    text = laughs(4)  # l0..l3 expand to 11, 111, 1111 and 11111 values (each list counts)
+    with pytest.raises(yamlcheck.YamlLimitError) as info:
+        parse(text, "c.yaml", loader=loader, max_values=1000)
+    assert str(info.value) == (  # the first value beyond the budget: l2, on line 3
+        "c.yaml:3: YAML document too large: more than 1000 values once aliases are expanded "
+        "(an alias repeats its anchor's whole value); accepted: at most 1000"
+    )
+    doc = parse(text, "c.yaml", loader=loader, max_values=20_000)  # within budget: plain YAML
+    assert doc.data["l3"][9][9][9][9] == "lol" and doc.lines[("l3", 9, 9, 9, 9)] == 1
+
+
+@LOADERS
+def test_the_default_budget_stops_a_laughs_attack(loader):
+    with pytest.raises(yamlcheck.YamlLimitError, match=r"c\.yaml:5: .*more than 100000 values"):
+        parse(laughs(6), "c.yaml", loader=loader)  # l4 (line 5) expands to 111111 values
+
+
+@LOADERS
+def test_nesting_depth_is_bounded_before_python_recursion_runs_out(loader):
+    def nested(levels: int) -> str:  # the mapping is level 1, then `levels - 1` lists
+        return "x: " + "[" * (levels - 1) + "]" * (levels - 1) + "\n"
+
+    inner = parse(nested(50), loader=loader, max_depth=50).data["x"]
+    for _ in range(48):
+        inner = inner[0]
+    assert inner == []
+    message = r"^c\.yaml:1: YAML nesting deeper than 50 levels; accepted: at most 50$"
+    with pytest.raises(yamlcheck.YamlLimitError, match=message):
+        parse(nested(51), "c.yaml", loader=loader, max_depth=50)
+    for levels in (300, 5000):  # below and above libyaml's own limit of 1000 levels
+        with pytest.raises(yamlcheck.YamlLimitError, match="deeper than 100 levels; accepted: at most 100$"):
+            parse(nested(levels), "c.yaml", loader=loader)
+
+
+@LOADERS
+def test_depth_counts_what_aliases_expand_to(loader):
+    text = "a: &a [[[1]]]\nb: [[*a]]\n"  # written 5 deep, expanded 7 deep (the scalar included)
+    parse(text, loader=loader, max_depth=7)
+    with pytest.raises(yamlcheck.YamlLimitError, match="deeper than 6 levels"):
+        parse(text, loader=loader, max_depth=6)
+
+
+@LOADERS
+@pytest.mark.parametrize("text", ["loop: &l [1, *l]\n", "m: &m {a: {b: *m}}\n"])
+def test_recursive_aliases_are_refused(loader, text):
+    with pytest.raises(yamlcheck.YamlLimitError, match=r"^c\.yaml:1: YAML alias inside the value it names"):
+        parse(text, "c.yaml", loader=loader)
+
+
+def test_plain_pyyaml_loaders_get_the_depth_guard_too():
+    with pytest.raises(yamlcheck.YamlLimitError, match="deeper than 100 levels"):
+        parse("[" * 2000 + "]" * 2000, loader=yaml.SafeLoader)
+
+
+# ---------------------------------------------------------------- read_text
+def test_read_text_returns_utf8_text_without_a_bom(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_bytes("\ufeffname: café\n".encode())
+    assert yamlcheck.read_text(path, "config") == "name: café\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, r"^config file '.*c\.yaml' not found$"),
+        ("folder", r"^config '.*c\.yaml' is a folder; accepted: a YAML file$"),
+        (b"x: 1\n" * 30, r"is larger than 100 bytes; accepted: at most 100 bytes$"),
+        (b"x: \x00\x01\x02", r"is binary \(it holds NUL bytes\); accepted: a YAML text file in UTF-8$"),
+        (b"x: caf\xe9\n", r"is not UTF-8 text \(byte 0xe9 at offset 6\); accepted: a YAML text file in UTF-8$"),
+    ],
+    ids=["missing", "folder", "too large", "binary", "latin-1"],
+)
+def test_read_text_refuses_in_one_line(tmp_path, content, message):
+    path = tmp_path / "c.yaml"
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(TreebenchError, match=message) as info:
+        yamlcheck.read_text(path, "config", max_bytes=100)
+    assert "\n" not in str(info.value)
+
+
+def test_integer_with_a_maximum():
+    check = _checker(TEXT)
+    assert check.integer(7, ("seed",), 0, 7) == 7
+    assert check.integer(8, ("seed",), 0, 7) is None and check.integer("8", ("seed",), 0, 7) is None
+    assert [m for _line, m in check.problems] == [
+        "seed: 8 is out of range; accepted: an integer from 0 to 7",
+        "seed: expected an integer from 0 to 7; got '8'",
+    ]

@@ -10,13 +10,18 @@ from treebench.errors import TreebenchError
 
 
 def run_command(command: click.Command, argv: list[str] | None, prog_name: str) -> None:
-    """Invoke ``command``; a :class:`TreebenchError` prints ``error: ...`` and exits 2,
-    click usage errors exit with click's code, Ctrl-C exits 130."""
+    """Invoke ``command``; a :class:`TreebenchError` or a usage error prints one
+    ``error: ...`` line and exits 2 (click's code for usage errors), Ctrl-C exits 130."""
     try:
         status = command.main(args=argv, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
+    except click.UsageError as exc:
+        # click's own three-line usage block, as one line like every other error
+        where = exc.ctx.command_path if exc.ctx is not None else prog_name
+        click.echo(f"error: {exc.format_message()} (see '{where} --help')", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

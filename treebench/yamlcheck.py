@@ -15,9 +15,22 @@ What it offers:
   default, needs a dot and would read the text ``'1e-3'``).
 * :func:`field_name` -- a field path as people write it: ``algorithms[0].grid``.
 * :func:`value_kind` -- what a value is, in words: ``a mapping``, ``text``, ...
+* :func:`read_text` -- a YAML file's text, refused in one line when it is
+  missing, a folder, larger than :data:`MAX_FILE_BYTES` (checked before it is
+  read whole), binary or not UTF-8.
 * :class:`Checker` -- collects problems (``file:line: field: what is wrong;
   accepted: ...``) or builds a one-line error for the first one, and has typed
   checks for common fields.  :class:`ProblemsError` reports what was collected.
+
+Limits.  A YAML alias repeats its anchor's whole value without repeating its
+text, so a few hundred bytes can stand for billions of values ("billion
+laughs"), and PyYAML's Python composer recurses once per nesting level.
+:func:`parse` therefore refuses, on the composed node graph and *before*
+anything is expanded or constructed, a document nested deeper than
+:data:`MAX_DEPTH`, one holding more than :data:`MAX_VALUES` values once its
+aliases are expanded, and an alias inside the value it names (a recursive
+structure); each is a one-line :class:`YamlLimitError`.  Ordinary anchors,
+aliases and merge keys (``<<: *defaults``) stay far below these limits.
 
 It imports only PyYAML, the standard library and :mod:`treebench.errors`, so
 every layer may use it.
@@ -26,9 +39,11 @@ every layer may use it.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -37,15 +52,20 @@ from treebench.errors import TreebenchError
 
 __all__ = [
     "DUPLICATE_KEY",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_VALUES",
     "Checker",
     "Document",
     "FieldPath",
     "Loader",
     "ProblemsError",
     "PureLoader",
+    "YamlLimitError",
     "YamlSyntaxError",
     "field_name",
     "parse",
+    "read_text",
     "value_kind",
 ]
 
@@ -54,6 +74,20 @@ FieldPath = tuple
 
 #: What a duplicate key is told (after the field name) by :meth:`Checker.add_duplicates`.
 DUPLICATE_KEY = "key given twice (the last one would silently win)"
+
+#: Deepest nesting :func:`parse` accepts, the top-level value being level 1 (a
+#: config is about 6 deep).  Well below Python's recursion limit, which the
+#: Python composer and recursive code reading the data (``repr``, JSON) need.
+MAX_DEPTH = 100
+
+#: Most values (scalars, lists and mappings, mapping keys included) a document
+#: may hold once its aliases are expanded.  A config or card holds a few
+#: hundred; the line table :func:`parse` builds takes about 200 bytes a value.
+MAX_VALUES = 100_000
+
+#: Largest YAML file :func:`read_text` reads, in bytes (1 MiB; configs and
+#: cards are a few kilobytes).
+MAX_FILE_BYTES = 1 << 20
 
 #: Floats in YAML 1.2's notation that YAML 1.1 reads as text: an exponent without a dot.
 _YAML12_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
@@ -101,6 +135,53 @@ class YamlSyntaxError(TreebenchError):
         super().__init__(f"{where}: YAML syntax error: {problem or report}")
 
 
+class YamlLimitError(TreebenchError):
+    """A document beyond a limit of :func:`parse`, as one line: ``file:line: what; accepted: limit``."""
+
+
+class _TooDeep(yaml.YAMLError):
+    """Raised by :class:`_DepthGuard` while composing; :func:`parse` turns it into a :class:`YamlLimitError`."""
+
+    def __init__(self, mark: yaml.Mark | None) -> None:
+        super().__init__()
+        self.mark = mark
+
+
+class _DepthGuard:
+    """Mixin for PyYAML's Python composer: stop nesting at ``max_depth`` levels.
+
+    The composer recurses once per level, so a deep document would otherwise
+    end in a ``RecursionError``; libyaml's composer stops at 1000 levels itself.
+    """
+
+    max_depth = MAX_DEPTH
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self._depth >= self.max_depth:
+            raise _TooDeep(self.peek_event().start_mark)  # type: ignore[attr-defined]
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)  # type: ignore[misc]
+        finally:
+            self._depth -= 1
+
+
+@functools.cache
+def _guarded(loader: type) -> type:
+    """``loader`` with :class:`_DepthGuard` when its composer is PyYAML's Python one."""
+    if issubclass(loader, yaml.composer.Composer) and not issubclass(loader, _DepthGuard):
+        return type(loader.__name__, (_DepthGuard, loader), {})
+    return loader
+
+
+def _too_deep(display: str, line: int | None, max_depth: int) -> YamlLimitError:
+    where = display if line is None else f"{display}:{line}"
+    return YamlLimitError(
+        f"{where}: YAML nesting deeper than {max_depth} levels; accepted: at most {max_depth}"
+    )
+
+
 @dataclass(frozen=True)
 class Document:
     """A parsed YAML text with the line of every field.
@@ -125,7 +206,14 @@ class Document:
     duplicates: tuple[tuple[FieldPath, int], ...]
 
 
-def parse(text: str, display: str = "<yaml>", loader: type = Loader) -> Document:
+def parse(
+    text: str,
+    display: str = "<yaml>",
+    loader: type = Loader,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_values: int = MAX_VALUES,
+) -> Document:
     """Read YAML ``text`` into a :class:`Document` (data, lines, duplicate keys).
 
     Parameters
@@ -139,6 +227,11 @@ def parse(text: str, display: str = "<yaml>", loader: type = Loader) -> Document
         :class:`PureLoader` (pure Python, PyYAML's own syntax-error wording),
         or any PyYAML safe loader, e.g. ``yaml.CSafeLoader`` for plain YAML 1.1
         (where ``1e-3`` is text).
+    max_depth:
+        Deepest nesting accepted (the top-level value is level 1).
+    max_values:
+        Most values accepted once aliases are expanded (every scalar, list and
+        mapping counts, mapping keys included).
 
     Returns
     -------
@@ -149,25 +242,154 @@ def parse(text: str, display: str = "<yaml>", loader: type = Loader) -> Document
     ------
     YamlSyntaxError
         The text is not YAML (or holds more than one document).
+    YamlLimitError
+        The document is nested deeper than ``max_depth``, holds more than
+        ``max_values`` values once aliases are expanded, or has an alias inside
+        the value it names.  Checked on the composed node graph, where an alias
+        is the same node object as its anchor, so nothing has been expanded.
     """
     try:
-        reader = loader(text)  # the pure-Python reader already rejects control characters
+        reader = _guarded(loader)(text)  # the pure-Python reader already rejects control characters
     except yaml.YAMLError as exc:
         raise _syntax_error(display, exc) from None
+    reader.max_depth = max_depth
     try:
         node = reader.get_single_node()
         lines: dict[FieldPath, int] = {}
         key_lines: dict[FieldPath, int] = {}
         duplicates: list[tuple[FieldPath, int]] = []
         if node is not None:
+            _check_limits(node, display, max_depth, max_values)
             # before constructing: the constructor flattens merge keys (<<) in place
-            _record_lines(node, (), lines, key_lines, duplicates, set())
+            _record_lines(node, (), lines, key_lines, duplicates)
         data = reader.construct_document(node) if node is not None else None
+    except _TooDeep as exc:
+        raise _too_deep(display, None if exc.mark is None else exc.mark.line + 1, max_depth) from None
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's own limit
+            mark = getattr(exc, "problem_mark", None)
+            raise _too_deep(display, None if mark is None else mark.line + 1, max_depth) from None
         raise _syntax_error(display, exc) from None
     finally:
         reader.dispose()
     return Document(data, lines, key_lines, tuple(duplicates))
+
+
+def read_text(path: str | Path, what: str = "YAML", max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The text of the UTF-8 YAML file at ``path``, or a one-line error saying why not.
+
+    Parameters
+    ----------
+    path:
+        The file.
+    what:
+        What the file is, for messages (``"config"``, ``"dataset card"``).
+    max_bytes:
+        Largest size accepted; at most ``max_bytes + 1`` bytes are ever read,
+        so a huge file (or a device) costs no memory.
+
+    Returns
+    -------
+    str
+        The text, without a UTF-8 byte-order mark.
+
+    Raises
+    ------
+    TreebenchError
+        The file is missing, a folder, unreadable, larger than ``max_bytes``,
+        binary (holds NUL bytes) or not UTF-8.
+    """
+    shown = repr(str(path))
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise TreebenchError(f"{what} file {shown} not found") from None
+    except IsADirectoryError:
+        raise TreebenchError(f"{what} {shown} is a folder; accepted: a YAML file") from None
+    except OSError as exc:
+        raise TreebenchError(f"cannot read {what} {shown}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise TreebenchError(
+            f"{what} file {shown} is larger than {max_bytes} bytes; accepted: at most {max_bytes} bytes"
+        )
+    if b"\0" in data:
+        raise TreebenchError(
+            f"{what} file {shown} is binary (it holds NUL bytes); accepted: a YAML text file in UTF-8"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TreebenchError(
+            f"{what} file {shown} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start}); accepted: a YAML text file in UTF-8"
+        ) from None
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """The nodes directly inside ``node``: list items, or mapping keys and values."""
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    return []
+
+
+def _check_limits(root: yaml.Node, display: str, max_depth: int, max_values: int) -> None:
+    """Refuse a node graph that is recursive, too deep or too large once expanded.
+
+    One depth-first walk over the *composed* graph, where every alias is the
+    very node object of its anchor: each node's expanded size and height are
+    computed once and reused wherever an alias repeats it, so the walk costs
+    the size of the text however much the aliases would expand.  Iterative,
+    because libyaml composes up to 1000 levels.
+    """
+    finished: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) once expanded
+    open_ids: set[int] = set()  # the nodes on the walk's current path
+    # each open node: [node, its remaining children, values so far, deepest child so far]
+    stack: list[list[Any]] = [[root, iter(_children(root)), 1, 0]]
+    open_ids.add(id(root))
+
+    def refuse(node: yaml.Node, message: str) -> YamlLimitError:
+        return YamlLimitError(f"{display}:{node.start_mark.line + 1}: {message}")
+
+    while stack:
+        entry = stack[-1]
+        child = next(entry[1], None)
+        if child is None:  # every child counted: the node is finished
+            stack.pop()
+            open_ids.discard(id(entry[0]))
+            size = (entry[2], entry[3] + 1)
+            finished[id(entry[0])] = size
+        elif id(child) in open_ids:
+            raise refuse(
+                entry[0],
+                "YAML alias inside the value it names (a recursive structure); "
+                "accepted: aliases to values written before and outside them",
+            )
+        elif id(child) in finished:  # an alias to a value already counted
+            size = finished[id(child)]
+        else:
+            inside = _children(child)
+            if inside:
+                stack.append([child, iter(inside), 1, 0])
+                open_ids.add(id(child))
+                continue
+            size = (1, 1)  # a scalar or an empty collection
+        node = entry[0] if child is None else child
+        if size[1] > max_depth:
+            raise _too_deep(display, node.start_mark.line + 1, max_depth)
+        if child is None and not stack:
+            return
+        parent = stack[-1]
+        parent[2] += size[0]
+        parent[3] = max(parent[3], size[1])
+        if parent[2] > max_values:
+            raise refuse(
+                parent[0],
+                f"YAML document too large: more than {max_values} values once aliases are "
+                f"expanded (an alias repeats its anchor's whole value); accepted: at most {max_values}",
+            )
 
 
 def _syntax_error(display: str, exc: yaml.YAMLError) -> YamlSyntaxError:
@@ -185,19 +407,15 @@ def _record_lines(
     lines: dict[FieldPath, int],
     key_lines: dict[FieldPath, int],
     duplicates: list[tuple[FieldPath, int]],
-    open_nodes: set[int],
 ) -> None:
     """Fill ``lines``/``key_lines``/``duplicates`` for ``node`` found at ``path``.
 
-    ``open_nodes`` holds the ids of the collections being walked above this
-    one, so an alias to an enclosing anchor (a recursive structure) is not
-    followed forever.  Scalars are recorded in place: most nodes are scalars,
-    and a call for each would cost more than the rest of the walk.
+    Aliases are followed (a field reached through one gets the anchor's line);
+    :func:`_check_limits` has already bounded the walk and ruled out cycles.
+    Scalars are recorded in place: most nodes are scalars, and a call for each
+    would cost more than the rest of the walk.
     """
     lines[path] = node.start_mark.line + 1
-    if id(node) in open_nodes or isinstance(node, yaml.ScalarNode):
-        return
-    open_nodes.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
@@ -210,14 +428,13 @@ def _record_lines(
             if isinstance(value_node, yaml.ScalarNode):
                 lines[child] = value_node.start_mark.line + 1
             else:
-                _record_lines(value_node, child, lines, key_lines, duplicates, open_nodes)
-    else:  # a sequence
+                _record_lines(value_node, child, lines, key_lines, duplicates)
+    elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             if isinstance(item, yaml.ScalarNode):
                 lines[(*path, index)] = item.start_mark.line + 1
             else:
-                _record_lines(item, (*path, index), lines, key_lines, duplicates, open_nodes)
-    open_nodes.discard(id(node))
+                _record_lines(item, (*path, index), lines, key_lines, duplicates)
 
 
 def field_name(path: Iterable[Any]) -> str:
@@ -393,13 +610,20 @@ class Checker:
                 self.add(path, f"missing required key {name!r}")
         return value
 
-    def integer(self, value: Any, path: FieldPath, minimum: int) -> int | None:
-        """``value`` if it is an integer (not a boolean) ``>= minimum``."""
+    def integer(
+        self, value: Any, path: FieldPath, minimum: int, maximum: int | None = None
+    ) -> int | None:
+        """``value`` if it is an integer (not a boolean) ``>= minimum`` (and ``<= maximum``)."""
+        accepted = (
+            f"an integer >= {minimum}"
+            if maximum is None
+            else f"an integer from {minimum} to {maximum}"
+        )
         if isinstance(value, bool) or not isinstance(value, int):
-            self.add(path, f"expected an integer >= {minimum}; got {value!r}")
+            self.add(path, f"expected {accepted}; got {value!r}")
             return None
-        if value < minimum:
-            self.add(path, f"{value} is out of range; accepted: an integer >= {minimum}")
+        if value < minimum or (maximum is not None and value > maximum):
+            self.add(path, f"{value} is out of range; accepted: {accepted}")
             return None
         return value
 

@@ -32,14 +32,36 @@ def list_criteria() -> None:
         click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3])
 
 
-def parse_counts(text: str, what: str) -> np.ndarray:
-    """Parse ``"5,2,3"`` into a non-negative count vector."""
+#: What a count vector may hold, for error messages.
+_COUNTS_ACCEPTED = "accepted: whole numbers >= 0 separated by commas, one per class, e.g. 5,2,3"
+
+
+def parse_counts(text: str, what: str, allow_empty: bool = False) -> np.ndarray:
+    """Parse ``"5,2,3"`` into a count vector (float64 holding whole numbers).
+
+    Counts are numbers of training rows: whole and non-negative.  A node
+    holds at least one row, so an all-zero vector is refused unless
+    ``allow_empty`` (a branch of a multiway split may be empty).
+
+    Raises
+    ------
+    TreebenchError
+        One line naming ``what``, the text and the accepted form.
+    """
+    if not text.strip():
+        raise TreebenchError(f"{what} is empty; {_COUNTS_ACCEPTED}")
+    cells = [cell.strip() for cell in text.split(",")]
+    if not all(cells):
+        raise TreebenchError(f"{what} {text!r} has an empty count; {_COUNTS_ACCEPTED}")
     try:
-        values = np.array([float(v) for v in text.split(",")], dtype=float)
+        values = np.array([float(cell) for cell in cells], dtype=float)
     except ValueError:
-        raise TreebenchError(f"{what} {text!r} is not a comma-separated list of numbers, e.g. 5,2,3") from None
-    if values.size == 0 or (values < 0).any() or not np.isfinite(values).all():
-        raise TreebenchError(f"{what} {text!r} must be non-negative finite numbers, e.g. 5,2,3")
+        raise TreebenchError(f"{what} {text!r} is not a comma-separated list of numbers; {_COUNTS_ACCEPTED}") from None
+    bad = [cell for cell, v in zip(cells, values) if not (np.isfinite(v) and v >= 0 and float(v).is_integer())]
+    if bad:
+        raise TreebenchError(f"{what} {text!r} holds {bad[0]!r}, not a count; {_COUNTS_ACCEPTED}")
+    if not allow_empty and values.sum() == 0:
+        raise TreebenchError(f"{what} {text!r} counts no row (a node holds at least one); {_COUNTS_ACCEPTED}")
     return values
 
 
@@ -48,7 +70,8 @@ def parse_children(text: str, n_classes: int) -> np.ndarray:
     several candidates may be separated by ``|``."""
     candidates = []
     for candidate in text.split("|"):
-        rows = [parse_counts(row, "children branch") for row in candidate.split(";")]
+        # one branch of a multiway split may be empty (a category absent from the node)
+        rows = [parse_counts(row, "children branch", allow_empty=True) for row in candidate.split(";")]
         for row in rows:
             if row.size != n_classes:
                 raise TreebenchError(

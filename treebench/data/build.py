@@ -3,7 +3,8 @@
 The steps are the same for every source (mirror file, cache, scikit-learn,
 OpenML, UCI): pick and order the card's columns, apply the card's documented
 cell corrections, type each feature by its kind, keep missing values as NaN,
-encode the target, hash the content and compare it with the card.
+encode the target, hash the content and compare it with the card (counts,
+then the canonical checksum the card pins).
 """
 
 from __future__ import annotations
@@ -138,16 +139,28 @@ def _apply_corrections(card: Card, frame: pd.DataFrame, origin: str) -> pd.DataF
 
 def _numeric(series: pd.Series, column: str, origin: str) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
-        return series.to_numpy(dtype=np.float64, na_value=np.nan)
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna().to_numpy() & series.notna().to_numpy()
-    if bad.any():
-        rows = np.flatnonzero(bad)
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        converted = pd.to_numeric(series, errors="coerce")
+        bad = converted.isna().to_numpy() & series.notna().to_numpy()
+        if bad.any():
+            rows = np.flatnonzero(bad)
+            raise SourceError(
+                f"{origin}: numeric column {column!r} holds {series.iloc[rows[0]]!r} in data row {rows[0]} "
+                f"({len(rows)} non-numeric cell{'s' if len(rows) > 1 else ''})"
+            )
+        values = converted.to_numpy(dtype=np.float64, na_value=np.nan)
+    # parsers read inf, -inf and numbers beyond float64 (1e999) as infinities: never data
+    infinite = np.isinf(values)
+    if infinite.any():
+        rows = np.flatnonzero(infinite)
+        cell = series.iloc[rows[0]]
+        shown = cell if isinstance(cell, str) else str(values[rows[0]])
         raise SourceError(
-            f"{origin}: numeric column {column!r} holds {series.iloc[rows[0]]!r} in data row {rows[0]} "
-            f"({len(rows)} non-numeric cell{'s' if len(rows) > 1 else ''})"
+            f"{origin}: numeric column {column!r} holds {shown!r} in data row {rows[0]} "
+            f"({len(rows)} infinite or overflowing cell{'s' if len(rows) > 1 else ''}; accepted: finite numbers)"
         )
-    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return values
 
 
 def _categorical(
@@ -188,6 +201,20 @@ def to_dataset(name: str, card: Card, table: Table, source: str) -> Dataset:
         extra=extra,
         source=source,
     )
+
+
+def judge(card: Card, ds: Dataset, origin: str, pinned: bool = True) -> str:
+    """Why a copy read from ``origin`` is not the card's table ("" when it is).
+
+    The counts are compared first (the more telling message), then, when
+    ``pinned`` and the card has one, the canonical checksum.
+    """
+    problems = mismatches(ds, card.expected)
+    if problems:
+        return f"{origin} does not match {card.display_path}: {'; '.join(problems)}"
+    if pinned and card.checksum is not None and ds.checksum != card.checksum:
+        return f"{origin}: canonical checksum {ds.checksum}, {card.display_path} expects {card.checksum}"
+    return ""
 
 
 def mismatches(ds: Dataset, expected: Expected) -> list[str]:

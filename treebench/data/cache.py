@@ -4,7 +4,9 @@ A cached dataset is ``<cache>/<name>.csv.gz`` (the card's columns, text
 labels, empty cells for missing values: the same layout as a mirror file, so
 it can be copied into a mirror folder as is) plus ``<name>.json`` holding the
 file's SHA-256 and where it came from.  A file whose bytes no longer match the
-record is corrupt: the loader warns, deletes it and fetches again.
+record (or without a readable record) is corrupt: the loader stops with an
+error naming it, leaves it in place and never falls back to another source;
+``treebench datasets fetch NAME --refresh`` replaces it.
 """
 
 from __future__ import annotations
@@ -84,14 +86,6 @@ class Cache:
         _atomic_write(self.data_path(name), data)
         _atomic_write(self.record_path(name), (json.dumps(record, indent=2) + "\n").encode())
         return self.data_path(name)
-
-    def discard(self, name: str) -> None:
-        """Delete a cached dataset (both files); missing files are fine."""
-        for path in (self.data_path(name), self.record_path(name)):
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                pass
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

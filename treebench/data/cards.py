@@ -3,8 +3,9 @@
 A card says what a dataset *is* (description, citation, identifiers, which
 papers use it), how to read it (target, features and their kinds, columns that
 are not features) and what a correct copy looks like (rows, features, class
-counts).  Derived datasets are cards too: ``derived_from`` plus a list of
-declarative ``operations``, no code per dataset.
+counts, and the canonical checksum of the one table it describes).  Derived
+datasets are cards too: ``derived_from`` plus a list of declarative
+``operations``, no code per dataset.
 
 Every problem in a card is reported as one line naming the file, the line and
 the field, e.g. ``datasets/foo.yaml:3: field 'target' is missing; required
@@ -16,7 +17,9 @@ papers to say, not for the data layer.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,7 +30,7 @@ import yaml
 
 from treebench.data.labels import as_label
 from treebench.errors import TreebenchError, one_of
-from treebench.yamlcheck import Checker, Document, FieldPath, YamlSyntaxError, field_name, parse
+from treebench.yamlcheck import Checker, Document, FieldPath, YamlSyntaxError, field_name, parse, read_text
 
 #: Cards are read as YAML 1.1, PyYAML's default (on libyaml when available):
 #: ``was: 1e-3`` stays the text of the cell it names, not the float 0.001.
@@ -42,9 +45,14 @@ DOWNLOAD_FORMATS = ("csv", "whitespace", "tab", "arff")
 EMBEDDED_LOADERS = ("load_iris", "load_wine", "load_breast_cancer", "load_digits")
 OPERATIONS = ("drop_classes", "merge_classes", "select_rows", "target_column", "drop_columns")
 
+#: A card's ``checksum``: the 64 lowercase hex digits of
+#: :func:`treebench.data.dataset.content_checksum` of the card's table.
+CHECKSUM = re.compile(r"[0-9a-f]{64}")
+CHECKSUM_HELP = "64 lowercase hex digits (`treebench datasets verify NAME --write-checksums` writes them)"
+
 _COMMON_FIELDS = (
     "name", "title", "description", "citation", "papers", "aliases", "notes", "urls",
-    "provenance", "expected", "classes",
+    "provenance", "expected", "classes", "checksum",
 )
 _RAW_FIELDS = (
     "file", "target", "features", "nominal", "ordinal", "non_features", "missing_values",
@@ -144,6 +152,8 @@ class Card:
     urls: tuple[str, ...] = ()
     provenance: str = ""
     classes: tuple[str, ...] | None = None
+    #: SHA-256 of the canonical table (``Dataset.checksum``); ``None`` = not pinned yet.
+    checksum: str | None = None
     # raw datasets
     file: str = ""
     target: str = ""
@@ -328,6 +338,11 @@ class _Fields:
         )
 
 
+def read_card_text(path: Path) -> str:
+    """A card file's text: bounded in size, UTF-8, or a one-line error naming the file."""
+    return read_text(path, "dataset card")
+
+
 def parse_card(path: Path) -> Card:
     """Read and validate one card file.
 
@@ -336,11 +351,7 @@ def parse_card(path: Path) -> Card:
     TreebenchError
         One line naming the file, the line and the offending field.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TreebenchError(f"{display_path(path)}: cannot read card ({exc.strerror})") from None
-    return parse_card_text(path, text)
+    return parse_card_text(path, read_card_text(path))
 
 
 def parse_card_text(path: Path, text: str) -> Card:
@@ -404,6 +415,7 @@ def _card(path: Path, data: Mapping[str, Any], source: _Source) -> Card:
         provenance=f.text("provenance"),
         classes=f.text_list("classes", labels=True) or None,
         expected=_expected(f),
+        checksum=_checksum(f),
     )
     if derived:
         card = Card(
@@ -449,6 +461,15 @@ def _expected(f: _Fields) -> Expected:
                 "class_counts",
             )
     return expected
+
+
+def _checksum(f: _Fields) -> str | None:
+    value = f.data.get("checksum")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not CHECKSUM.fullmatch(value):
+        raise f.wrong("checksum", CHECKSUM_HELP, value)
+    return value
 
 
 def _levels(f: _Fields, key: str) -> dict[str, tuple[str, ...] | None]:
@@ -726,10 +747,7 @@ class CardRegistry:
         return sorted(self._files())
 
     def _parse(self, path: Path) -> Card:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TreebenchError(f"{display_path(path)}: cannot read card ({exc.strerror})") from None
+        text = read_card_text(path)
         hit = self._parsed.get(path)
         if hit is not None and hit[0] == text:
             return hit[1]
@@ -802,3 +820,65 @@ class CardRegistry:
                 chain.append(base)
                 current = by_name[base]
         return cards
+
+
+# --------------------------------------------------------------------------- writing
+_TOP_LEVEL_CHECKSUM = re.compile(r"^checksum:.*$", re.M)
+
+
+def write_checksum(card: Card, checksum: str) -> bool:
+    """Set the ``checksum`` field of ``card``'s file; returns whether the file changed.
+
+    The file is edited as text, so comments and layout survive: an existing
+    top-level ``checksum:`` line is replaced, else one is added after the
+    ``expected`` block.  The result is parsed again before it replaces the
+    file (atomically).
+
+    Raises
+    ------
+    TreebenchError
+        ``checksum`` is not 64 hex digits, or the file cannot be read or written.
+    """
+    if not CHECKSUM.fullmatch(checksum):
+        raise TreebenchError(f"checksum {checksum!r} is not {CHECKSUM_HELP}")
+    text = read_card_text(card.path)
+    value = checksum
+    if yaml.load(f"checksum: {value}", Loader=_CARD_LOADER)["checksum"] != value:
+        value = f"'{value}'"  # all digits: YAML would read a number
+    line = f"checksum: {value}"
+    if _TOP_LEVEL_CHECKSUM.search(text):
+        new = _TOP_LEVEL_CHECKSUM.sub(line, text, count=1)
+    else:
+        new = _insert_after_expected(text, line)
+    if new == text:
+        return False
+    written = parse_card_text(card.path, new)
+    assert written.checksum == checksum, (written.checksum, checksum)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=card.path.parent, prefix=f".{card.path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(new)
+        os.replace(tmp, card.path)  # write-then-rename: never a half-written card
+    except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise TreebenchError(f"{card.display_path}: cannot write card ({exc.strerror})") from None
+    return True
+
+
+def _insert_after_expected(text: str, line: str) -> str:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    start = next((i for i, x in enumerate(lines) if re.match(r"^expected\s*:", x)), None)
+    if start is None:
+        return "".join(lines) + line + "\n"
+    end = start + 1
+    # the block goes on while lines are indented (or blank before more indented lines)
+    while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    lines.insert(end, line + "\n")
+    return "".join(lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import click
@@ -48,6 +48,8 @@ def datasets() -> None:
     Data is looked for in the cache (TREEBENCH_CACHE), then in the mirror
     folders of TREEBENCH_DATA (a path list), then in scikit-learn's bundled
     copies, then on OpenML and UCI.  TREEBENCH_OFFLINE=1 skips the network.
+    The first copy found must be the card's table (its counts and checksum):
+    a corrupt local copy is an error, never a reason to use another source.
     """
 
 
@@ -149,8 +151,10 @@ def info_command(name: str) -> None:
         add(("class counts", counts))
     if card.notes:
         add(("notes", card.notes))
+    add(("checksum", card.checksum or f"none (not pinned: `treebench datasets verify {card.name} --write-checksums`)"))
     where = local_sources(card, registry, settings)
     add(("local copy", ", ".join(where) if where else f"none (mirrors: {settings.describe_mirrors()})"))
+    failure = None
     if where:
         from dataclasses import replace
 
@@ -158,15 +162,21 @@ def info_command(name: str) -> None:
             try:
                 ds = Loader(registry, replace(settings, offline=True)).load(card)
                 add(("loaded", f"{ds.n_samples} rows, {ds.n_features} features, {ds.n_classes} classes from {ds.source}"))
-                add(("checksum", f"sha256 {ds.checksum}"))
+                if card.checksum is None:
+                    add(("content", f"sha256 {ds.checksum}"))
+                else:
+                    add(("content", "matches the card's checksum"))
             except TreebenchError as exc:
-                add(("loaded", f"FAILED: {exc}"))
+                add(("loaded", "FAILED (see the error below)"))
+                failure = exc
     width = max(len(k) for k, _ in out) + 2
     for key, value in out:
         lines = textwrap.wrap(value, 100 - width, break_on_hyphens=False) or [""]
         click.echo(f"{key + ':':<{width}}{lines[0]}")
         for more in lines[1:]:
             click.echo(" " * width + more)
+    if failure is not None:
+        raise failure  # the card is shown; the bad local copy is an error (exit 2)
 
 
 @datasets.command("fetch")
@@ -208,6 +218,8 @@ def fetch_command(names: tuple[str, ...], fetch_all: bool, refresh: bool) -> Non
                 if target is not card:
                     ds = Loader(registry, settings).load(card)
             except TreebenchError as exc:
+                if len(cards) == 1:
+                    raise  # one dataset: its error is the one line to show
                 failures.append(card.name)
                 tqdm.write(f"error: {exc}", file=sys.stderr)
                 continue
@@ -224,27 +236,54 @@ def fetch_command(names: tuple[str, ...], fetch_all: bool, refresh: bool) -> Non
 
 @datasets.command("verify")
 @click.argument("names", nargs=-1)
-def verify_command(names: tuple[str, ...]) -> None:
+@click.option(
+    "--write-checksums",
+    "write",
+    is_flag=True,
+    help="First compute the canonical checksum of each card's table from its local copies "
+    "(which must agree) and write it into the card.",
+)
+def verify_command(names: tuple[str, ...], write: bool) -> None:
     """Check every local copy of every dataset (or of NAMES) against its card.
 
-    Exits with status 1 when a copy is corrupt or does not match its card.
-    Datasets with no local copy are listed but do not fail the check.
+    A copy passes when it is readable, every numeric cell is finite, and it
+    has the card's counts and canonical checksum.  Exits with status 1 when a
+    copy fails (one summary line on stderr).  Datasets with no local copy are
+    listed but do not fail the check.
     """
     from tqdm import tqdm
 
-    from treebench.data.verify import ABSENT, FAILED, OK, verify
+    from treebench.data.verify import ABSENT, FAILED, OK, verify, write_checksums
 
     registry, settings = _context()
-    bar = tqdm(total=len(names) or len(registry.names()), desc="verify", unit="dataset", leave=False, file=sys.stderr)
+    total = len(names) or len(registry.names())
 
-    def on_card(card) -> None:  # noqa: ANN001
-        bar.set_postfix_str(card.name)
-        bar.update(1)
+    @contextmanager
+    def progress(what: str) -> Iterator[Callable[..., None]]:
+        # disable=None: no bar when stderr is not a terminal (logs, tests)
+        bar = tqdm(total=total, desc=what, unit="dataset", leave=False, file=sys.stderr, disable=None)
 
-    try:
+        def on_card(card) -> None:  # noqa: ANN001
+            bar.set_postfix_str(card.name)
+            bar.update(1)
+
+        try:
+            yield on_card
+        finally:
+            bar.close()
+
+    if write:
+        with progress("checksums") as on_card:
+            written = write_checksums(registry, settings, list(names) or None, on_card=on_card)
+        for w in written:
+            if w.checksum is None:
+                click.echo(f"{w.name}: no local copy, {w.path} left as it is")
+            else:
+                what = "written to" if w.changed else "already in"
+                click.echo(f"{w.name}: checksum {w.checksum} {what} {w.path}")
+        click.echo("")
+    with progress("verify") as on_card:
         verdicts = verify(registry, settings, list(names) or None, on_card=on_card)
-    finally:
-        bar.close()
     rows = []
     for v in verdicts:
         ds = v.dataset
@@ -264,6 +303,9 @@ def verify_command(names: tuple[str, ...]) -> None:
     )
     click.echo(f"mirrors: {settings.describe_mirrors()}")
     if failed:
+        bad = [f"{v.name} ({v.where}): {v.detail}" for v in verdicts if v.status == FAILED]
+        more = f"; and {len(bad) - 3} more (see the table)" if len(bad) > 3 else ""
+        click.echo(f"error: {failed} of {ok + failed} copies failed verification: {'; '.join(bad[:3])}{more}", err=True)
         raise SystemExit(1)
 
 

@@ -1,18 +1,24 @@
 """``load(name)``: find a copy, check it against its card, return a :class:`Dataset`.
 
-Raw datasets are looked for in this order, the first copy that matches its
-card wins:
+Raw datasets are looked for in this order; the first copy that exists is
+used if it is the card's table:
 
-1. the download cache (``TREEBENCH_CACHE``), checksum-verified;
+1. the download cache (``TREEBENCH_CACHE``), its bytes checked against the record;
 2. each mirror folder in ``TREEBENCH_DATA`` (``<name>.csv.gz``, ``.csv``, ``.arff``);
 3. scikit-learn's bundled copy, for cards with an ``embedded`` section;
 4. OpenML, through the ``openml`` package;
 5. the card's UCI download recipe.
 
-A copy that is corrupt or does not match the card is reported with a
-:class:`DataWarning` and skipped (a cached one is deleted), never used.
-Downloads (4, 5) are stored in the cache.  Derived datasets load their base
-the same way, then apply their operations.
+"The card's table" means: readable, every numeric cell finite, the card's
+counts, and the canonical checksum the card pins (``checksum``).  Only a
+*missing* copy moves the search on.  A local copy (1-3) that exists but is
+not the card's table is an error naming it, never a reason to use another
+source: two sources of "the same" dataset would otherwise give two tables
+(and two checksums in one results store).  A download (4, 5) that fails or
+differs is reported with a :class:`DataWarning` and the next source is tried;
+downloads that pass are stored in the cache.  Derived datasets load their
+base the same way, then apply their operations and check their own counts
+and checksum.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 
-from treebench.data.build import Table, mismatches, normalize, to_dataset
+from treebench.data.build import Table, judge, normalize, to_dataset
 from treebench.data.cache import Cache
 from treebench.data.cards import Card, CardRegistry
 from treebench.data.dataset import Dataset
@@ -42,7 +48,15 @@ from treebench.errors import TreebenchError
 
 
 class DataWarning(UserWarning):
-    """A copy of a dataset was skipped (corrupt, or not matching its card)."""
+    """A downloaded copy of a dataset was skipped (corrupt, or not the card's table)."""
+
+
+#: What to do about a bad local copy, by source kind.
+_FIXES = {
+    "cache": "delete it and its .json record, or run `treebench datasets fetch {name} --refresh`",
+    "mirror": "replace or remove that file",
+    "embedded": "check the scikit-learn installation",
+}
 
 
 def load(
@@ -75,8 +89,9 @@ def load(
     Raises
     ------
     TreebenchError
-        Unknown name, or no usable copy anywhere: one line naming the dataset,
-        every place looked and where to put the file.
+        Unknown name; a local copy that is corrupt or not the card's table
+        (one line naming the copy); or no copy anywhere (one line naming the
+        dataset, every place looked and where to put the file).
     """
     settings = settings or Settings.from_env()
     if offline is not None:
@@ -86,7 +101,11 @@ def load(
 
 
 class Loader:
-    """Loads cards of one registry; remembers results when ``memo`` is given."""
+    """Loads cards of one registry; remembers results when ``memo`` is given.
+
+    ``pinned=False`` skips the comparison with the cards' checksums (counts
+    are still checked): only for computing the checksums to write.
+    """
 
     def __init__(
         self,
@@ -96,12 +115,14 @@ class Loader:
         progress: Progress | None = None,
         refresh: bool = False,
         memo: dict[str, Dataset] | None = None,
+        pinned: bool = True,
     ) -> None:
         self.registry = registry
         self.settings = settings
         self.progress = progress
         self.refresh = refresh
         self.memo = memo
+        self.pinned = pinned
         self.cache = Cache(settings.cache_dir)
 
     def load(self, card: Card, _chain: tuple[str, ...] = ()) -> Dataset:
@@ -128,12 +149,9 @@ class Loader:
         base = self.load(base_card, (*chain, card.name))
         table = derive(card, Table.from_dataset(base))
         ds = to_dataset(card.name, card, table, f"derived from {base.name} ({base.source})")
-        problems = mismatches(ds, card.expected)
-        if problems:
-            raise TreebenchError(
-                f"dataset {card.name!r} derived from {base.name!r} does not match "
-                f"{card.display_path}: {'; '.join(problems)}"
-            )
+        problem = judge(card, ds, f"dataset {card.name!r} derived from {base.name!r}", self.pinned)
+        if problem:
+            raise TreebenchError(problem)
         return ds
 
     # ------------------------------------------------------------------ raw
@@ -168,15 +186,14 @@ class Loader:
             except SourceError as exc:
                 problem = str(exc)
             else:
-                problems = mismatches(ds, card.expected)
-                if not problems:
+                problem = judge(card, ds, candidate.origin, self.pinned)
+                if not problem:
                     if candidate.network:
                         self.cache.store(card.name, Table.from_dataset(ds), ds.source)
                     return ds
-                problem = f"{candidate.origin} does not match {card.display_path}: {'; '.join(problems)}"
-            if candidate.kind == "cache":
-                self.cache.discard(card.name)
-                problem += " (deleted from the cache)"
+            if not candidate.network:
+                # it exists, so it is what the user meant: another source would be another table
+                raise TreebenchError(bad_local_copy(card, candidate, problem))
             notes.append(f"{candidate.kind}: {problem}")
             warnings.warn(f"{problem}; trying the next source", DataWarning, stacklevel=4)
         raise TreebenchError(self._nowhere(card, notes))
@@ -194,6 +211,15 @@ class Loader:
         if self.settings.offline:
             hint += f", or run `treebench datasets fetch {card.name}` online"
         return f"dataset {card.name!r} is not available; looked in: {'; '.join(notes)}. To fix: {hint}"
+
+
+def bad_local_copy(card: Card, candidate: Candidate, problem: str) -> str:
+    """The one-line error for a local copy that exists but is not the card's table."""
+    fix = _FIXES.get(candidate.kind, "repair or remove it").format(name=card.name)
+    return (
+        f"dataset {card.name!r}: {candidate.kind} copy {problem}; {fix} "
+        "(a bad local copy is never replaced by another source)"
+    )
 
 
 def local_sources(card: Card, registry: CardRegistry, settings: Settings) -> list[str]:

@@ -3,6 +3,11 @@
 Registered in :mod:`treebench.cli`.  Exit status of ``run``: 0 all trials
 finished, 1 some trial failed (each is in the store with its error), 2 a user
 error (bad config, missing data; one line, no traceback), 130 interrupted.
+
+``run`` loads and checks the config itself (file, schema, trial count, jobs,
+scheduler address) and only then hands the loaded config to the runner, so a
+refused run never opens or creates its store.  Paths are checked here rather
+than by click, whose usage errors take three lines.
 """
 
 from __future__ import annotations
@@ -12,16 +17,17 @@ from pathlib import Path
 import click
 
 from treebench.errors import TreebenchError
+from treebench.experiment.specs import MAX_TRIALS
 
 
 @click.command("run")
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=click.Path())
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1),
+    type=int,
     default=None,
-    help="Local worker processes (default: all cores; 1 runs in this process).",
+    help="Local worker processes, at most the cores (default: all cores; 1 runs in this process).",
 )
 @click.option(
     "--scheduler",
@@ -39,8 +45,15 @@ from treebench.errors import TreebenchError
     "--store",
     "store_path",
     default=None,
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     help="Results store file (default: the config's 'store', else results/<experiment>.sqlite).",
+)
+@click.option(
+    "--max-trials",
+    type=int,
+    default=MAX_TRIALS,
+    show_default=True,
+    help="Refuse a config planning more trials than this (before anything runs).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def run(
@@ -50,6 +63,7 @@ def run(
     dry_run: bool,
     force: bool,
     store_path: str | None,
+    max_trials: int,
     quiet: bool,
 ) -> int:
     """Run the experiment described by CONFIG (YAML; see docs/configs.md).
@@ -57,10 +71,34 @@ def run(
     Finished trials already in the store are skipped, so an interrupted run
     resumes where it stopped.
     """
+    from treebench.experiment.config import check_trial_count, load_config
+    from treebench.experiment.executors import check_jobs, check_scheduler, probe_scheduler
+
+    # Everything a run could refuse is checked here, before the store is opened.
     if jobs is not None and scheduler:
         raise TreebenchError(
             "--jobs and --scheduler exclude each other: a Dask cluster has its own workers"
         )
+    if max_trials < 1:
+        raise TreebenchError(f"--max-trials {max_trials} is out of range; accepted: an integer >= 1")
+    if jobs is not None:
+        jobs = check_jobs(jobs, _warn)
+    if scheduler:
+        check_scheduler(scheduler)
+    loaded = load_config(config)
+    store = Path(store_path or loaded.store)
+    if store.is_dir():
+        raise TreebenchError(
+            f"store {str(store)!r} is a folder; accepted: a results store file (e.g. results/NAME.sqlite)"
+        )
+    try:
+        check_trial_count(loaded, max_trials)
+    except TreebenchError as exc:
+        if not dry_run:
+            raise
+        _warn(f"warning: {exc}")  # a dry run only counts, and says how many
+    if scheduler and not dry_run:
+        probe_scheduler(scheduler)
     if not dry_run and not scheduler and jobs != 1:
         from treebench.experiment.pool import prestart
 
@@ -68,15 +106,29 @@ def run(
     from treebench.experiment.runner import run_experiment
 
     summary = run_experiment(
-        config,
+        loaded,
         jobs=jobs,
         scheduler=scheduler,
         force=force,
-        store_path=store_path,
+        store_path=str(store),
         quiet=quiet,
         dry=dry_run,
     )
     return summary.exit_code
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _store_file(store: str) -> Path:
+    """``store`` as a path, refused in one line unless it is an existing file."""
+    path = Path(store)
+    if path.is_dir():
+        raise TreebenchError(f"{store!r} is a folder; accepted: a results store file (.sqlite)")
+    if not path.exists():
+        raise TreebenchError(f"no results store at {store!r}")
+    return path
 
 
 @click.group("results")
@@ -85,22 +137,27 @@ def results() -> None:
 
 
 @results.command("export")
-@click.argument("store", type=click.Path(dir_okay=False))
+@click.argument("store", type=click.Path())
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True
 )
 @click.option(
     "--out",
     default=None,
-    type=click.Path(dir_okay=False),
-    help="Output file (default: the store's name with .csv or .parquet; '-' for stdout, csv only).",
+    type=click.Path(),
+    help="Output file, its folder created if needed (default: the store's name with .csv or "
+    ".parquet; '-' for stdout, csv only).",
 )
 def export(store: str, fmt: str, out: str | None) -> None:
     """Write every trial of STORE (all columns) as CSV or Parquet."""
     from treebench.experiment.store import ResultsStore
 
-    if not Path(store).exists():
-        raise TreebenchError(f"no results store at {store!r}")
+    path = _store_file(store)
+    if out == "-" and fmt != "csv":
+        raise TreebenchError("--out - (stdout) works with --format csv only")
+    target = None if out == "-" else Path(out) if out else path.with_suffix(f".{fmt}")
+    if target is not None and target.is_dir():
+        raise TreebenchError(f"--out {str(target)!r} is a folder; accepted: a file path, or - for stdout")
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401
@@ -108,23 +165,29 @@ def export(store: str, fmt: str, out: str | None) -> None:
             raise TreebenchError(
                 "--format parquet needs pyarrow, which is not installed: pip install pyarrow"
             ) from None
-    with ResultsStore(store) as opened:
+    with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
-    if out == "-":
-        if fmt != "csv":
-            raise TreebenchError("--out - (stdout) works with --format csv only")
+    if target is None:
         click.echo(frame.to_csv(index=False), nl=False)
         return
-    target = Path(out) if out else Path(store).with_suffix(f".{fmt}")
-    if fmt == "csv":
-        frame.to_csv(target, index=False)
-    else:
-        frame.to_parquet(target, index=False)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TreebenchError(
+            f"cannot create the folder of --out {str(target)!r}: {exc.strerror or exc}"
+        ) from None
+    try:
+        if fmt == "csv":
+            frame.to_csv(target, index=False)
+        else:
+            frame.to_parquet(target, index=False)
+    except OSError as exc:
+        raise TreebenchError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
     click.echo(f"wrote {len(frame)} trials to {target}")
 
 
 @results.command("show")
-@click.argument("store", type=click.Path(dir_okay=False))
+@click.argument("store", type=click.Path())
 @click.option(
     "--metric",
     "metrics",
@@ -140,9 +203,7 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     from treebench.experiment.store import ResultsStore
     from treebench.stats.metrics import frame_metrics
 
-    if not Path(store).exists():
-        raise TreebenchError(f"no results store at {store!r}")
-    with ResultsStore(store) as opened:
+    with ResultsStore(_store_file(store)) as opened:
         frame = opened.to_frame()
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:

@@ -4,11 +4,19 @@ Every problem in a config is collected (not just the first) and reported as
 ``file:line: field: what is wrong; accepted: ...``.  Line numbers come from
 PyYAML's composed node tree, which keeps the position of every key and value.
 The schema is documented, with a full example, in ``docs/configs.md``.
+
+A config may not ask for more than the machine can sensibly do: the file is
+at most :data:`~treebench.yamlcheck.MAX_FILE_BYTES` (aliases and nesting are
+bounded by :mod:`treebench.yamlcheck`), the seed fits 32 bits, folds, repeats
+and grids are bounded (:data:`MAX_FOLDS`, :data:`MAX_REPEATS`,
+:data:`MAX_GRID_POINTS`), and :func:`check_trial_count` refuses a config
+planning more than ``--max-trials`` trials before anything runs.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +28,11 @@ from treebench.experiment.specs import (  # noqa: F401 - the specs are part of t
     ALGORITHM_KEYS,
     DATASET_KEYS,
     DEFAULT_METRICS,
+    MAX_FOLDS,
+    MAX_GRID_POINTS,
+    MAX_REPEATS,
+    MAX_SEED,
+    MAX_TRIALS,
     METRICS,
     NOMINAL_MODES,
     PAIR_PROTOCOL,
@@ -34,7 +47,7 @@ from treebench.experiment.specs import (  # noqa: F401 - the specs are part of t
     ProtocolSpec,
     TuningSpec,
 )
-from treebench.yamlcheck import Checker, ProblemsError, PureLoader, parse, value_kind
+from treebench.yamlcheck import Checker, ProblemsError, PureLoader, parse, read_text, value_kind
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -50,16 +63,13 @@ def load_config(path: str | Path) -> Config:
     Raises
     ------
     TreebenchError
-        Missing file or YAML syntax error (one line), or :class:`ConfigError`
-        listing every problem found.
+        A file that cannot be read as a config (missing, a folder, larger
+        than :data:`~treebench.yamlcheck.MAX_FILE_BYTES`, not UTF-8), a YAML
+        syntax error or a document beyond :mod:`treebench.yamlcheck`'s limits
+        (one line each), or :class:`ConfigError` listing every problem found.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TreebenchError(f"config file {str(path)!r} not found") from None
-    except OSError as exc:
-        raise TreebenchError(f"cannot read config {str(path)!r}: {exc.strerror}") from None
+    text = read_text(path, "config")  # one line when missing, a folder, too large, not UTF-8
     return parse_config(text, str(path), base_dir=path.parent)
 
 
@@ -74,6 +84,9 @@ def parse_config(text: str, display: str = "<config>", base_dir: Path | None = N
 
 
 def _validate(data: Any, check: Checker, text: str, display: str, base_dir: Path) -> Config | None:
+    if data is None:  # an empty file, or comments only
+        check.add((), f"the config is empty; expected a mapping with keys {', '.join(TOP_KEYS)}")
+        return None
     top = check.mapping(data, (), TOP_KEYS, required=("experiment", "datasets", "algorithms"))
     if top is None:
         return None
@@ -83,7 +96,7 @@ def _validate(data: Any, check: Checker, text: str, display: str, base_dir: Path
     description = top.get("description", "")
     if not isinstance(description, str):
         check.add(("description",), f"expected text; got {value_kind(description)}")
-    seed = check.integer(top.get("seed", 0), ("seed",), 0)
+    seed = check.integer(top.get("seed", 0), ("seed",), 0, MAX_SEED)
     plugins = _plugins(top.get("plugins", []), check, base_dir)
     protocol = _protocol(top["protocol"], ("protocol",), check) if "protocol" in top else None
     tuning = _tuning(top.get("tuning", {}), check)
@@ -146,9 +159,9 @@ def _protocol(raw: Any, path: tuple, check: Checker) -> ProtocolSpec | None:
         where = (*path, key)
         value = raw[key]
         if key == "folds":
-            values[key] = check.integer(value, where, 2)
+            values[key] = check.integer(value, where, 2, MAX_FOLDS)
         elif key == "repeats":
-            values[key] = check.integer(value, where, 1)
+            values[key] = check.integer(value, where, 1, MAX_REPEATS)
         elif key in ("test_size", "train_fraction"):
             values[key] = check.fraction(value, where)
         elif key == "stratified":
@@ -168,7 +181,7 @@ def _tuning(raw: Any, check: Checker) -> TuningSpec | None:
     tuning = check.mapping(raw, ("tuning",), TUNING_KEYS)
     if tuning is None:
         return None
-    folds = check.integer(tuning.get("folds", 5), ("tuning", "folds"), 2)
+    folds = check.integer(tuning.get("folds", 5), ("tuning", "folds"), 2, MAX_FOLDS)
     metric = check.choice(
         tuning.get("metric", "accuracy"), ("tuning", "metric"), TUNING_METRICS, "tuning metric"
     )
@@ -403,15 +416,20 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
             f"{', '.join(available())}) or 'baseline' (accepted: {', '.join(available_baselines())})",
         )
         return None
-    params = entry.get("params", {}) or {}
-    grid = entry.get("grid", {}) or {}
+    # `params: {}` is harmless; an empty `grid:` would silently run untuned (leave it out for that)
+    params = entry.get("params", {})
+    grid = entry.get("grid", {})
     if not isinstance(params, dict):
         check.add(
             (*where, "params"), f"expected a mapping of parameter: value; got {value_kind(params)}"
         )
         params = None
-    if not isinstance(grid, dict):
-        check.add((*where, "grid"), f"expected a mapping of parameter: [values]; got {value_kind(grid)}")
+    if not isinstance(grid, dict) or ("grid" in entry and not grid):
+        got = "an empty mapping" if grid == {} else value_kind(grid)
+        check.add(
+            (*where, "grid"),
+            f"expected a non-empty mapping of parameter: [values]; got {got} (leave 'grid' out to run untuned)",
+        )
         grid = None
     if params is None or grid is None:
         return None
@@ -427,6 +445,12 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
             check.add(
                 (*where, "grid", key), f"{key!r} is both a fixed param and a grid param; keep one"
             )
+    points = math.prod(len(v) for v in grid.values() if isinstance(v, list))
+    if points > MAX_GRID_POINTS:
+        check.add(
+            (*where, "grid"),
+            f"the grid has {points} points (the product of its value counts); accepted: at most {MAX_GRID_POINTS}",
+        )
     if "criterion" in entry:
         checked = _criterion_params(entry["criterion"], params, grid, where, check)
     else:
@@ -577,3 +601,36 @@ def _check_values(params, grid, where, check, one):
                 break  # one message per grid parameter is enough (unknown names repeat otherwise)
         grid_values[key] = coerced
     return (fixed, grid_values) if ok else None
+
+
+# --------------------------------------------------------------------------- limits
+def planned_trials(config: Config) -> int:
+    """How many trials ``config`` plans: every dataset's outer splits times the algorithms.
+
+    Leave-one-out counts the rows the dataset's card expects, so nothing is
+    loaded and this is cheap however large the answer.
+    """
+    from treebench.experiment.protocols import n_folds
+
+    splits = sum(
+        spec.protocol.n_repeats * n_folds(spec.protocol, spec.expected_rows)
+        for spec in config.datasets
+    )
+    return splits * len(config.algorithms)
+
+
+def check_trial_count(config: Config, max_trials: int = MAX_TRIALS) -> int:
+    """:func:`planned_trials` of ``config``, refused when above ``max_trials``.
+
+    Raises
+    ------
+    TreebenchError
+        One line giving the count, the limit and the flag that lifts it.
+    """
+    count = planned_trials(config)
+    if count > max_trials:
+        raise TreebenchError(
+            f"{config.path}: the config plans {count} trials (outer splits x algorithms), more "
+            f"than {max_trials}; accepted: at most {max_trials} (raise it with treebench run --max-trials N)"
+        )
+    return count

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
@@ -25,12 +27,127 @@ from treebench.experiment.trial import Result, Trial, run_trial
 Finished = list[tuple[Trial, Result]]
 
 
+#: Seconds :func:`probe_scheduler` waits for a Dask scheduler to accept a connection.
+PROBE_SECONDS = 5.0
+#: How long the Dask client may take to connect and shake hands.
+CONNECT_TIMEOUT = "15s"
+#: Dask address schemes whose location is ``HOST:PORT`` (the others: inproc, ucx).
+_HOST_PORT_SCHEMES = ("tcp", "tls", "ws", "wss")
+
+
 def default_jobs() -> int:
     """All cores this process may use."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def check_jobs(jobs: int, warn: Callable[[str], None]) -> int:
+    """``--jobs`` as run: at most :func:`default_jobs`, with a warning when capped.
+
+    More workers than cores only share the cores (and memory) among more
+    processes, so the count is capped rather than refused.
+
+    Raises
+    ------
+    TreebenchError
+        ``jobs`` is 0 or negative.
+    """
+    cores = default_jobs()
+    if jobs < 1:
+        raise TreebenchError(
+            f"--jobs {jobs} is out of range; accepted: an integer >= 1 (this machine runs at most {cores})"
+        )
+    if jobs > cores:
+        warn(f"warning: --jobs {jobs} is more than the {cores} cores this process may use; running {cores}")
+        return cores
+    return jobs
+
+
+def check_scheduler(address: str) -> tuple[str, str]:
+    """Check that ``address`` names a Dask scheduler, without connecting to it.
+
+    Returns
+    -------
+    tuple of str
+        The address scheme (``tcp``...) and its location (``HOST:PORT``...).
+
+    Raises
+    ------
+    TreebenchError
+        ``dask.distributed`` is not installed, or ``address`` is not
+        ``SCHEME://HOST:PORT`` with a scheme Dask knows and a port in 1..65535.
+    """
+    try:
+        import distributed  # noqa: F401 - the package first: its submodules may be cached alone
+        from distributed.comm.addressing import parse_address, parse_host_port
+        from distributed.comm.registry import backends
+    except ImportError:
+        raise TreebenchError(
+            "--scheduler needs dask.distributed, which is not installed; "
+            "pip install 'treebench[dask]' (or 'dask[distributed]')"
+        ) from None
+    accepted = f"accepted: SCHEME://HOST:PORT with SCHEME one of {', '.join(sorted(backends))}"
+    scheme, location = parse_address(address, strict=False)  # no scheme: Dask's default, tcp
+    if scheme not in backends:
+        raise TreebenchError(
+            f"--scheduler {address!r}: unknown address scheme {scheme!r}; {accepted}"
+        )
+    if scheme in _HOST_PORT_SCHEMES:
+        try:
+            host, port = parse_host_port(location)
+        except ValueError:  # no port, or one that is not a number
+            host, port = "", 0
+        if not host or any(c.isspace() for c in host) or not 0 < int(port) < 65536:
+            raise TreebenchError(f"--scheduler {address!r} is not a Dask scheduler address; {accepted}")
+    return scheme, location
+
+
+def probe_scheduler(address: str, timeout: float = PROBE_SECONDS) -> None:
+    """Fail fast, in one line, unless a Dask scheduler answers at ``address``.
+
+    First a plain TCP connection (``HOST:PORT`` schemes), which fails at once
+    when nothing listens -- Dask itself would retry until its timeout --, then
+    (``tcp://`` only) Dask's own handshake, which fails when something else
+    answers: Dask would otherwise read that program's bytes as a message
+    length and run out of memory.  Each step waits at most ``timeout`` seconds, before any dataset
+    is loaded.
+    """
+    import asyncio
+
+    from distributed.comm import connect
+    from distributed.comm.addressing import parse_host_port
+
+    scheme, location = check_scheduler(address)
+
+    def refuse(why: str) -> TreebenchError:
+        return TreebenchError(
+            f"cannot reach the Dask scheduler at {address!r}: {why} (waited at most {timeout:g} s)"
+        )
+
+    if scheme in _HOST_PORT_SCHEMES:
+        host, port = parse_host_port(location)
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+        except OSError as exc:
+            raise refuse(exc.strerror or str(exc) or type(exc).__name__) from None
+
+    if scheme != "tcp":  # tls and ws need the cluster's security settings to shake hands
+        return
+
+    async def handshake() -> None:
+        comm = await connect(address, timeout=timeout)
+        await comm.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(handshake(), timeout))
+    except TimeoutError:
+        raise refuse("no answer") from None
+    except OSError as exc:
+        raise refuse(str(exc) or type(exc).__name__) from None
+    except Exception:  # noqa: BLE001 - e.g. a MemoryError reading another program's bytes
+        raise refuse("something other than a Dask scheduler answers there") from None
 
 
 class Executor:
@@ -189,16 +306,12 @@ class DaskExecutor(Executor):
     name = "dask"
 
     def __init__(self, address: str) -> None:
+        check_scheduler(address)  # one line for a missing dask or a malformed address
+        from distributed import Client
+
         try:
-            from distributed import Client
-        except ImportError:
-            raise TreebenchError(
-                "--scheduler needs dask.distributed, which is not installed; "
-                "pip install 'treebench[dask]' (or 'dask[distributed]')"
-            ) from None
-        try:
-            self.client = Client(address, timeout="15s", set_as_default=False)
-        except (OSError, TimeoutError) as exc:
+            self.client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except Exception as exc:  # noqa: BLE001 - e.g. MemoryError when another program answers
             raise TreebenchError(
                 f"cannot connect to the Dask scheduler at {address!r}: {exc}"
             ) from None

@@ -4,6 +4,11 @@ The driver (this module) loads each dataset once to learn its checksum and
 size, builds every :class:`~treebench.experiment.trial.Trial` with its key,
 asks the store which keys are finished and hands the others to an executor.
 It is the only writer of the store: each result is committed as it arrives.
+
+A store belongs to one experiment (:func:`experiment_identity`) and pins the
+content of every dataset label it holds trials of; the run checks both before
+it loads any data (read-only) and again under the store's lock, before the
+first write.
 """
 
 from __future__ import annotations
@@ -18,14 +23,17 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import click
+import numpy as np
 
 from treebench.errors import TreebenchError
-from treebench.experiment.config import Config, load_config
+from treebench.experiment.config import Config, check_trial_count, load_config
 from treebench.experiment.executors import Executor, make_executor
 from treebench.experiment.protocols import n_folds, outer_splits
-from treebench.experiment.store import ResultsStore, now
+from treebench.experiment.specs import MAX_TRIALS
+from treebench.experiment.store import ResultsStore, check_run, now
 from treebench.experiment.trial import Result, Trial, load_data, trial_key
 from treebench.text_table import format_table
 
@@ -56,17 +64,70 @@ class RunSummary:
         return self.done / self.wall_seconds if self.wall_seconds > 0 else 0.0
 
 
+# --------------------------------------------------------------------------- identity
+def experiment_identity(config: Config) -> dict[str, Any]:
+    """What makes a store this experiment's: its name and the settings every trial shares.
+
+    Those are the config's top-level settings that shape trials: ``seed``,
+    ``tuning``, ``label_uncertainty``, ``nominal`` and the top-level
+    ``protocol`` (only when some dataset uses it).  The ``datasets`` and
+    ``algorithms`` entries are not part of it: adding, removing or editing
+    one (its grid, params, own protocol) only adds trials to the store.
+    ``description``, ``metrics``, ``store`` and ``plugins`` change no trial.
+    """
+    identity: dict[str, Any] = {
+        "experiment": config.experiment,
+        "seed": config.seed,
+        "tuning": config.tuning.fields(),
+        "label_uncertainty": None if config.label_uncertainty is None else config.label_uncertainty.fields(),
+        # the top-level `nominal` is copied into every dataset entry
+        "nominal": config.datasets[0].nominal if config.datasets else "categories",
+    }
+    shared = _shared_protocol(config)
+    if shared is not None:
+        identity["protocol"] = shared
+    return identity
+
+
+def _shared_protocol(config: Config) -> dict[str, Any] | None:
+    """The top-level protocol's settings, as resolved for the first dataset that uses it.
+
+    The validated config keeps a protocol per dataset only; the YAML tells
+    which entries took the top-level one.  None when no dataset does (then it
+    defines no trial) or the config has no YAML text (built in code).
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.text) if config.text else None
+    except yaml.YAMLError:
+        return None
+    entries = data.get("datasets") if isinstance(data, dict) and "protocol" in data else None
+    if not isinstance(entries, list) or len(entries) != len(config.datasets):
+        return None
+    for entry, spec in zip(entries, config.datasets):
+        if not isinstance(entry, dict) or not {"protocol", "train", "test"} & set(entry):
+            return spec.protocol.fields()
+    return None
+
+
 # --------------------------------------------------------------------------- planning
 def plan(config: Config) -> list[Trial]:
     """Every trial of the config, ordered dataset, repeat, fold, algorithm.
 
     Loads each dataset in the driver (for its checksum and row count) and
-    computes the first repeat's splits once, so protocol problems are reported
-    before anything runs.
+    computes the first repeat's splits once, so protocol problems (and a
+    dataset with a single class) are reported before anything runs.
     """
     trials = []
     for dataset in config.datasets:
         data = load_data(dataset)
+        if len(np.unique(np.asarray(data.y))) < 2:
+            found = f"a single class in its {len(data.y)} rows" if len(data.y) else "no rows"
+            raise TreebenchError(
+                f"{config.path}: dataset {dataset.label!r} has {found}; "
+                "every dataset needs two classes or more: remove it from datasets"
+            )
         protocol = dataset.protocol
         if protocol.kind != "loo":
             try:
@@ -110,7 +171,12 @@ def plan(config: Config) -> list[Trial]:
 
 
 def dry_run(config: Config, store_path: str, echo: Echo) -> None:
-    """Print trials per dataset and algorithm without loading data or running anything."""
+    """Print trials per dataset and algorithm without loading data or running anything.
+
+    The store is only read; one the run would refuse (another experiment's)
+    is refused here too.
+    """
+    finished = check_run(store_path, experiment_identity(config), busy_ok=True)
     rows = []
     total_trials = total_fits = 0
     for dataset in config.datasets:
@@ -138,12 +204,8 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
         )
     )
     echo(f"total: {total_trials} trials, {total_fits} tree fits; store {store_path}")
-    path = Path(store_path)
-    if path.exists():
-        with ResultsStore(path) as store:
-            echo(
-                f"the store already holds {len(store.ok_keys())} finished trials (rerun skips those of this config)"
-            )
+    if Path(store_path).exists():
+        echo(f"the store already holds {finished} finished trials (rerun skips those of this config)")
 
 
 def warn_unavailable(config: Config, echo: Echo) -> None:
@@ -181,10 +243,13 @@ def run_experiment(
     dry: bool = False,
     echo: Echo = click.echo,
     table: bool = True,
+    max_trials: int = MAX_TRIALS,
 ) -> RunSummary:
     """Run (or with ``dry`` only describe) the experiment of a config file (or a loaded :class:`Config`).
 
-    Returns a :class:`RunSummary`; user errors raise :class:`TreebenchError`.
+    A config planning more than ``max_trials`` trials is refused before
+    anything runs.  Returns a :class:`RunSummary`; user errors raise
+    :class:`TreebenchError`.
     """
     started = time.perf_counter()
     config = config_path if isinstance(config_path, Config) else load_config(config_path)
@@ -193,9 +258,13 @@ def run_experiment(
     if dry:
         dry_run(config, store_path, echo)
         return RunSummary(store=store_path)
+    check_trial_count(config, max_trials)
+    identity = experiment_identity(config)
+    check_run(store_path, identity)  # a foreign or unusable store stops the run before any data is loaded
     trials = plan(config)
-    with ResultsStore(store_path, create=True) as store:
-        store.lock()
+    # the content each dataset label is pinned to; --force does not lift the check
+    checksums = {t.dataset.label: t.checksum for t in trials}
+    with ResultsStore(store_path, create=True, identity=identity, datasets=checksums) as store:
         finished = set() if force else store.ok_keys()
         todo = [t for t in trials if t.key not in finished]
         # Longest first (grid size x inner folds): the costly tuned trials do not

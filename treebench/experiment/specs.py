@@ -60,6 +60,21 @@ ALGORITHM_KEYS = (
 TUNING_KEYS = ("folds", "metric")
 TUNING_METRICS = ("accuracy",)
 
+# Limits on what a config may ask (checked by the validator and ``treebench run``).
+#: Largest seed: 2**32 - 1, the range numpy's legacy ``RandomState`` and
+#: scikit-learn's ``random_state`` accept, so the seed can be handed to any of
+#: them; the store keeps it in a signed 64-bit INTEGER column, which it fits.
+MAX_SEED = 2**32 - 1
+#: Most folds of an outer or inner cross-validation (leave-one-out covers more).
+MAX_FOLDS = 1000
+#: Most repeats of a protocol.
+MAX_REPEATS = 10_000
+#: Most points of one algorithm's grid (the product of its value counts); each
+#: is fitted once per inner fold of every tuned trial.
+MAX_GRID_POINTS = 10_000
+#: Default of ``treebench run --max-trials``: the most trials a config may plan.
+MAX_TRIALS = 1_000_000
+
 
 # --------------------------------------------------------------------------- specs
 @dataclass(frozen=True)

@@ -16,17 +16,33 @@ JSON field ``measures``) inserted after the fixed metrics; their definitions
 
 Stores written before measures were open kept such a measure in a column of
 its own; those columns are read into the same measure columns.
+
+Opening: ``ResultsStore(path)`` only reads.  It never writes the file, never
+switches it to WAL and never creates a ``-wal``/``-shm`` next to it: with no
+run writing the store it reads a private snapshot (``immutable=1`` when the
+file has no pending WAL, else a copy of the file and its WAL in a temporary
+folder), and it reads alongside a live run through SQLite's read-only mode.
+``ResultsStore(path, create=True, identity=..., datasets=...)`` is the run's
+writer: it takes the lock (on the real path, so a symlink and the file share
+it), checks that the store belongs to this experiment and that every dataset
+label still has the content it was pinned to, and only then changes the file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import METRICS
@@ -116,21 +132,224 @@ _UPDATE_FAILED = (
 _REPLACE = _INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
 
 
-def _add_missing_columns(conn: sqlite3.Connection) -> None:
-    """Columns added after a store was created (``measures``) join it as NULLs."""
-    present = {row[1] for row in conn.execute("PRAGMA table_info(trials)")}
-    if "measures" not in present:
-        conn.execute("ALTER TABLE trials ADD COLUMN measures TEXT")
-
-
-def _legacy_measure_columns(conn: sqlite3.Connection) -> list[str]:
-    """Numeric columns of an older schema that held one learner's measure each."""
-    rows = conn.execute("PRAGMA table_info(trials)").fetchall()
-    return [name for _, name, kind, *_ in rows if name not in _ALL and str(kind).upper() == "REAL"]
+#: Types of the columns added after the first schema (an older store gets them when a run writes it).
+_LATER_COLUMNS = {
+    "chosen": "TEXT",
+    "tune_seconds": "REAL",
+    "n_train": "INTEGER",
+    "n_test": "INTEGER",
+    "dataset_checksum": "TEXT",
+    "measures": "TEXT",
+}
+_SQLITE_HEADER = b"SQLite format 3\x00"
+#: Meta keys of a store's identity (JSON of the fields) and dataset pins (JSON label -> checksum).
+IDENTITY_KEY = "identity"
+FINGERPRINT_KEY = "fingerprint"
+PINS_KEY = "dataset_checksums"
+_ELSEWHERE = "use --store (or the config's store:) to choose another file"
 
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def fingerprint(identity: dict[str, Any]) -> str:
+    """SHA-256 of an identity's fields other than the experiment name (canonical JSON)."""
+    fields = {k: v for k, v in identity.items() if k != "experiment"}
+    text = json.dumps(fields, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- locations
+def real_path(path: str | Path) -> Path:
+    """``path`` with every symlink and ``..`` resolved: one file, one lock, whatever the spelling."""
+    return Path(os.path.realpath(path))
+
+
+def check_location(path: str | Path) -> None:
+    """Refuse, in one line, a store path that cannot hold a store file.
+
+    A folder, a special file (device, FIFO), or a missing file whose nearest
+    existing parent is a file or not writable.  Creates nothing.
+    """
+    shown = str(path)
+    real = real_path(path)
+    if real.is_dir():
+        raise TreebenchError(f"results store {shown!r} is a folder; give a file path such as results/NAME.sqlite")
+    if real.exists():
+        if not real.is_file():
+            raise TreebenchError(f"results store {shown!r} is not a regular file; {_ELSEWHERE}")
+        return
+    parent = real.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise TreebenchError(f"cannot create results store {shown!r}: {str(parent)!r} is a file, not a folder; {_ELSEWHERE}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TreebenchError(f"cannot create results store {shown!r}: folder {str(parent)!r} is not writable; {_ELSEWHERE}")
+
+
+# --------------------------------------------------------------------------- read-only opening
+def _uri(path: Path) -> str:
+    return "file:" + quote(str(path), safe="/")
+
+
+def _file_state(*paths: Path) -> tuple:
+    """What changes when someone writes these files (inode, size, mtime; None when missing)."""
+    out = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            out.append(None)
+        else:
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _writer_running(real: Path) -> bool:
+    """Whether a run holds the store's lock now (checked without creating or changing a file)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: assume a writer, SQLite's own locking applies
+        return True
+    try:
+        fd = os.open(f"{real}.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    except OSError:  # pragma: no cover - an unreadable lock file: be careful
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _snapshot(real: Path) -> sqlite3.Connection | None:
+    """The store's content in memory, read without touching its files; None if it kept changing.
+
+    With no pending WAL the file alone is the store, read with ``immutable=1``
+    (SQLite then takes no lock and creates no ``-wal``/``-shm``).  A WAL left
+    by a killed run holds committed trials: the file and its WAL are copied to
+    a temporary folder and SQLite recovers the copy.  Either way the files'
+    state is compared before and after, so a run starting meanwhile is noticed.
+    """
+    wal = Path(f"{real}-wal")
+    for _ in range(3):
+        before = _file_state(real, wal)
+        memory = sqlite3.connect(":memory:")
+        if before[1] is not None and before[1][1] > 0:
+            with tempfile.TemporaryDirectory(prefix="treebench-store-") as folder:
+                copy = Path(folder) / "store.sqlite"
+                shutil.copyfile(real, copy)
+                shutil.copyfile(wal, f"{copy}-wal")
+                source = sqlite3.connect(str(copy))
+                try:
+                    source.backup(memory)
+                finally:
+                    source.close()
+        else:
+            source = sqlite3.connect(f"{_uri(real)}?mode=ro&immutable=1", uri=True)
+            try:
+                source.backup(memory)
+            finally:
+                source.close()
+        if _file_state(real, wal) == before:
+            return memory
+        memory.close()
+    return None
+
+
+def open_readonly(path: str | Path, *, locked_by_us: bool = False) -> sqlite3.Connection:
+    """A read-only connection to the store file at ``path`` (see the module's docstring).
+
+    Raises a one-line :class:`TreebenchError` for a missing file, a folder, an
+    empty file, a file that is not SQLite, or one SQLite cannot read.
+    ``locked_by_us``: the caller holds the writer's lock (no run can be live).
+    """
+    shown = str(path)
+    real = real_path(path)
+    if not real.exists():
+        raise TreebenchError(f"no results store at {shown!r}")
+    if real.is_dir():
+        raise TreebenchError(f"results store {shown!r} is a folder, not a results store file (.sqlite)")
+    if not real.is_file():
+        raise TreebenchError(f"{shown!r} is not a regular file, so not a results store")
+    try:
+        with open(real, "rb") as handle:
+            header = handle.read(len(_SQLITE_HEADER))
+    except OSError as exc:
+        raise TreebenchError(f"cannot read results store {shown!r}: {exc.strerror}") from None
+    if not header:
+        raise TreebenchError(f"{shown!r} is an empty file, not a treebench results store")
+    if header != _SQLITE_HEADER:
+        raise TreebenchError(f"{shown!r} is not a treebench results store: not a SQLite file")
+    try:
+        live = not locked_by_us and _writer_running(real)
+        conn = None if live else _snapshot(real)
+        if conn is None:
+            # A run is writing: share its WAL through SQLite's read-only mode.
+            conn = sqlite3.connect(f"{_uri(real)}?mode=ro", uri=True, timeout=30)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except (sqlite3.DatabaseError, OSError) as exc:
+        raise TreebenchError(f"cannot read results store {shown!r}: {exc}") from None
+    return conn
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _trial_columns(conn: sqlite3.Connection) -> dict[str, str]:
+    """The ``trials`` table's columns and their declared types."""
+    return {name: str(kind).upper() for _, name, kind, *_ in conn.execute("PRAGMA table_info(trials)")}
+
+
+def check_shape(conn: sqlite3.Connection, shown: str, *, allow_empty: bool = False) -> None:
+    """Refuse a SQLite file that is not a results store (``allow_empty``: one without tables is a new store)."""
+    tables = _tables(conn)
+    if "trials" not in tables:
+        if not tables and allow_empty:
+            return
+        what = f"its tables are {', '.join(sorted(tables))}" if tables else "it has no tables"
+        raise TreebenchError(
+            f"{shown!r} is a SQLite file but not a treebench results store (no 'trials' table; {what})"
+        )
+    missing = [c for c in COLUMNS if c not in _trial_columns(conn)]
+    if missing:
+        listed = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        raise TreebenchError(
+            f"{shown!r} is not a treebench results store: its 'trials' table lacks the columns {listed}"
+        )
+    if "meta" in tables:
+        meta_columns = {row[1] for row in conn.execute("PRAGMA table_info(meta)")}
+        if not {"key", "value"} <= meta_columns:
+            raise TreebenchError(
+                f"{shown!r} is not a treebench results store: its 'meta' table has no key/value columns"
+            )
+
+
+def _legacy_measure_columns(columns: dict[str, str]) -> list[str]:
+    """Numeric columns of an older schema that held one learner's measure each."""
+    return [name for name, kind in columns.items() if name not in _ALL and kind == "REAL"]
+
+
+def _flow(value: Any) -> str:
+    """A value the way a config writes it (YAML flow style), for messages."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return str(value)
 
 
 class ResultsStore:
@@ -141,32 +360,78 @@ class ResultsStore:
     path:
         The ``.sqlite`` file.
     create:
-        Create the file (and its folder) if missing; otherwise a missing file
-        is a one-line error.
+        Open for writing, creating the file (and its folder) if missing, and
+        take the writer's lock.  Without it the store is opened read-only and
+        a missing file is a one-line error.
+    identity:
+        Writing: the experiment's identity (``experiment`` plus the fields of
+        :func:`fingerprint`); a store that holds another experiment is refused
+        before anything is written, one without an identity adopts this one.
+    datasets:
+        Writing: dataset label -> content checksum of this run; a label pinned
+        to other content is refused, new labels are pinned.
     """
 
-    def __init__(self, path: str | Path, create: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        create: bool = False,
+        *,
+        identity: dict[str, Any] | None = None,
+        datasets: dict[str, str] | None = None,
+    ) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            if not create:
-                raise TreebenchError(f"no results store at {str(self.path)!r}")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.conn = sqlite3.connect(str(self.path), timeout=30)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            with self.conn:
-                self.conn.executescript(_SCHEMA)
-                _add_missing_columns(self.conn)
-                self.conn.execute(
-                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                    (SCHEMA_VERSION,),
-                )
-        except sqlite3.DatabaseError as exc:
-            raise TreebenchError(
-                f"{str(self.path)!r} is not a treebench results store: {exc}"
-            ) from None
+        self.real = real_path(path)
+        self.writable = create
         self._lock_file: Any = None
+        if not create:
+            self.conn = open_readonly(path)
+            try:
+                check_shape(self.conn, str(path))
+            except TreebenchError:
+                self.conn.close()
+                raise
+            return
+        check_location(path)
+        try:
+            self.real.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TreebenchError(f"cannot create results store {str(path)!r}: {exc.strerror}; {_ELSEWHERE}") from None
+        self.lock()
+        try:
+            self.conn = self._open_writer(identity, datasets)
+        except BaseException:
+            self.unlock()
+            raise
+
+    def _open_writer(self, identity: dict[str, Any] | None, datasets: dict[str, str] | None) -> sqlite3.Connection:
+        """Check the store against this run on a read-only view, then open, upgrade and claim it."""
+        shown = str(self.path)
+        _, pins, stored_identity = _inspect(self.path, identity, datasets, locked_by_us=True)
+        try:
+            conn = sqlite3.connect(str(self.real), timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            with conn:
+                conn.executescript(_SCHEMA)
+                present = _trial_columns(conn)
+                for column, kind in _LATER_COLUMNS.items():
+                    if column not in present:  # a column added after this store was created joins as NULLs
+                        conn.execute(f"ALTER TABLE trials ADD COLUMN {column} {kind}")
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,)
+                )
+                claimed: dict[str, str] = {}
+                if identity is not None:
+                    merged = {**stored_identity, **identity}
+                    claimed[IDENTITY_KEY] = json.dumps(merged, default=str)  # the config's order, for messages
+                    claimed[FINGERPRINT_KEY] = fingerprint(merged)
+                if datasets:
+                    claimed[PINS_KEY] = json.dumps({**pins, **datasets}, sort_keys=True)
+                conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", claimed.items())
+        except sqlite3.DatabaseError as exc:
+            raise TreebenchError(f"cannot write results store {shown!r}: {exc}; {_ELSEWHERE}") from None
+        return conn
 
     # -- life cycle --------------------------------------------------------------
     def close(self) -> None:
@@ -180,23 +445,30 @@ class ResultsStore:
         self.close()
 
     def lock(self) -> None:
-        """Take the writer's lock (``<store>.lock``): two runs never write one store.
+        """Take the writer's lock (``<real path>.lock``): two runs never write one store.
 
-        The lock is the kernel's (``flock``), so a killed run releases it.
+        The lock is the kernel's (``flock``), so a killed run releases it; it
+        is taken on the resolved path, so a symlink or ``x/../store.sqlite``
+        and the file itself share one lock.
         """
+        if self._lock_file is not None:
+            return
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no lock
             return
-        handle = open(f"{self.path}.lock", "a+")  # noqa: SIM115 - held until unlock()
+        try:
+            handle = open(f"{self.real}.lock", "a+")  # noqa: SIM115 - held until unlock()
+        except OSError as exc:
+            raise TreebenchError(
+                f"cannot write results store {str(self.path)!r}: its lock file cannot be created "
+                f"({exc.strerror}); {_ELSEWHERE}"
+            ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             handle.close()
-            raise TreebenchError(
-                f"results store {str(self.path)!r} is being written by another treebench run; "
-                "wait for it or use --store to write elsewhere"
-            ) from None
+            raise _busy(self.path) from None
         self._lock_file = handle
 
     def unlock(self) -> None:
@@ -204,8 +476,13 @@ class ResultsStore:
             self._lock_file.close()  # closing releases the flock
             self._lock_file = None
 
+    def _require_writable(self) -> None:
+        if not self.writable:  # a programming error, like writing to a file opened for reading
+            raise io.UnsupportedOperation(f"results store {str(self.path)!r} is open read-only")
+
     # -- meta --------------------------------------------------------------------
     def set_meta(self, **items: str) -> None:
+        self._require_writable()
         with self.conn:
             self.conn.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -213,7 +490,19 @@ class ResultsStore:
             )
 
     def meta(self) -> dict[str, str]:
-        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        return _meta(self.conn)
+
+    def identity(self) -> dict[str, Any] | None:
+        """The experiment identity this store was claimed by, or None (an older store)."""
+        return _stored_identity(self.meta())
+
+    def dataset_pins(self) -> dict[str, str]:
+        """Dataset label -> the content checksum this store's trials were computed on."""
+        return dataset_pins(self.conn)
+
+    def check_claim(self, identity: dict[str, Any] | None, datasets: dict[str, str] | None = None) -> None:
+        """Raise the one-line error a run with ``identity`` and ``datasets`` would get; write nothing."""
+        check_claim(self.conn, str(self.path), identity, datasets)
 
     def declare_measures(self, metrics: Iterable[Metric]) -> None:
         """Record the definitions of extra measures the store's trials carry (merged with earlier ones)."""
@@ -228,9 +517,12 @@ class ResultsStore:
             declared = json.loads(self.meta().get("measures", "{}"))
         except ValueError:
             declared = {}
+        if not isinstance(declared, dict):
+            return {}
         return {name: Metric(**fields) for name, fields in declared.items() if isinstance(fields, dict)}
 
     def start_run(self, backend: str, planned: int, skipped: int) -> int:
+        self._require_writable()
         with self.conn:
             cursor = self.conn.execute(
                 "INSERT INTO runs (started_at, backend, planned, skipped) VALUES (?, ?, ?, ?)",
@@ -241,6 +533,7 @@ class ResultsStore:
     def finish_run(
         self, run_id: int, done: int, failed: int, interrupted: bool, wall_seconds: float
     ) -> None:
+        self._require_writable()
         with self.conn:
             self.conn.execute(
                 "UPDATE runs SET finished_at = ?, done = ?, failed = ?, interrupted = ?, wall_seconds = ? WHERE id = ?",
@@ -263,6 +556,7 @@ class ResultsStore:
         Without ``force`` an ``ok`` row is never overwritten (a failed one is);
         with it the row is replaced.
         """
+        self._require_writable()
         values = {c: row.get(c) for c in _ALL}
         values["finished_at"] = values["finished_at"] or now()
         with self.conn:
@@ -274,14 +568,17 @@ class ResultsStore:
         Numeric columns are ``float64`` (NaN where a failed trial has no value)
         except ``repeat``, ``fold`` and ``seed`` (``int64``).  Rows are sorted by
         dataset, algorithm, repeat, fold.  ``keys`` restricts to those trials.
+        Columns an older store lacks read as NULL (nothing is added to the file).
         """
         import pandas as pd
 
         columns = _ALL if all_columns else COLUMNS
-        legacy = _legacy_measure_columns(self.conn)
+        present = _trial_columns(self.conn)
+        legacy = _legacy_measure_columns(present)
         read = [*dict.fromkeys([*columns, "measures", *legacy])]
+        selected = ", ".join(c if c in present else f"NULL AS {c}" for c in read)
         frame = pd.read_sql_query(
-            f"SELECT {', '.join(read)} FROM trials ORDER BY dataset, algorithm, repeat, fold, trial_key",
+            f"SELECT {selected} FROM trials ORDER BY dataset, algorithm, repeat, fold, trial_key",
             self.conn,
         )
         if keys is not None:
@@ -311,6 +608,139 @@ class ResultsStore:
             declared = declared_metrics()
             definitions.update({n: declared[n] for n in missing if n in declared})
         return {n: definitions[n] for n in names if n in definitions}
+
+
+# --------------------------------------------------------------------------- identity and pins
+def check_run(
+    path: str | Path,
+    identity: dict[str, Any] | None,
+    datasets: dict[str, str] | None = None,
+    *,
+    busy_ok: bool = False,
+) -> int:
+    """Raise the one-line error a run would get on the store at ``path``, reading it only.
+
+    Returns the number of finished (``ok``) trials the store holds, 0 for a
+    missing or empty file (a run creates the store).  The run checks again
+    under its lock; this lets it stop before loading any data.  A store
+    another run is writing is refused too, unless ``busy_ok`` (a dry run).
+    """
+    check_location(path)
+    if not busy_ok and _writer_running(real_path(path)):
+        raise _busy(path)
+    return _inspect(path, identity, datasets)[0]
+
+
+def _busy(path: str | Path) -> TreebenchError:
+    return TreebenchError(
+        f"results store {str(path)!r} is being written by another treebench run; "
+        "wait for it or use --store to write elsewhere"
+    )
+
+
+def _inspect(
+    path: str | Path, identity: dict[str, Any] | None, datasets: dict[str, str] | None, *, locked_by_us: bool = False
+) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """Check a store for a run (read-only); returns its finished-trial count, pins and identity."""
+    real = real_path(path)
+    if not real.is_file() or real.stat().st_size == 0:
+        return 0, {}, {}
+    view = open_readonly(path, locked_by_us=locked_by_us)
+    try:
+        check_shape(view, str(path), allow_empty=True)
+        if "trials" not in _tables(view):
+            return 0, {}, {}
+        check_claim(view, str(path), identity, datasets)
+        done = int(view.execute("SELECT COUNT(*) FROM trials WHERE status = 'ok'").fetchone()[0])
+        return done, dataset_pins(view), _stored_identity(_meta(view)) or {}
+    finally:
+        view.close()
+
+
+def _meta(conn: sqlite3.Connection) -> dict[str, str]:
+    if "meta" not in _tables(conn):
+        return {}
+    return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta").fetchall()}
+
+
+def _stored_identity(meta: dict[str, str]) -> dict[str, Any] | None:
+    try:
+        identity = json.loads(meta[IDENTITY_KEY])
+    except (KeyError, ValueError):
+        return None
+    return identity if isinstance(identity, dict) else None
+
+
+def dataset_pins(conn: sqlite3.Connection) -> dict[str, str]:
+    """Dataset label -> checksum: the store's pins, else (a store written before pinning)
+    the checksum its trials agree on for each label."""
+    pins: dict[str, str] = {}
+    if "dataset_checksum" in _trial_columns(conn):
+        seen: dict[str, set[str]] = {}
+        for label, checksum in conn.execute(
+            "SELECT DISTINCT dataset, dataset_checksum FROM trials WHERE dataset_checksum IS NOT NULL"
+        ):
+            seen.setdefault(str(label), set()).add(str(checksum))
+        # a label already stored with two contents (before pinning) pins nothing: this run decides
+        pins = {label: next(iter(sums)) for label, sums in seen.items() if len(sums) == 1}
+    try:
+        stored = json.loads(_meta(conn).get(PINS_KEY, "{}"))
+    except ValueError:
+        stored = {}
+    if isinstance(stored, dict):
+        pins.update({str(k): str(v) for k, v in stored.items()})
+    return pins
+
+
+def check_claim(
+    conn: sqlite3.Connection, shown: str, identity: dict[str, Any] | None, datasets: dict[str, str] | None = None
+) -> None:
+    """Refuse (one line) a run of ``identity`` on data ``datasets`` in the store behind ``conn``.
+
+    * another experiment name in the store (its identity, its ``meta``, or its trials);
+    * a field of the identity that differs from the stored one (a field either side
+      lacks is adopted, so a store without an identity takes this run's);
+    * a dataset label whose pinned content checksum differs from this run's.
+    """
+    if "trials" not in _tables(conn):
+        return  # an empty file: a new store
+    if identity is not None:  # compared as stored: through JSON
+        identity = json.loads(json.dumps(identity, default=str))
+    meta = _meta(conn)
+    stored = _stored_identity(meta)
+    if identity is not None:
+        name = identity["experiment"]
+        names = {row[0] for row in conn.execute("SELECT DISTINCT experiment FROM trials")}
+        names |= {n for n in ((stored or {}).get("experiment"), meta.get("experiment")) if n}
+        others = sorted(str(n) for n in names if n != name)
+        if others:
+            raise TreebenchError(
+                f"results store {shown!r} holds experiment {', '.join(map(repr, others))}, "
+                f"not {name!r}: a store belongs to one experiment; {_ELSEWHERE}"
+            )
+        if stored is not None:
+            differing = [
+                k for k in identity if k != "experiment" and k in stored and stored[k] != identity[k]
+            ]
+            if differing:
+                was = ", ".join(f"{k} {_flow(stored[k])}" for k in differing)
+                now_ = ", ".join(f"{k} {_flow(identity[k])}" for k in differing)
+                raise TreebenchError(
+                    f"results store {shown!r} holds experiment {name!r} with {was}, this config has {now_} "
+                    f"(fingerprint {fingerprint(stored)[:12]} vs {fingerprint(identity)[:12]}): "
+                    f"that is another experiment; {_ELSEWHERE}"
+                )
+    if datasets:
+        pins = dataset_pins(conn)
+        changed = [label for label, checksum in datasets.items() if pins.get(label, checksum) != checksum]
+        if changed:
+            first = changed[0]
+            more = f" (and {', '.join(map(repr, changed[1:]))})" if changed[1:] else ""
+            raise TreebenchError(
+                f"dataset {first!r}{more} now has other content than the trials in results store {shown!r} "
+                f"(sha256 {datasets[first][:12]}, stored {pins[first][:12]}; check TREEBENCH_DATA): "
+                f"--force does not mix two versions of a dataset in one store; {_ELSEWHERE}"
+            )
 
 
 def _measure_columns(frame, legacy: list[str]) -> dict[str, Any]:

@@ -172,8 +172,11 @@ def _remember(cache: OrderedDict, key: tuple, value: Any) -> Any:
 def load_data(spec: DatasetSpec) -> LoadedData:
     """Load a dataset entry (cached per process); a pair is train rows then test rows."""
     from treebench.data import load
+    from treebench.data.settings import Settings
 
-    key = (spec.name, spec.train, spec.test, spec.nominal)
+    # where the data comes from is part of the key: another mirror may hold another copy
+    where = Settings.from_env()
+    key = (spec.name, spec.train, spec.test, spec.nominal, where.cards_dir, where.mirrors, where.cache_dir)
     if key in _DATA:
         _DATA.move_to_end(key)
         return _DATA[key]

@@ -1,7 +1,7 @@
 """Turn the STORE_OR_CONFIG argument of ``compare``/``plot`` into a results frame.
 
-* ``*.sqlite`` (or ``.db``): a results store, read with
-  ``treebench.experiment.store.ResultsStore(path).to_frame()``;
+* ``*.sqlite`` (or ``.db``): a results store, read (read-only, the file is
+  never modified) with ``treebench.experiment.store.ResultsStore(path).to_frame()``;
 * ``*.yaml``/``*.yml``: an experiment config; its store is
   the config's ``store`` (default ``results/<experiment>.sqlite``);
 * ``*.csv``/``*.parquet``: a frame exported earlier (handy for sharing).
@@ -52,20 +52,20 @@ def store_path_for_config(config: Path) -> Path:
 
 
 def read_store(path: Path) -> pd.DataFrame:
-    """Read a results store through the runner's ``ResultsStore``."""
-    try:
-        from treebench.experiment.store import ResultsStore
-    except ImportError:
-        raise TreebenchError(
-            f"cannot read {path}: the results store (treebench.experiment.store) is not installed yet"
-        ) from None
-    store = ResultsStore(path)
-    try:
+    """Read a results store, read-only: the file (and its folder) are left exactly as they were.
+
+    Raises
+    ------
+    TreebenchError
+        A folder, a file that is not SQLite, or a SQLite file that is not a
+        results store (one line each).
+    """
+    from treebench.experiment.store import ResultsStore
+
+    with ResultsStore(path) as store:
         # The extra columns carry n_train/n_test (the corrected t-test's
         # ratio) and the tuned values alone (`chosen`).
         return store.to_frame(all_columns=True)
-    except TypeError:
-        return store.to_frame()
 
 
 def current_trials(frame: pd.DataFrame, config: Path) -> pd.DataFrame:
