@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test test-boundscheck bench lint clean $(REPRODUCE)
+.PHONY: install quickstart test test-boundscheck bench lint clean reproduce $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -39,6 +39,10 @@ bench: install
 # Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
 $(REPRODUCE): reproduce-%: install
 	$(BIN)/treebench reproduce $*
+
+# Every paper in turn (resuming; one that fails does not stop the others), then results/index.html.
+reproduce: install
+	$(BIN)/treebench reproduce --all
 
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks

@@ -81,6 +81,7 @@ def test_paper_ids_come_from_the_cards(tmp_path, monkeypatch):
     write_card(cards, toy_card(papers=["smith2015", "jones-2020"]))
     write_card(cards, toy_card(name="toy2"))
     monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setattr("treebench.data.settings.DEFAULT_CARDS_DIR", cards)  # only these cards
     assert set(rows_of(run("list", "--paper", "jones-2020").stdout)) & {"toy", "toy2"} == {"toy"}
     assert "accepted: jones-2020, smith2015" in str(run("list", "--paper", "toy").exception)
     assert re.search(r"^papers: +smith2015, jones-2020$", run("info", "toy").stdout, re.M)  # as the card lists them
@@ -119,6 +120,7 @@ def test_verify_fails_on_a_bad_copy(tmp_path, monkeypatch):
     write_toy_mirror(mirror)
     write_toy_mirror(mirror, name="toy2", rows=11)
     monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setattr("treebench.data.settings.DEFAULT_CARDS_DIR", cards)  # only these cards
     monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
     result = run("verify")
     assert result.exit_code == 1
@@ -134,6 +136,7 @@ def test_verify_failure_is_summed_up_in_one_stderr_line(tmp_path, monkeypatch):
     path = write_toy_mirror(mirror, suffix=".csv")
     path.write_text(path.read_text().replace("\n9.5,", "\n9.25,"))  # same counts, another table
     monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setattr("treebench.data.settings.DEFAULT_CARDS_DIR", cards)  # only these cards
     monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
     result = run("verify")
     assert result.exit_code == 1
@@ -153,6 +156,7 @@ def test_write_checksums_pins_raw_and_derived_cards(tmp_path, monkeypatch):
     write_toy_mirror(mirror)
     write_toy_mirror(mirror, suffix=".csv")  # two copies of one table: they agree
     monkeypatch.setenv("TREEBENCH_CARDS", str(cards))
+    monkeypatch.setattr("treebench.data.settings.DEFAULT_CARDS_DIR", cards)  # only these cards
     monkeypatch.setenv("TREEBENCH_DATA", str(mirror))
     before = run("verify")
     assert before.exit_code == 1 and "has no checksum; add it with `treebench datasets verify toy" in before.stdout

@@ -108,7 +108,7 @@ def test_predict_checks_feature_count_and_fit_state():
     with pytest.raises(Exception, match="not fitted"):
         TreeClassifier().predict(X)
     model = TreeClassifier().fit(X, y)
-    with pytest.raises(TreebenchError, match="fitted on 4"):
+    with pytest.raises(TreebenchError, match="X has 3 features, but TreeClassifier is expecting 4"):
         model.predict(X[:, :3])
 
 

@@ -142,3 +142,25 @@ def test_no_difference_claims_fail_on_a_difference_in_either_direction():
     assert beats.agrees is False
     reverse = WilcoxonClaim("b beats a", "b", "a", "accuracy", True).evaluate(cells, pd.DataFrame())
     assert reverse.agrees is True and "significant, b better" in reverse.ours
+
+
+def test_every_claim_of_every_paper_gets_a_verdict_in_both_views(tmp_path):
+    from treebench.report.claims import GRADES
+
+    empty = pd.DataFrame(columns=["dataset", "algorithm", "status", "accuracy", "error"])
+    for spec in PAPERS.values():
+        rep = build_report(spec, empty, load_reference(spec.reference), tmp_path, figures=False)
+        assert rep.calibration is not None
+        for c in rep.claims:
+            assert c.verdict.startswith("not testable (") and c.verdict_calibrated.startswith("not testable ("), c
+    spec = get_paper("serrurier2015")
+    rep = build_report(spec, fake_000(), load_reference(spec.reference), tmp_path, figures=False)
+    # the fake cells sit near the published means, so the baselines calibrate all four datasets
+    assert [r.label for r in rep.calibration.calibrated] == ["LYMPH", "YEAST", "DIABETES", "WINE2"]
+    for c in rep.claims:
+        assert c.effect.grade in GRADES and c.calibrated.grade in GRADES
+        assert not c.verdict.startswith("not testable"), c.verdict
+    wilcoxon = [c.effect.test for c in rep.claims if c.effect.test is not None and c.effect.test.family]
+    assert len(wilcoxon) == 5 and all(t.ours_p_holm >= t.ours_p for t in wilcoxon)
+    md = report_markdown(rep)
+    assert "| LYMPH | calibrated | 3 of 3 |" in md and "Wilcoxon signed-rank over datasets: ours p = " in md

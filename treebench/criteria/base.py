@@ -221,6 +221,9 @@ class Criterion:
     #: Which learner grows trees with this criterion: "tree", "mee" or "belief"
     #: (see the class docstring).
     learner_kind: ClassVar[str] = "tree"
+    #: Whether :meth:`node_value` grows with purity (certainty) rather than
+    #: with impurity; ``feature_importances_`` then counts its increase.
+    node_value_is_purity: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.all_params()}

@@ -60,6 +60,7 @@ class Certainty(Criterion):
     )
     kernel_id = 5
     version = 2  # 2: tied gains ranked by entropy gain
+    node_value_is_purity = True  # I(C) is a certainty: splits raise it
 
     def node_value(self, counts: np.ndarray) -> float:
         return float(certainty_rows(counts))

@@ -21,6 +21,7 @@ this module holds the pure functions it and the report figures share.
 from __future__ import annotations
 
 from itertools import combinations
+from math import comb
 from typing import ClassVar
 
 import numpy as np
@@ -215,6 +216,20 @@ def class_sets(classes: np.ndarray | list[int], max_merged: int | None = None) -
                 continue  # the complement (which holds the first class) is already listed
             sets.append(combo)
     return sets
+
+
+def count_class_sets(c: int, max_merged: int | None = None) -> int:
+    """How many sets :func:`class_sets` lists for ``c`` classes, without listing them.
+
+    ``sum_{k <= m} C(c, k)`` for ``m = min(max_merged, floor(c / 2))``, less
+    the complements dropped when ``2m = c``; for ``max_merged=None`` about
+    ``2**(c - 1)``, which is why the MEE tree caps it (``MAX_CLASS_SETS``).
+    """
+    largest = c // 2 if max_merged is None else min(int(max_merged), c // 2)
+    total = sum(comb(c, k) for k in range(1, largest + 1))
+    if largest >= 1 and 2 * largest == c:
+        total -= comb(c, largest) // 2
+    return total
 
 
 class MEE(Criterion):

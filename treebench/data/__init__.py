@@ -42,7 +42,7 @@ def all_cards(settings: Settings | None = None) -> list[Card]:
     from treebench.data.settings import Settings
 
     settings = settings or Settings.from_env()
-    return CardRegistry(settings.cards_dir).validate()
+    return CardRegistry(settings.card_folders).validate()
 
 
 def names(settings: Settings | None = None) -> list[str]:
@@ -51,4 +51,4 @@ def names(settings: Settings | None = None) -> list[str]:
     from treebench.data.settings import Settings
 
     settings = settings or Settings.from_env()
-    return CardRegistry(settings.cards_dir).names()
+    return CardRegistry(settings.card_folders).names()

@@ -20,7 +20,7 @@ import difflib
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -30,7 +30,15 @@ import yaml
 
 from treebench.data.labels import as_label
 from treebench.errors import TreebenchError, one_of
-from treebench.yamlcheck import Checker, Document, FieldPath, YamlSyntaxError, field_name, parse, read_text
+from treebench.yamlcheck import (
+    Checker,
+    Document,
+    FieldPath,
+    YamlSyntaxError,
+    field_name,
+    parse,
+    read_text,
+)
 
 #: Cards are read as YAML 1.1, PyYAML's default (on libyaml when available):
 #: ``was: 1e-3`` stays the text of the cell it names, not the float 0.001.
@@ -717,30 +725,56 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 class CardRegistry:
-    """All cards of one folder, parsed on demand and remembered while unchanged.
+    """All cards of one or more folders, parsed on demand and remembered while unchanged.
 
     Parameters
     ----------
-    directory
-        Folder holding ``<name>.yaml`` files.
+    directories
+        A folder holding ``<name>.yaml`` files, or several searched in order:
+        the first folder holding a name gives its card, and the same name in a
+        later folder is *overridden* (see :meth:`overrides`).  A folder that
+        does not exist holds no card; at least one must exist.
     """
 
     # parsed cards by path, reused while the file's text is unchanged (mtimes are too coarse)
     _parsed: dict[Path, tuple[str, Card]] = {}
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = Path(directory)
+    def __init__(self, directories: Path | str | Sequence[Path | str]) -> None:
+        if isinstance(directories, (str, os.PathLike)):
+            directories = [directories]
+        self.directories: tuple[Path, ...] = tuple(Path(d) for d in directories)
+        if not self.directories:
+            raise ValueError("CardRegistry needs at least one folder")
+
+    @property
+    def directory(self) -> Path:
+        """The last folder searched (the built-in cards when user folders come first)."""
+        return self.directories[-1]
+
+    def _folder_files(self, folder: Path) -> dict[str, Path]:
+        return {p.stem: p for p in sorted(folder.glob("*.yaml")) if _NAME.match(p.stem) and p.is_file()}
 
     def _files(self) -> dict[str, Path]:
-        if not self.directory.is_dir():
+        if not any(folder.is_dir() for folder in self.directories):
+            where = ", ".join(map(str, self.directories))
             raise TreebenchError(
-                f"no dataset cards at {self.directory}; set TREEBENCH_CARDS to the folder of <name>.yaml cards"
+                f"no dataset cards at {where}; set TREEBENCH_CARDS to a folder of <name>.yaml cards"
             )
-        return {
-            p.stem: p
-            for p in sorted(self.directory.glob("*.yaml"))
-            if _NAME.match(p.stem) and p.is_file()
-        }
+        files: dict[str, Path] = {}
+        for folder in self.directories:
+            if folder.is_dir():
+                for name, path in self._folder_files(folder).items():
+                    files.setdefault(name, path)
+        return dict(sorted(files.items()))
+
+    def overrides(self) -> dict[str, list[Path]]:
+        """Card name -> the cards of later folders it hides (only names found more than once)."""
+        seen: dict[str, list[Path]] = {}
+        for folder in self.directories:
+            if folder.is_dir():
+                for name, path in self._folder_files(folder).items():
+                    seen.setdefault(name, []).append(path)
+        return {name: paths[1:] for name, paths in sorted(seen.items()) if len(paths) > 1}
 
     def names(self) -> list[str]:
         """Card names, sorted."""

@@ -38,7 +38,7 @@ def _context():
     from treebench.data.settings import Settings
 
     settings = Settings.from_env()
-    return CardRegistry(settings.cards_dir), settings
+    return CardRegistry(settings.card_folders), settings
 
 
 @click.group("datasets")
@@ -50,6 +50,8 @@ def datasets() -> None:
     copies, then on OpenML and UCI.  TREEBENCH_OFFLINE=1 skips the network.
     The first copy found must be the card's table (its counts and checksum):
     a corrupt local copy is an error, never a reason to use another source.
+    Cards are read from the folders of TREEBENCH_CARDS (a path list; default
+    ~/.local/share/treebench/cards) and then from the built-in cards.
     """
 
 
@@ -82,6 +84,22 @@ def list_command(paper: str | None) -> None:
     click.echo(f"{len(cards)} datasets, {available} available locally; mirrors: {settings.describe_mirrors()}")
     if aliases:
         click.echo("aliases: " + ", ".join(f"{a} -> {n}" for a, n in sorted(aliases.items())))
+    click.echo("cards: " + ", ".join(_describe_folder(f, settings) for f in registry.directories))
+    shown = {card.name for card in cards}
+    from treebench.data.cards import display_path
+
+    for name, hidden in registry.overrides().items():
+        if name in shown:
+            winner = registry.get(name).display_path
+            click.echo(f"note: {winner} overrides {', '.join(display_path(p) for p in hidden)}")
+
+
+def _describe_folder(folder, settings) -> str:  # noqa: ANN001
+    from treebench.data.cards import display_path
+
+    kind = "built-in" if folder == settings.cards_dir else "user"
+    state = "" if folder.is_dir() else ", no such folder yet"
+    return f"{display_path(folder)} ({kind}{state})"
 
 
 @datasets.command("info")
@@ -188,12 +206,20 @@ def fetch_command(names: tuple[str, ...], fetch_all: bool, refresh: bool) -> Non
     from tqdm import tqdm
 
     from treebench.data.loader import Loader
+    from treebench.data.openml import is_ref, parse_ref
 
     registry, settings = _context()
     if fetch_all:
         names = tuple(registry.names())
     if not names:
         raise TreebenchError("name at least one dataset, or use --all; `treebench datasets list` shows them")
+    refs = [parse_ref(n) for n in names if is_ref(n)]  # bad references fail before any download
+    if refs:
+        if len(refs) != len(names):
+            raise TreebenchError("fetch either dataset names or OpenML references (openml:ID, openml-task:ID, "
+                                 "openml-suite:ID), not both in one command")
+        _fetch_openml(refs, settings)
+        return
     cards = [registry.get(n) for n in names]  # unknown names fail before any download
     failures: list[str] = []
     bars: dict[str, tqdm] = {}
@@ -232,6 +258,62 @@ def fetch_command(names: tuple[str, ...], fetch_all: bool, refresh: bool) -> Non
         raise TreebenchError(
             f"{len(failures)} of {len(cards)} datasets could not be fetched: {', '.join(failures)} (reasons above)"
         )
+
+
+def _fetch_openml(refs, settings) -> None:  # noqa: ANN001
+    """Put OpenML datasets, tasks (with their data and splits) and suites into the cache."""
+    from treebench.data import openml as oml
+
+    for ref in refs:
+        if ref.kind == "dataset":
+            table = oml.read_dataset(int(ref.key), settings, qualities=True)
+            click.echo(f"{ref.text}: ok, {table.name}, {len(table.frame)} rows (OpenML cache {oml.cache_root(settings)})")
+            continue
+        tasks = [int(ref.key)] if ref.kind == "task" else list(oml.suite(ref.key, settings).tasks)
+        for task_id in tasks:
+            data = oml.load_task(task_id, settings)
+            info = data.info
+            click.echo(
+                f"openml-task:{task_id}: ok, {info.dataset_name} (OpenML dataset {info.dataset_id}, target "
+                f"{info.target}), {data.dataset.n_samples} rows, {info.folds} folds x {info.repeats} repeats"
+            )
+
+
+@datasets.command("add")
+@click.argument("ref", metavar="openml:ID")
+@click.option("--name", help="The card's name (default: OpenML's dataset name).")
+@click.option("--target", help="The class column (default: OpenML's default target).")
+@click.option("--force", is_flag=True, help="Replace a user card of that name.")
+def add_command(ref: str, name: str | None, target: str | None, force: bool) -> None:
+    """Write a card for OpenML dataset ID from OpenML's metadata.
+
+    The card goes to the first folder of TREEBENCH_CARDS (default
+    ~/.local/share/treebench/cards): the dataset's name, OpenML id and
+    version, target, features with their kinds and levels, counts, and the
+    checksum of its table.  The table is put in the cache, so the dataset
+    then loads offline like any other.
+    """
+    from dataclasses import replace
+
+    from treebench.data.loader import Loader
+    from treebench.data.openml import add_card
+
+    _registry, settings = _context()
+    with _warnings_to_stderr():
+        added = add_card(ref, settings, name=name, target=target, force=force)
+        from treebench.data.cards import CardRegistry
+
+        registry = CardRegistry(settings.card_folders)
+        ds = Loader(registry, replace(settings, offline=True)).load(registry.get(added.card.name))
+    card = added.card
+    click.echo(
+        f"wrote {card.display_path}: {card.name}, {ds.n_samples} rows, {ds.n_features} features, "
+        f"{ds.n_classes} classes, checksum {ds.checksum} (OpenML dataset {card.openml.id if card.openml else '?'})"
+    )
+    if added.overrides is not None:
+        from treebench.data.cards import display_path
+
+        click.echo(f"note: it overrides {display_path(added.overrides)}")
 
 
 @datasets.command("verify")

@@ -27,6 +27,14 @@ class SourceError(Exception):
     """A copy exists but cannot be used (corrupt, unreadable, wrong layout)."""
 
 
+class NetworkError(SourceError):
+    """A download could not be made: no network, a refused or timed-out connection.
+
+    Nothing was read, so nothing is wrong with any copy: the loader notes it
+    without a warning and tries the next source.
+    """
+
+
 def read_mirror_file(path: Path, text_columns: Iterable[str], missing: Iterable[str]) -> pd.DataFrame:
     """Read ``<name>.csv.gz``, ``<name>.csv`` or ``<name>.arff``.
 

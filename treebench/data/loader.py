@@ -32,7 +32,7 @@ from treebench.data.cache import Cache
 from treebench.data.cards import Card, CardRegistry
 from treebench.data.dataset import Dataset
 from treebench.data.derive import derive
-from treebench.data.formats import MIRROR_SUFFIXES, SourceError
+from treebench.data.formats import MIRROR_SUFFIXES, NetworkError, SourceError
 from treebench.data.settings import ENV_DATA, Settings
 from treebench.data.sources import (
     Candidate,
@@ -96,7 +96,7 @@ def load(
     settings = settings or Settings.from_env()
     if offline is not None:
         settings = replace(settings, offline=offline)
-    registry = CardRegistry(settings.cards_dir)
+    registry = CardRegistry(settings.card_folders)
     return Loader(registry, settings, progress=progress, refresh=refresh).load(registry.get(name))
 
 
@@ -180,9 +180,15 @@ class Loader:
 
     def _raw(self, card: Card) -> Dataset:
         notes: list[str] = []
+        unreachable = False
         for candidate in self.candidates(card, notes):
             try:
                 ds = self.read(card, candidate)
+            except NetworkError as exc:
+                # nothing was read, so no copy is wrong: noted in the final error, not warned about
+                notes.append(f"{candidate.kind}: {exc}")
+                unreachable = True
+                continue
             except SourceError as exc:
                 problem = str(exc)
             else:
@@ -196,7 +202,7 @@ class Loader:
                 raise TreebenchError(bad_local_copy(card, candidate, problem))
             notes.append(f"{candidate.kind}: {problem}")
             warnings.warn(f"{problem}; trying the next source", DataWarning, stacklevel=4)
-        raise TreebenchError(self._nowhere(card, notes))
+        raise TreebenchError(self._nowhere(card, notes, unreachable))
 
     @staticmethod
     def read(card: Card, candidate: Candidate) -> Dataset:
@@ -205,9 +211,11 @@ class Loader:
         table = normalize(card, raw, candidate.origin)
         return to_dataset(card.name, card, table, candidate.label)
 
-    def _nowhere(self, card: Card, notes: list[str]) -> str:
+    def _nowhere(self, card: Card, notes: list[str], unreachable: bool = False) -> str:
         files = " / ".join(f"{card.file}{s}" for s in MIRROR_SUFFIXES)
         hint = f"put {files} in a folder listed in {ENV_DATA} (e.g. export {ENV_DATA}=../shared/datasets)"
+        if unreachable:
+            hint = f"check the network and run `treebench datasets fetch {card.name}` again, or {hint}"
         if self.settings.offline:
             hint += f", or run `treebench datasets fetch {card.name}` online"
         return f"dataset {card.name!r} is not available; looked in: {'; '.join(notes)}. To fix: {hint}"

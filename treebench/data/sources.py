@@ -20,6 +20,7 @@ from treebench.data.cache import Cache
 from treebench.data.cards import Card, DownloadFile
 from treebench.data.formats import (
     MIRROR_SUFFIXES,
+    NetworkError,
     SourceError,
     read_arff_bytes,
     read_csv_bytes,
@@ -127,41 +128,33 @@ def openml_candidates(card: Card, settings: Settings) -> tuple[list[Candidate], 
     if settings.offline:
         return [], "OpenML: skipped (offline)"
     origin = f"OpenML dataset {spec.id}" + (f" v{spec.version}" if spec.version else "")
-    return [Candidate("openml", origin, lambda: read_openml(card), network=True)], ""
+    return [Candidate("openml", origin, lambda: read_openml(card, settings), network=True)], ""
 
 
-def read_openml(card: Card) -> pd.DataFrame:
-    """Download through the ``openml`` package and rename to the card's columns."""
+def read_openml(card: Card, settings: Settings) -> pd.DataFrame:
+    """Read through openml-python (see :mod:`treebench.data.openml`) and rename to the card's columns.
+
+    Raises
+    ------
+    NetworkError
+        OpenML could not be reached.
+    SourceError
+        Any other failure, or another version than the card names.
+    """
+    from treebench.data.openml import read_frame
+
     spec = card.openml
     assert spec is not None and spec.id is not None
-    origin = f"OpenML dataset {spec.id}"
-    try:
-        import openml
-    except ImportError:
-        raise SourceError(f"{origin}: the 'openml' package is not installed") from None
-    saved = openml.config.connection_n_retries
-    # fail fast: the loader has other places to look, and retries back off for minutes
-    openml.config.connection_n_retries = 1
-    try:
-        dataset = openml.datasets.get_dataset(
-            spec.id,
-            download_data=True,
-            download_qualities=False,
-            download_features_meta_data=False,
-        )
-        version = getattr(dataset, "version", None)
-        if spec.version is not None and version is not None and int(version) != spec.version:
-            raise SourceError(f"{origin}: is version {version}, the card names version {spec.version}")
-        frame = dataset.get_data(dataset_format="dataframe")[0]
-        default_target = getattr(dataset, "default_target_attribute", None)
-    except SourceError:
-        raise
-    except Exception as exc:  # network, server and parsing failures all mean "not from here"
-        raise SourceError(f"{origin}: {_one_line(exc)}") from None
-    finally:
-        openml.config.connection_n_retries = saved
+    frame, default_target, version = read_frame(spec.id, settings)
+    if spec.version is not None and version is not None and version != spec.version:
+        raise SourceError(f"OpenML dataset {spec.id}: is version {version}, the card names version {spec.version}")
     rename = dict(spec.rename)
-    if default_target and default_target not in rename and default_target != card.target:
+    if (
+        default_target
+        and default_target not in rename
+        and default_target != card.target
+        and card.target not in frame.columns
+    ):
         rename[default_target] = card.target
     return pd.DataFrame(frame).rename(columns=rename)
 
@@ -236,10 +229,11 @@ def download(url: str, timeout: float, progress: Progress | None = None) -> byte
                     progress(done, total, name)
     except urllib.error.HTTPError as exc:
         raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except urllib.error.URLError as exc:
-        raise SourceError(f"{url}: download failed ({_one_line(exc.reason)})") from None
-    except (TimeoutError, OSError) as exc:
-        raise SourceError(f"{url}: download failed ({_one_line(exc) or 'timed out'})") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        from treebench.data.openml import network_reason
+
+        reason = network_reason(exc) or _one_line(getattr(exc, "reason", exc)) or "timed out"
+        raise NetworkError(f"could not reach {url} ({reason})") from None
     data = b"".join(chunks)
     if total is not None and len(data) != total:
         raise SourceError(f"{url}: download truncated ({len(data)} of {total} bytes)")

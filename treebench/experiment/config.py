@@ -231,26 +231,58 @@ def _datasets(
     raw: Any, protocol: ProtocolSpec | None, has_protocol: bool, check: Checker
 ) -> list[DatasetSpec]:
     from treebench.data.cards import CardRegistry
+    from treebench.data.openml import is_ref
     from treebench.data.settings import Settings
 
     if not isinstance(raw, list) or not raw:
         check.add(("datasets",), f"expected a non-empty list of dataset names; got {value_kind(raw)}")
         return []
-    registry = CardRegistry(Settings.from_env().cards_dir)
+    settings = Settings.from_env()
+    registry = CardRegistry(settings.card_folders)
 
     def card(name: Any, where: tuple):
         if check.text(name, where) is None:
             return None
         try:
+            if is_ref(name):
+                return _openml_card(name, registry)
             return registry.get(name)
         except TreebenchError as exc:
             check.add(where, str(exc))
             return None
 
+    def tasks(name: Any, where: tuple) -> list[DatasetSpec] | None:
+        """``openml-task:ID`` / ``openml-suite:ID``: one spec per task; None for anything else."""
+        if not isinstance(name, str) or not name.startswith(("openml-task:", "openml-suite:")):
+            return None
+        try:
+            return _openml_tasks(name, settings)
+        except TreebenchError as exc:
+            check.add(where, str(exc))
+            return []
+
     specs: list[DatasetSpec] = []
     labels: set[str] = set()
     for index, entry in enumerate(raw):
         where = ("datasets", index)
+        name = entry.get("name") if isinstance(entry, dict) else entry
+        found_tasks = tasks(name, (*where, "name") if isinstance(entry, dict) else where)
+        if found_tasks is not None:
+            extra = sorted(set(entry) - {"name"}) if isinstance(entry, dict) else []
+            if extra:
+                check.add(
+                    (*where, extra[0]),
+                    f"an OpenML task brings its dataset and its own splits; remove {extra[0]!r} (accepted here: name)",
+                    key=True,
+                )
+                continue
+            for spec in found_tasks:
+                if spec.label in labels:
+                    check.add(where, f"dataset {spec.label!r} is listed twice")
+                    continue
+                labels.add(spec.label)
+                specs.append(spec)
+            continue
         if isinstance(entry, dict):
             if check.mapping(entry, where, DATASET_KEYS) is None:
                 continue
@@ -316,6 +348,41 @@ def _single(label, card, protocol, has_protocol, where, registry, check) -> Data
     return DatasetSpec(
         label=str(label), name=card.name, protocol=protocol, expected_rows=card.expected.rows
     )
+
+
+def _openml_card(name: str, registry):  # noqa: ANN202 - a Card
+    """The card of ``openml:ID``: the one whose ``openml.id`` is ID (a user card first)."""
+    from treebench.data.openml import parse_ref
+
+    dataset_id = parse_ref(name, ("dataset", "task", "suite")).key
+    naming = [c for c in registry.all() if c.openml is not None and c.openml.id == dataset_id]
+    for found in sorted(naming, key=lambda c: (c.path.parent == registry.directory, c.name)):
+        return found  # a user card before a built-in one
+    raise TreebenchError(
+        f"no dataset card names OpenML dataset {dataset_id}; write one with `treebench datasets add {name}`, "
+        f"or run an OpenML task on it (openml-task:ID)"
+    )
+
+
+def _openml_tasks(name: str, settings) -> list[DatasetSpec]:  # noqa: ANN001
+    """The dataset entries of ``openml-task:ID`` (one) or ``openml-suite:ID|ALIAS`` (one per task).
+
+    Each runs on the task's own splits (protocol ``openml``); its label is
+    ``openml-task:ID`` (as written for a single task).
+    """
+    from treebench.data.openml import parse_ref, suite, task_info
+
+    ref = parse_ref(name, ("task", "suite"))
+    ids = [int(ref.key)] if ref.kind == "task" else list(suite(ref.key, settings).tasks)
+    specs = []
+    for task_id in ids:
+        info = task_info(task_id, settings)
+        label = name if ref.kind == "task" else f"openml-task:{task_id}"
+        protocol = ProtocolSpec("openml", folds=info.folds, repeats=info.repeats, task=task_id)
+        specs.append(
+            DatasetSpec(label=label, name=f"openml-task:{task_id}", protocol=protocol, openml_task=task_id)
+        )
+    return specs
 
 
 def _pair(entry, where, own_protocol, card, check) -> DatasetSpec | None:
@@ -402,7 +469,7 @@ def _resolve_tune_as(raw: list, specs: list[AlgorithmSpec], check: Checker) -> l
 
 def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
     from treebench.criteria import available
-    from treebench.learners.registry import available_baselines
+    from treebench.learners.registry import available_baselines, estimator_baselines
 
     entry = check.mapping(raw, where, ALGORITHM_KEYS, required=("name",))
     if entry is None:
@@ -452,9 +519,16 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
             f"the grid has {points} points (the product of its value counts); accepted: at most {MAX_GRID_POINTS}",
         )
     if "criterion" in entry:
+        if "estimator" in entry:
+            check.add(
+                (*where, "estimator"),
+                "a criterion algorithm takes no 'estimator'; accepted: 'estimator' with "
+                f"baseline: {' or '.join(estimator_baselines())} only",
+                key=True,
+            )
         checked = _criterion_params(entry["criterion"], params, grid, where, check)
     else:
-        checked = _baseline_params(entry["baseline"], params, grid, where, check)
+        checked = _baseline_params(entry["baseline"], params, grid, where, check, entry.get("estimator"))
     pruning = check.choice(entry.get("pruning", "none"), (*where, "pruning"), PRUNING, "pruning")
     if pruning not in (None, "none") and "baseline" in entry:
         check.add(
@@ -482,6 +556,7 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
         grid=tuple((k, tuple(v)) for k, v in grid_values.items()),
         pruning=None if pruning == "none" else pruning,
         online=bool(online),
+        estimator=entry.get("estimator") if "baseline" in entry else None,
     )
 
 
@@ -551,26 +626,40 @@ def _criterion_params(criterion, params, grid, where, check):
     return _check_values(params, grid, where, check, one)
 
 
-def _baseline_params(baseline, params, grid, where, check):
-    from treebench.learners.registry import baseline_class
+def _baseline_params(baseline, params, grid, where, check, estimator=None):
+    """Check a baseline's name, its ``estimator`` (a dotted path, for the baselines that take one) and params."""
+    from treebench.learners.registry import (
+        baseline_class,
+        check_estimator,
+        takes_estimator,
+        validate_baseline_params,
+    )
 
     if check.text(baseline, (*where, "baseline")) is None:
         return None
     try:
-        cls = baseline_class(baseline)
+        baseline_class(baseline)
     except TreebenchError as exc:
         check.add((*where, "baseline"), str(exc))
         return None
+    try:
+        check_estimator(baseline, estimator)
+    except TreebenchError as exc:
+        if estimator is None:  # the baseline needs one
+            check.add((*where, "baseline"), str(exc))
+        else:
+            check.add((*where, "estimator"), str(exc), key=not takes_estimator(baseline))
+        return None
 
     def one(key, value, path):
-        cls.validate_params({key: value})
+        validate_baseline_params(baseline, {key: value}, estimator)
         return value
 
     checked = _check_values(params, grid, where, check, one)
     if checked is not None:  # checks across parameters, on the first value of each grid
         fixed, grid_values = checked
         try:
-            cls.validate_params({**fixed, **{k: v[0] for k, v in grid_values.items() if v}})
+            validate_baseline_params(baseline, {**fixed, **{k: v[0] for k, v in grid_values.items() if v}}, estimator)
         except TreebenchError as exc:
             check.add((*where, "params"), str(exc), key=True)
             return None

@@ -28,6 +28,19 @@ from treebench.sampling import (  # noqa: F401 - re-exported: the protocol-level
 
 #: Extra column marking the rows of a ``{train: A, test: B}`` pair.
 PAIR_COLUMN = "__part__"
+#: Extra columns of an OpenML task, one per repeat (``__openml_fold_0``...): the
+#: fold whose test part holds each row (-1: none, e.g. a holdout's training rows).
+OPENML_FOLD_COLUMN = "__openml_fold_{}"
+
+
+def openml_task(extra: pd.DataFrame, folds: int, repeat: int) -> list[Split]:
+    """An OpenML task's splits of one repeat: fold ``f`` tests the rows marked ``f``
+    in the repeat's column and trains on all the others (as the task's splits file says)."""
+    column = OPENML_FOLD_COLUMN.format(repeat)
+    if column not in extra.columns:
+        raise TreebenchError(f"the dataset has no OpenML splits for repeat {repeat} (column {column!r})")
+    codes = extra[column].to_numpy()
+    return [(np.flatnonzero(codes != fold), np.flatnonzero(codes == fold)) for fold in range(folds)]
 
 
 def fixed(extra: pd.DataFrame, column: str, train: str, test: str) -> Split:
@@ -49,8 +62,8 @@ def fixed(extra: pd.DataFrame, column: str, train: str, test: str) -> Split:
 
 # --------------------------------------------------------------------------- protocols
 def n_folds(protocol: ProtocolSpec, n_rows: int) -> int:
-    """Splits per repeat: ``folds`` for CV, ``n`` for leave-one-out, else 1."""
-    if protocol.kind == "cv":
+    """Splits per repeat: ``folds`` for CV and OpenML tasks, ``n`` for leave-one-out, else 1."""
+    if protocol.kind in ("cv", "openml"):
         return protocol.folds
     if protocol.kind == "loo":
         return n_rows
@@ -64,7 +77,7 @@ def outer_splits(
 
     A pure function of its arguments: ``dataset`` is the canonical name that
     seeds the stream, ``extra`` the dataset's non-feature columns (for the
-    fixed protocol).
+    fixed protocol; for an OpenML task, its splits).
     """
     y = np.asarray(y)
     n = y.shape[0]
@@ -89,6 +102,8 @@ def outer_splits(
         if not protocol.column:  # a {train: A, test: B} pair
             return [fixed(extra, PAIR_COLUMN, "train", "test")]
         return [fixed(extra, protocol.column, protocol.train, protocol.test)]
+    if protocol.kind == "openml":
+        return openml_task(extra, protocol.folds, repeat)
     raise TreebenchError(f"unknown protocol type {protocol.kind!r}")
 
 

@@ -106,6 +106,8 @@ def _shared_protocol(config: Config) -> dict[str, Any] | None:
     if not isinstance(entries, list) or len(entries) != len(config.datasets):
         return None
     for entry, spec in zip(entries, config.datasets):
+        if spec.protocol.kind == "openml":  # a task's own splits, whatever the top level says
+            continue
         if not isinstance(entry, dict) or not {"protocol", "train", "test"} & set(entry):
             return spec.protocol.fields()
     return None

@@ -35,6 +35,9 @@ PROTOCOL_KEYS: dict[str, tuple[str, ...]] = {
     "ordered": ("train_fraction",),
     "fixed": ("column", "train", "test"),
 }
+#: Protocols a dataset entry brings with it (never written as a config's ``protocol``):
+#: ``openml``, the fixed splits of an OpenML task (``openml-task:ID``).
+ENTRY_PROTOCOL_KEYS: dict[str, tuple[str, ...]] = {"openml": ("task", "folds", "repeats")}
 PRUNING = ("none", "pessimistic", "cost-complexity")
 TOP_KEYS = (
     "experiment",
@@ -54,8 +57,11 @@ TOP_KEYS = (
 #: one-vs-rest splits) or as their category codes, split by thresholds.
 NOMINAL_MODES = ("categories", "codes")
 DATASET_KEYS = ("name", "train", "test", "protocol")
+#: What a dataset entry may name besides a card: an OpenML dataset (by the card
+#: that names its id), task (its data and own splits) or suite (its tasks).
+OPENML_ENTRIES = ("openml:ID", "openml-task:ID", "openml-suite:ID", "openml-suite:ALIAS")
 ALGORITHM_KEYS = (
-    "name", "criterion", "baseline", "params", "grid", "pruning", "online", "tune_as",
+    "name", "criterion", "baseline", "estimator", "params", "grid", "pruning", "online", "tune_as",
 )
 TUNING_KEYS = ("folds", "metric")
 TUNING_METRICS = ("accuracy",)
@@ -90,14 +96,17 @@ class ProtocolSpec:
     column: str = "split"
     train: str = "train"
     test: str = "test"
+    #: ``openml``: the OpenML task whose splits these are.
+    task: int = 0
 
     def fields(self) -> dict[str, Any]:
         """The settings that matter for this kind (what identifies the splits)."""
-        return {"type": self.kind, **{k: getattr(self, k) for k in PROTOCOL_KEYS[self.kind]}}
+        keys = PROTOCOL_KEYS[self.kind] if self.kind in PROTOCOL_KEYS else ENTRY_PROTOCOL_KEYS[self.kind]
+        return {"type": self.kind, **{k: getattr(self, k) for k in keys}}
 
     @property
     def n_repeats(self) -> int:
-        return self.repeats if self.kind in ("cv", "holdout") else 1
+        return self.repeats if self.kind in ("cv", "holdout", "openml") else 1
 
     @property
     def label(self) -> str:
@@ -112,6 +121,8 @@ class ProtocolSpec:
             return f"ordered{self.train_fraction:g}"
         if self.kind == "fixed":
             return f"fixed:{self.column}" if self.column else "fixed:pair"
+        if self.kind == "openml":
+            return f"openml:{self.folds}x{self.repeats}"
         return self.kind
 
 
@@ -126,6 +137,8 @@ class DatasetSpec:
     ``label`` is what the config wrote (the results' ``dataset`` column);
     ``name`` (or ``train`` and ``test`` for a pair) are canonical card names,
     which also seed the splits, so an alias gives the same splits as its card.
+    An OpenML task (``openml_task``) is named ``openml-task:ID``: its data is
+    the task's dataset and target, its protocol (``openml``) the task's splits.
     """
 
     label: str
@@ -136,6 +149,8 @@ class DatasetSpec:
     expected_rows: int = 0
     #: ``codes``: nominal attributes become ordered category codes (see NOMINAL_MODES).
     nominal: str = "categories"
+    #: The OpenML task id of an ``openml-task:ID`` entry.
+    openml_task: int | None = None
 
     @property
     def is_pair(self) -> bool:
@@ -168,6 +183,9 @@ class AlgorithmSpec:
     #: same training part instead of tuning its own grid (e.g. a gain ratio
     #: taking the parameter tuned for its entropy).
     tune_as: AlgorithmSpec | None = None
+    #: The dotted path of the classifier class or factory of a baseline that
+    #: takes one (``baseline: sklearn``); ``None`` for every other algorithm.
+    estimator: str | None = None
 
     @property
     def fixed_params(self) -> dict[str, Any]:
@@ -197,6 +215,8 @@ class AlgorithmSpec:
         return {
             "name": self.name,
             "kind": self.kind,
+            # only when set, so the keys of algorithms without one stay as they were
+            **({"estimator": self.estimator} if self.estimator is not None else {}),
             "params": dict(self.params),
             "grid": [[name, list(values)] for name, values in self.grid],
             "pruning": self.pruning,

@@ -22,7 +22,12 @@ import pandas as pd
 
 from treebench.errors import TreebenchError
 from treebench.experiment.plugins import import_plugin
-from treebench.experiment.protocols import PAIR_COLUMN, inner_splits, outer_splits
+from treebench.experiment.protocols import (
+    OPENML_FOLD_COLUMN,
+    PAIR_COLUMN,
+    inner_splits,
+    outer_splits,
+)
 from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
 from treebench.experiment.tuning import TuningOutcome, grid_search
 from treebench.learners.base import Learner
@@ -90,6 +95,8 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
 
     For a criterion: its class, an optional ``version`` class attribute (bump
     it when the criterion's behaviour changes) and its parameters' defaults.
+    For a baseline: the version of the program or library it runs; with an
+    ``estimator`` also that package's version and the estimator's defaults.
     """
     from treebench import __version__
 
@@ -103,9 +110,10 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
         # config does not change: the declared defaults are part of the code.
         code["criterion_defaults"] = {p.name: p.default for p in cls.all_params()}
     else:
-        from treebench.learners.registry import baseline_class
+        from treebench.learners.registry import baseline_code_version
 
-        code["baseline"] = baseline_class(str(algorithm.baseline)).code_version()
+        # with an estimator: scikit-learn's (and the estimator package's) version, its defaults
+        code["baseline"] = baseline_code_version(str(algorithm.baseline), algorithm.estimator)
     return code
 
 
@@ -170,17 +178,28 @@ def _remember(cache: OrderedDict, key: tuple, value: Any) -> Any:
 
 
 def load_data(spec: DatasetSpec) -> LoadedData:
-    """Load a dataset entry (cached per process); a pair is train rows then test rows."""
+    """Load a dataset entry (cached per process); a pair is train rows then test rows.
+
+    An OpenML task (``spec.openml_task``) is its dataset with the task's
+    target; its extra columns are the task's splits (one column per repeat,
+    see :func:`treebench.experiment.protocols.openml_task`), and its checksum
+    covers both the table and the splits.
+    """
     from treebench.data import load
     from treebench.data.settings import Settings
 
     # where the data comes from is part of the key: another mirror may hold another copy
     where = Settings.from_env()
-    key = (spec.name, spec.train, spec.test, spec.nominal, where.cards_dir, where.mirrors, where.cache_dir)
+    key = (
+        spec.name, spec.train, spec.test, spec.nominal, spec.openml_task,
+        where.card_folders, where.mirrors, where.cache_dir, where.openml_server,
+    )
     if key in _DATA:
         _DATA.move_to_end(key)
         return _DATA[key]
-    if not spec.is_pair:
+    if spec.openml_task is not None:
+        data = _openml_task(spec.openml_task, where)
+    elif not spec.is_pair:
         ds = load(str(spec.name))
         data = LoadedData(ds.X, ds.y, ds.extra, ds.checksum)
     else:
@@ -188,6 +207,18 @@ def load_data(spec: DatasetSpec) -> LoadedData:
     if spec.nominal == "codes":
         data = replace(data, X=nominal_as_codes(data.X))
     return _remember(_DATA, key, data)
+
+
+def _openml_task(task_id: int, settings: Any) -> LoadedData:
+    from treebench.data.openml import load_task
+
+    task = load_task(task_id, settings)
+    ds = task.dataset
+    extra = pd.DataFrame({OPENML_FOLD_COLUMN.format(r): codes for r, codes in enumerate(task.test_folds)})
+    digest = hashlib.sha256(f"openml-task:{task_id}:{ds.checksum}".encode())
+    for codes in task.test_folds:
+        digest.update(codes.astype("<i8").tobytes())
+    return LoadedData(ds.X, ds.y, extra, digest.hexdigest())
 
 
 def nominal_as_codes(X: pd.DataFrame) -> pd.DataFrame:
@@ -274,6 +305,7 @@ def make_learner(trial: Trial) -> Learner:
         pruning=algorithm.pruning,
         online=algorithm.online,
         random_state=model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold),
+        estimator=algorithm.estimator,
     )
 
 

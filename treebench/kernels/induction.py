@@ -11,6 +11,15 @@ in every row, and that range stays sorted for every feature because a split
 and node, with no sorting below the root.  Nominal features are "sorted" by
 category code, so the same scan sees one contiguous run per category.
 
+Sample weights: ``build`` takes ``weights=None`` (class counts are integers,
+as they always were) or a float64 array indexed by sample id (class counts
+are sums of weights).  Numba compiles one version per case -- the helpers
+below and :func:`treebench.kernels.scoring.g_term` pick their code by type --
+so the unweighted version does exactly what it did before weights existed.
+Weighted fits read each sample's weight through its id in the scans (the
+per-sample scan only: the histogram scan is for integer counts); sizes that
+stopping rules compare (``min_samples_*``) stay sample counts.
+
 The output is plain arrays (see :mod:`treebench.kernels.layout`); the tree
 layer wraps them.
 """
@@ -18,9 +27,11 @@ layer wraps them.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from treebench.kernels.layout import (
     CATEGORY,
@@ -45,6 +56,7 @@ from treebench.kernels.scoring import (
     child_mass,
     entropy_bits,
     final_score,
+    g_term,
     has_tie_break,
     is_additive,
     make_table,
@@ -54,6 +66,52 @@ from treebench.kernels.scoring import (
     tie_score_binary,
 )
 from treebench.kernels.tolerances import TIE_TOLERANCE
+
+
+def sample_weight(weights: Any, index: np.ndarray, p: int) -> Any:
+    """Weight of the sample at sorted position ``p``: 1 (an integer) without weights.
+
+    Compiled code only; the overload below picks the version by the type of ``weights``.
+    """
+    raise NotImplementedError("sample_weight is for numba-compiled code")
+
+
+@overload(sample_weight)
+def _sample_weight(weights, index, p):
+    if isinstance(weights, types.NoneType):
+        return lambda weights, index, p: 1
+    return lambda weights, index, p: weights[index[p]]
+
+
+def zero_counts(weights: Any, shape: Any) -> np.ndarray:
+    """Zeroed count array: int64 without weights, float64 with them (compiled code only)."""
+    raise NotImplementedError("zero_counts is for numba-compiled code")
+
+
+@overload(zero_counts)
+def _zero_counts(weights, shape):
+    dtype = np.int64 if isinstance(weights, types.NoneType) else np.float64
+    return lambda weights, shape: np.zeros(shape, dtype)
+
+
+def is_weighted(weights: Any) -> bool:
+    """Whether a fit has sample weights, as a compile-time constant (compiled code only)."""
+    raise NotImplementedError("is_weighted is for numba-compiled code")
+
+
+@overload(is_weighted)
+def _is_weighted(weights):
+    weighted = not isinstance(weights, types.NoneType)
+    return lambda weights: weighted
+
+
+@njit(cache=True)
+def _total(row: np.ndarray):
+    """Sum of a count row, in the row's type (a node's size, or its weight)."""
+    acc = row[0] - row[0]
+    for i in range(row.shape[0]):
+        acc += row[i]
+    return acc
 
 
 @njit(cache=True)
@@ -144,9 +202,12 @@ def scan_numeric(
     ranks: np.ndarray,
     levels: np.ndarray,
     labels: np.ndarray,
+    index: np.ndarray,
+    weights: Any,
     start: int,
     end: int,
     parent: np.ndarray,
+    total: Any,
     parent_impurity: float,
     cid: int,
     params: np.ndarray,
@@ -161,11 +222,13 @@ def scan_numeric(
 ):
     """Best threshold of one numeric feature on positions ``[start, end)``.
 
-    Returns ``(candidate_score, n_left, threshold, tie_score)``; ``n_left = 0``
-    when the feature has no valid candidate.  With ``tie_break``, candidates
-    whose scores tie are ranked by their entropy gain.  Missing values (NaN, rank
-    ``len(levels)``) sort last and always go right, so candidates stop at the
-    first NaN.
+    Returns ``(candidate_score, n_left, threshold, tie_score, w_left)``;
+    ``n_left = 0`` when the feature has no valid candidate.  ``n_left`` counts
+    samples (for ``min_leaf`` and the partition), ``w_left`` is their weight
+    (their count without weights); ``total`` is the node's weight.  With
+    ``tie_break``, candidates whose scores tie are ranked by their entropy
+    gain.  Missing values (NaN, rank ``len(levels)``) sort last and always
+    go right, so candidates stop at the first NaN.
     """
     missing = levels.shape[0]
     k = parent.shape[0]
@@ -176,22 +239,26 @@ def scan_numeric(
     for i in range(k):
         left[i] = 0
         if additive:
-            g_right += table[parent[i]]
+            g_right += g_term(cid, params, table, parent[i])
+    w_left = total - total  # a zero of the counts' type
     best = -np.inf
     best_tie = -np.inf
     best_left = 0
+    best_w_left = w_left
     best_here = 0
     best_after = 0
     for p in range(start, end - 1):
         label = labels[p]
+        w = sample_weight(weights, index, p)
         count = left[label]
         if additive:
             # the right count is parent - left: deriving it avoids a second
             # read-modify-write per sample on the critical path
             rest = parent[label] - count
-            g_left += table[count + 1] - table[count]
-            g_right += table[rest - 1] - table[rest]
-        left[label] = count + 1
+            g_left += g_term(cid, params, table, count + w) - g_term(cid, params, table, count)
+            g_right += g_term(cid, params, table, rest - w) - g_term(cid, params, table, rest)
+        left[label] = count + w
+        w_left += w
         n_left = p - start + 1
         n_right = n - n_left
         if n_left < min_leaf:
@@ -205,19 +272,20 @@ def scan_numeric(
         if after == here:
             continue
         gain = _binary_gain(
-            cid, params, table, additive, parent, parent_impurity, left, right, n_left, n, g_left,
+            cid, params, table, additive, parent, parent_impurity, left, right, w_left, total, g_left,
             g_right, scratch,
         )
-        take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+        take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
         if take:
             best = gain
             best_tie = tie
             best_left = n_left
+            best_w_left = w_left
             best_here = here
             best_after = after
     if best_left == 0:
-        return best, 0, 0.0, 0.0
-    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie
+        return best, 0, 0.0, 0.0, best_w_left
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie, best_w_left
 
 
 @njit(cache=True)
@@ -241,12 +309,13 @@ def scan_numeric_histogram(
     tie_break: bool,
     parent_entropy: float,
 ):
-    """:func:`scan_numeric` for a node with few distinct values.
+    """:func:`scan_numeric` for a node with few distinct values (integer counts only).
 
     One pass counts (rank, class) pairs -- a single increment per sample --
     then candidates are scored per distinct value, O(k) each.  Worth it when
     ``distinct values * k`` is well below the node size (the caller decides);
-    it finds the same candidates with the same scores.
+    it finds the same candidates with the same scores.  Same return values as
+    :func:`scan_numeric` (``w_left = n_left``).
     """
     k = parent.shape[0]
     n = end - start
@@ -262,7 +331,7 @@ def scan_numeric_histogram(
     for i in range(k):
         left[i] = 0
         if additive:
-            g_right += table[parent[i]]
+            g_right += g_term(cid, params, table, parent[i])
     best = -np.inf
     best_tie = -np.inf
     best_left = 0
@@ -296,25 +365,26 @@ def scan_numeric_histogram(
             if count > 0:
                 if additive:
                     rest = parent[i] - left[i]
-                    g_left += table[left[i] + count] - table[left[i]]
-                    g_right += table[rest - count] - table[rest]
+                    g_left += g_term(cid, params, table, left[i] + count) - g_term(cid, params, table, left[i])
+                    g_right += g_term(cid, params, table, rest - count) - g_term(cid, params, table, rest)
                 left[i] += count
         n_left += size
         previous = rank
     if best_left == 0:
-        return best, 0, 0.0, 0.0
-    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie
+        return best, 0, 0.0, 0.0, best_left
+    return best, best_left, _threshold(levels, best_here, best_after, midpoint), best_tie, best_left
 
 
 @njit(cache=True)
 def tabulate_categories(
-    ranks: np.ndarray, levels: np.ndarray, labels: np.ndarray, start: int, end: int, cat_counts: np.ndarray,
-    cat_sizes: np.ndarray, present: np.ndarray,
+    ranks: np.ndarray, levels: np.ndarray, labels: np.ndarray, index: np.ndarray, weights: Any, start: int,
+    end: int, cat_counts: np.ndarray, cat_sizes: np.ndarray, cat_weights: np.ndarray, present: np.ndarray,
 ) -> int:
     """Class counts per category on ``[start, end)`` (sorted by code).
 
     Fills ``present[:r]`` with the codes that occur, in increasing order, and
-    returns ``r``.
+    returns ``r``; ``cat_sizes`` counts samples, ``cat_weights`` their weight
+    (``cat_counts`` holds class weights; without weights both are counts).
     """
     r = 0
     previous = -1
@@ -324,10 +394,13 @@ def tabulate_categories(
             present[r] = code
             r += 1
             cat_sizes[code] = 0
+            cat_weights[code] = 0
             cat_counts[code, :] = 0
             previous = code
+        w = sample_weight(weights, index, p)
         cat_sizes[code] += 1
-        cat_counts[code, labels[p]] += 1
+        cat_weights[code] += w
+        cat_counts[code, labels[p]] += w
     return r
 
 
@@ -458,13 +531,18 @@ def build(
     min_samples_leaf: int,
     nominal_binary: bool,
     midpoint: bool,
+    weights: Any,
 ):
     """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
 
     Returns ``(int_nodes, float_nodes, counts, catmap)`` trimmed to size.
-    ``max_depth < 0`` means unlimited.
+    ``max_depth < 0`` means unlimited.  ``weights``: ``None``, or positive
+    float64 weights indexed by sample id (``counts`` are then float64 sums of
+    weights).  Needs at least one feature.
     """
     n_features, n = sorted_index.shape
+    if n_features == 0:
+        raise ValueError("build needs at least one feature")  # the root counts read feature 0's row
     k = n_classes
     table = make_table(cid, params, n)
     max_cats = 1
@@ -474,7 +552,7 @@ def build(
 
     int_nodes = np.full((64, N_INT_FIELDS), -1, np.int64)
     float_nodes = np.zeros((64, N_FLOAT_FIELDS))
-    counts = np.zeros((64, k), np.int64)
+    counts = zero_counts(weights, (64, k))
     catmap = np.full(64, -1, np.int64)
     n_catmap = 0
 
@@ -492,7 +570,7 @@ def build(
     node_active = np.zeros(n_features, np.int32)
     child_active = np.zeros(n_features, np.int32)
     for p in range(n):
-        counts[0, sorted_label[0, p]] += 1
+        counts[0, sorted_label[0, p]] += sample_weight(weights, sorted_index[0], p)
     n_nodes = 1
     int_nodes[0, DEPTH] = 0
 
@@ -504,19 +582,24 @@ def build(
     buffer_rank = np.empty(max(n, 1), sorted_rank.dtype)
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
 
-    parent = np.zeros(k, np.int64)
-    left = np.zeros(k, np.int64)
-    right = np.zeros(k, np.int64)
+    parent = zero_counts(weights, k)
+    left = zero_counts(weights, k)
+    right = zero_counts(weights, k)
     scratch = np.empty(k)
-    cat_counts = np.zeros((max_cats, k), np.int64)
+    cat_counts = zero_counts(weights, (max_cats, k))
     cat_sizes = np.zeros(max_cats, np.int64)
+    cat_weights = zero_counts(weights, max_cats)
     present = np.zeros(max_cats, np.int64)
+    # children's sample counts (stopping rules, partitions) and weights (scores)
     sizes = np.zeros(max(max_cats, 2), np.int64)
+    child_weights = zero_counts(weights, max(max_cats, 2))
     offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
 
     # (rank, class) counts for the histogram scan, used when ranks * k <= size / 2
-    histogram = np.zeros((n // (2 * k) + 1, k), np.int32)
-    child_counts = np.zeros((max(max_cats, 2), k), np.int64)
+    # (integer counts only: a weighted fit always scans sample by sample)
+    histogram = np.zeros((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
+    child_counts = zero_counts(weights, (max(max_cats, 2), k))
+    best_w_left = zero_counts(weights, n_features)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
     tie_break = has_tie_break(cid, params)
     tie_best = np.empty(n_features)
@@ -537,7 +620,8 @@ def build(
         size = end - start
 
         parent[:] = counts[node]
-        impurity = node_impurity(cid, params, table, parent, size, scratch)
+        total = _total(parent)  # the node's weight; its size without weights
+        impurity = node_impurity(cid, params, table, parent, total, scratch)
         float_nodes[node, IMPURITY] = reported_node_value(cid, impurity)
         int_nodes[node, KIND] = LEAF
         int_nodes[node, FEATURE] = -1
@@ -551,7 +635,7 @@ def build(
         candidate_best[:] = -np.inf
         split_best[:] = -np.inf
         tie_best[:] = -np.inf
-        parent_entropy = entropy_bits(parent, size) if tie_break else 0.0
+        parent_entropy = entropy_bits(parent, total) if tie_break else 0.0
         n_child_active = 0
         for a in range(n_node_active):
             f = node_active[a]
@@ -561,30 +645,30 @@ def build(
             n_child_active += 1
             if not is_nominal[f]:
                 span = sorted_rank[f, end - 1] - sorted_rank[f, start] + 1
-                if span * k * 2 <= size:
-                    gain, n_left, threshold, tie = scan_numeric_histogram(
+                if not is_weighted(weights) and span * k * 2 <= size:
+                    gain, n_left, threshold, tie, w_left = scan_numeric_histogram(
                         sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
                         start, end, parent, impurity, cid, params, table, min_samples_leaf,
                         midpoint, left, right, scratch, histogram, tie_break, parent_entropy,
                     )
                 else:
-                    gain, n_left, threshold, tie = scan_numeric(
+                    gain, n_left, threshold, tie, w_left = scan_numeric(
                         sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
-                        start, end, parent, impurity, cid, params, table, min_samples_leaf,
-                        midpoint, left, right, scratch, tie_break, parent_entropy,
+                        sorted_index[f], weights, start, end, parent, total, impurity, cid, params, table,
+                        min_samples_leaf, midpoint, left, right, scratch, tie_break, parent_entropy,
                     )
                 if n_left > 0:
-                    sizes[0] = n_left
-                    sizes[1] = size - n_left
+                    child_weights[0] = w_left
+                    child_weights[1] = total - w_left
                     tie_best[f] = tie
                     candidate_best[f] = gain
-                    split_best[f] = final_score(cid, params, gain, sizes, 2, size)
+                    split_best[f] = final_score(cid, params, gain, child_weights, 2, total)
                     best_left[f] = n_left
                     best_threshold[f] = threshold
                 continue
             r = tabulate_categories(
-                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
-                start, end, cat_counts, cat_sizes, present,
+                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f], sorted_index[f],
+                weights, start, end, cat_counts, cat_sizes, cat_weights, present,
             )
             if r < 2:
                 continue
@@ -593,20 +677,20 @@ def build(
                 mass = 0.0
                 for j in range(r):
                     code = present[j]
-                    sizes[j] = cat_sizes[code]
+                    child_weights[j] = cat_weights[code]
                     if cat_sizes[code] < min_samples_leaf:
                         valid = False
-                    mass += child_mass(cid, params, table, cat_counts[code], cat_sizes[code], r, scratch)
+                    mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
                 if valid:
-                    gain = impurity - mass / size
+                    gain = impurity - mass / total
                     if tie_break:
                         weighted = 0.0
                         for j in range(r):
                             code = present[j]
-                            weighted += cat_sizes[code] * entropy_bits(cat_counts[code], cat_sizes[code])
-                        tie_best[f] = parent_entropy - weighted / size
+                            weighted += cat_weights[code] * entropy_bits(cat_counts[code], cat_weights[code])
+                        tie_best[f] = parent_entropy - weighted / total
                     candidate_best[f] = gain
-                    split_best[f] = final_score(cid, params, gain, sizes, r, size)
+                    split_best[f] = final_score(cid, params, gain, child_weights, r, total)
                 continue
             best = -np.inf
             best_tie = -np.inf
@@ -615,25 +699,27 @@ def build(
                 n_left = cat_sizes[code]
                 if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
                     continue
+                w_left = cat_weights[code]
                 for i in range(k):
                     left[i] = cat_counts[code, i]
                     right[i] = parent[i] - left[i]
-                mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
-                    cid, params, table, right, size - n_left, 2, scratch
+                mass = child_mass(cid, params, table, left, w_left, 2, scratch) + child_mass(
+                    cid, params, table, right, total - w_left, 2, scratch
                 )
-                gain = impurity - mass / size
-                take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, size)
+                gain = impurity - mass / total
+                take, tie = _take(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
                 if take:
                     best = gain
                     best_tie = tie
                     best_category[f] = code
                     best_left[f] = n_left
+                    best_w_left[f] = w_left
             if best > -np.inf:
-                sizes[0] = best_left[f]
-                sizes[1] = size - best_left[f]
+                child_weights[0] = best_w_left[f]
+                child_weights[1] = total - best_w_left[f]
                 tie_best[f] = best_tie
                 candidate_best[f] = best
-                split_best[f] = final_score(cid, params, best, sizes, 2, size)
+                split_best[f] = final_score(cid, params, best, child_weights, 2, total)
 
         # -- choose the feature ----------------------------------------------
         n_usable = 0
@@ -687,17 +773,18 @@ def build(
         else:
             kind = NOMINAL_MULTIWAY
             n_children = tabulate_categories(
-                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f],
-                start, end, cat_counts, cat_sizes, present,
+                sorted_rank[f], levels[level_start[f] : level_start[f + 1]], sorted_label[f], sorted_index[f],
+                weights, start, end, cat_counts, cat_sizes, cat_weights, present,
             )
             catmap = _grow(catmap, n_catmap + n_categories[f], -1)
             catmap[n_catmap : n_catmap + n_categories[f]] = -1
-            largest = 0
+            largest = 0  # the heaviest child takes categories unseen here
             for j in range(n_children):
                 code = present[j]
                 sizes[j] = cat_sizes[code]
+                child_weights[j] = cat_weights[code]
                 catmap[n_catmap + code] = j
-                if sizes[j] > sizes[largest]:
+                if child_weights[j] > child_weights[largest]:
                     largest = j
             int_nodes[node, CATMAP_START] = n_catmap
             int_nodes[node, DEFAULT_CHILD] = largest
@@ -717,16 +804,18 @@ def build(
         if kind == NUMERIC:
             middle = start + sizes[0]
             for p in range(start, middle):
-                child_counts[0, sorted_label[f, p]] += 1
+                child_counts[0, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
             for p in range(middle, end):
-                child_counts[1, sorted_label[f, p]] += 1
+                child_counts[1, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
         elif kind == NOMINAL_BINARY:
             for p in range(start, end):
                 sample = sorted_index[f, p]
-                child_counts[(side_bits[sample >> 3] >> (sample & 7)) & 1, sorted_label[f, p]] += 1
+                side = (side_bits[sample >> 3] >> (sample & 7)) & 1
+                child_counts[side, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
         else:
             for p in range(start, end):
-                child_counts[child_of[sorted_index[f, p]], sorted_label[f, p]] += 1
+                child = child_of[sorted_index[f, p]]
+                child_counts[child, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
         n_open = 0
         for j in range(n_children):
             is_open[j] = n_child_active > 0 and not _is_terminal(
@@ -785,7 +874,9 @@ def build(
             int_nodes[child, DEPTH] = depth + 1
             counts[child, :] = child_counts[j]
             if not is_open[j]:
-                leaf_impurity = node_impurity(cid, params, table, child_counts[j], sizes[j], scratch)
+                leaf_impurity = node_impurity(
+                    cid, params, table, child_counts[j], _total(child_counts[j]), scratch
+                )
                 float_nodes[child, IMPURITY] = reported_node_value(cid, leaf_impurity)
                 int_nodes[child, KIND] = LEAF
                 int_nodes[child, FEATURE] = -1

@@ -12,14 +12,21 @@ impurity is ``-I``.  For the additive family (entropy, gain ratio, Gini,
 Tsallis) the mass depends on the counts only through ``G = sum_i g(c_i)`` for
 a tabulated ``g``, which lets the threshold scan update ``G`` in O(1) per
 sample instead of O(k) per candidate.
+
+Counts are integers (an unweighted fit: ``g`` is read from the table) or
+sums of sample weights (``g`` is computed, :func:`g_term`).  The functions
+here are compiled once per count type, so the integer version is the same
+code as before weights existed.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from treebench.kernels.tolerances import Q_ONE_TOLERANCE, SPLIT_INFO_FLOOR
 
@@ -52,37 +59,64 @@ def _tsallis_is_shannon(params: np.ndarray) -> bool:
 
 
 @njit(cache=True)
+def g_value(cid: int, params: np.ndarray, c: float) -> float:
+    """``g(c)`` of the additive family: c*log2(c), c^2, c*ln(c) or c^q; ``g(c <= 0) = 0``.
+
+    ``c <= 0`` also absorbs the rounding of weighted counts that should be 0.
+    """
+    if c <= 0.0:
+        return 0.0
+    if cid == ENTROPY or cid == GAIN_RATIO:
+        return c * math.log2(c)
+    if cid == GINI:
+        return c * c
+    if _tsallis_is_shannon(params):
+        return c * math.log(c)
+    return c ** params[0]
+
+
+@njit(cache=True)
 def make_table(cid: int, params: np.ndarray, n: int) -> np.ndarray:
-    """``g(c)`` for ``c = 0..n``: c*log2(c), c^2, c^q or c*ln(c); g(0) = 0."""
+    """``g(c)`` for ``c = 0..n`` (see :func:`g_value`)."""
     if not is_additive(cid):
         return np.zeros(1)
     table = np.zeros(n + 1)
     for c in range(1, n + 1):
-        x = float(c)
-        if cid == ENTROPY or cid == GAIN_RATIO:
-            table[c] = x * math.log2(x)
-        elif cid == GINI:
-            table[c] = x * x
-        elif _tsallis_is_shannon(params):
-            table[c] = x * math.log(x)
-        else:
-            table[c] = x ** params[0]
+        table[c] = g_value(cid, params, float(c))
     return table
+
+
+def g_term(cid: int, params: np.ndarray, table: np.ndarray, c: Any) -> float:
+    """``g(c)``: a look-up in ``table`` for an integer count, computed for a weight sum.
+
+    Compiled code only (the overload below picks the version by the type of ``c``).
+    """
+    raise NotImplementedError("g_term is for numba-compiled code")
+
+
+@overload(g_term)
+def _g_term(cid, params, table, c):
+    if isinstance(c, types.Integer):
+        return lambda cid, params, table, c: table[c]
+    return lambda cid, params, table, c: g_value(cid, params, c)
 
 
 @njit(cache=True)
 def mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: int, g_sum: float) -> float:
-    """``s * impurity(child)`` for the additive family, from ``G = sum g(c_i)``."""
+    """``s * impurity(child)`` for the additive family, from ``G = sum g(c_i)``.
+
+    ``s`` is the child's size: its sample count, or its weight in a weighted fit.
+    """
     if s == 0:
         return 0.0
     if cid == ENTROPY or cid == GAIN_RATIO:
-        return table[s] - g_sum  # s log s - sum c log c = s * H (bits)
+        return g_term(cid, params, table, s) - g_sum  # s log s - sum c log c = s * H (bits)
     if cid == GINI:
         return s - g_sum / s
     if _tsallis_is_shannon(params):
-        return table[s] - g_sum  # nats
-    # s * (1 - sum (c/s)^q) / (q - 1), with s^(q-1) = table[s] / s
-    return (s - g_sum * s / table[s]) / (params[0] - 1.0)
+        return g_term(cid, params, table, s) - g_sum  # nats
+    # s * (1 - sum (c/s)^q) / (q - 1), with s^(q-1) = g(s) / s
+    return (s - g_sum * s / g_term(cid, params, table, s)) / (params[0] - 1.0)
 
 
 @njit(cache=True)
@@ -140,7 +174,7 @@ def child_mass(
     if is_additive(cid):
         g_sum = 0.0
         for i in range(row.shape[0]):
-            g_sum += table[row[i]]
+            g_sum += g_term(cid, params, table, row[i])
         return mass_from_sum(cid, params, table, s, g_sum)
     if cid == CERTAINTY:
         k = row.shape[0]

@@ -9,6 +9,7 @@ never branches on a criterion's or a baseline's name.
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from treebench.errors import TreebenchError
 from treebench.learners.base import Learner
@@ -16,6 +17,8 @@ from treebench.learners.belief import BeliefLearner
 from treebench.learners.c50 import C50
 from treebench.learners.mee import MEELearner
 from treebench.learners.sklearn_cart import SklearnCart, SklearnCartCCP
+from treebench.learners.sklearn_estimator import ACCEPTED as ESTIMATOR_ACCEPTED
+from treebench.learners.sklearn_estimator import SklearnEstimator
 from treebench.learners.trees import CriterionLearner, OnlineLearner
 from treebench.learners.weka import WekaJ48
 from treebench.stats.metrics import Metric
@@ -28,11 +31,14 @@ LEARNER_KINDS: dict[str, type[Learner]] = {
 }
 #: Baseline name (a config's ``baseline:``) -> its learner.
 BASELINES: dict[str, type[Learner]] = {
+    "sklearn": SklearnEstimator,
     "sklearn-cart": SklearnCart,
     "sklearn-cart-ccp": SklearnCartCCP,
     "weka-j48": WekaJ48,
     "c50": C50,
 }
+#: The baselines a config's ``estimator:`` (a dotted class or factory path) configures.
+ESTIMATOR_BASELINES: dict[str, type[SklearnEstimator]] = {"sklearn": SklearnEstimator}
 
 
 def available_baselines() -> list[str]:
@@ -46,6 +52,52 @@ def baseline_class(name: str) -> type[Learner]:
     close = difflib.get_close_matches(str(name), list(BASELINES), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     raise TreebenchError(f"unknown baseline {name!r}{hint}; accepted: {', '.join(available_baselines())}")
+
+
+def estimator_baselines() -> list[str]:
+    """The baselines that take an ``estimator:`` (and need one)."""
+    return sorted(ESTIMATOR_BASELINES)
+
+
+def takes_estimator(baseline: str) -> bool:
+    """Whether ``baseline`` is configured by an ``estimator:`` path."""
+    return baseline in ESTIMATOR_BASELINES
+
+
+def check_estimator(baseline: str, estimator: Any) -> None:
+    """Check a baseline's ``estimator:`` (``None`` when not given).
+
+    Raises
+    ------
+    TreebenchError
+        One line: a baseline of :data:`ESTIMATOR_BASELINES` without an
+        estimator, another baseline with one, or an estimator path that
+        does not name a classifier (see :func:`~treebench.learners.sklearn_estimator.build`).
+    """
+    if takes_estimator(baseline):
+        if estimator is None:
+            raise TreebenchError(f"baseline {baseline!r} needs an 'estimator'; {ESTIMATOR_ACCEPTED}")
+        ESTIMATOR_BASELINES[baseline].validate_estimator_params(estimator, {})
+    elif estimator is not None:
+        raise TreebenchError(
+            f"baseline {baseline!r} takes no 'estimator'; accepted: 'estimator' with "
+            f"baseline: {' or '.join(estimator_baselines())} only (remove it, or change the baseline)"
+        )
+
+
+def validate_baseline_params(baseline: str, params: dict[str, Any], estimator: str | None = None) -> None:
+    """Raise a one-line :class:`TreebenchError` for the first bad parameter of a baseline (and its estimator)."""
+    if estimator is not None and takes_estimator(baseline):
+        ESTIMATOR_BASELINES[baseline].validate_estimator_params(estimator, params)
+    else:
+        baseline_class(baseline).validate_params(params)
+
+
+def baseline_code_version(baseline: str, estimator: str | None = None) -> str:
+    """The implementation a baseline's trials depend on, for trial keys (with its estimator's, if any)."""
+    if estimator is not None and takes_estimator(baseline):
+        return ESTIMATOR_BASELINES[baseline].estimator_code_version(estimator)
+    return baseline_class(baseline).code_version()
 
 
 def learner_kind(criterion: str) -> str:
@@ -76,12 +128,23 @@ def make_learner(
     pruning: str | None = None,
     online: bool = False,
     random_state: int = 0,
+    estimator: str | None = None,
 ) -> Learner:
-    """A fresh learner for one algorithm of a config (exactly one of ``criterion``/``baseline``)."""
+    """A fresh learner for one algorithm of a config (exactly one of ``criterion``/``baseline``).
+
+    ``estimator`` is the dotted path a baseline of :data:`ESTIMATOR_BASELINES`
+    needs (and any other refuses).
+    """
     if criterion is not None:
         return criterion_learner_class(criterion, online)(criterion, pruning)
     if baseline is None:
         raise TreebenchError("an algorithm needs a 'criterion' or a 'baseline'")
+    if takes_estimator(baseline):
+        if estimator is None:
+            raise TreebenchError(f"baseline {baseline!r} needs 'estimator:', a dotted class or factory path")
+        return ESTIMATOR_BASELINES[baseline](random_state=random_state, estimator=estimator)
+    if estimator is not None:
+        raise TreebenchError(f"baseline {baseline!r} takes no 'estimator'")
     return baseline_class(baseline)(random_state=random_state)
 
 

@@ -24,6 +24,31 @@ def reject_unknown(baseline: str, params: dict[str, Any], accepted: list[str]) -
             raise no_such_parameter(f"baseline {baseline!r}", key, accepted)
 
 
+def check_values(estimator: Any) -> None:
+    """scikit-learn's own check of ``estimator``'s parameter values, as a one-line error.
+
+    Uses the estimator's ``_validate_params`` (scikit-learn >= 1.2); older
+    versions, and estimators without it, validate at fit time instead.
+
+    Raises
+    ------
+    TreebenchError
+        scikit-learn's message (which names the accepted values) on one line.
+    """
+    validate = getattr(estimator, "_validate_params", None)
+    if validate is None:  # pragma: no cover - scikit-learn < 1.2 validates at fit time
+        return
+    try:
+        validate()
+    except (TypeError, ValueError) as exc:
+        raise TreebenchError(" ".join(str(exc).split())) from None
+
+
+def tree_sizes(tree: Any) -> dict[str, int]:
+    """``n_leaves``, ``n_nodes`` (leaves included) and ``depth`` (root 0) of a fitted scikit-learn ``Tree``."""
+    return {"n_leaves": int(tree.n_leaves), "n_nodes": int(tree.node_count), "depth": int(tree.max_depth)}
+
+
 def codes_matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
     """Every column as float64: nominal ones as their category codes, missing values as NaN."""
     if isinstance(X, np.ndarray):
@@ -40,7 +65,33 @@ def codes_matrix(X: pd.DataFrame | np.ndarray) -> np.ndarray:
     return np.column_stack(columns) if columns else np.zeros((len(X), 0))
 
 
-class SklearnCart(Learner):
+class SklearnLearner(Learner):
+    """What the scikit-learn baselines share: features as codes, scikit-learn's version in trial keys.
+
+    Parameters
+    ----------
+    random_state:
+        The trial's model seed, for the estimator's ``random_state`` unless
+        the config sets it.
+    """
+
+    def __init__(self, random_state: int) -> None:
+        self.random_state = int(random_state)
+
+    @classmethod
+    def code_version(cls) -> str:
+        import sklearn
+
+        return f"scikit-learn {sklearn.__version__}"
+
+    def view(self, X: pd.DataFrame) -> np.ndarray:
+        return codes_matrix(X)  # convert once for a whole tuning grid
+
+    def predict(self, model: Any, X: pd.DataFrame | np.ndarray) -> np.ndarray:
+        return model.predict(codes_matrix(X))
+
+
+class SklearnCart(SklearnLearner):
     """scikit-learn's ``DecisionTreeClassifier``; config ``params`` are passed through.
 
     Nominal features are given to scikit-learn as their category codes
@@ -51,9 +102,6 @@ class SklearnCart(Learner):
     """
 
     name = "sklearn-cart"
-
-    def __init__(self, random_state: int) -> None:
-        self.random_state = int(random_state)
 
     @staticmethod
     def accepted_params() -> list[str]:
@@ -67,22 +115,7 @@ class SklearnCart(Learner):
         from sklearn.tree import DecisionTreeClassifier
 
         reject_unknown(cls.name, params, cls.accepted_params())
-        validate = getattr(DecisionTreeClassifier(**params), "_validate_params", None)
-        if validate is None:  # pragma: no cover - scikit-learn < 1.2 validates at fit time
-            return
-        try:
-            validate()
-        except (TypeError, ValueError) as exc:
-            raise TreebenchError(" ".join(str(exc).split())) from None
-
-    @classmethod
-    def code_version(cls) -> str:
-        import sklearn
-
-        return f"scikit-learn {sklearn.__version__}"
-
-    def view(self, X: pd.DataFrame) -> np.ndarray:
-        return codes_matrix(X)  # convert once for a whole tuning grid
+        check_values(DecisionTreeClassifier(**params))
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
@@ -92,19 +125,11 @@ class SklearnCart(Learner):
         settings = {"random_state": self.random_state, **params}
         return DecisionTreeClassifier(**settings).fit(codes_matrix(X), y)
 
-    def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
-        return model.predict(codes_matrix(X))
-
     def n_leaves(self, model: Any) -> int:
         return int(model.get_n_leaves())
 
     def measures(self, model: Any) -> dict[str, Any]:
-        return {
-            "n_leaves": int(model.get_n_leaves()),
-            "n_nodes": int(model.tree_.node_count),
-            "depth": int(model.get_depth()),
-            "tree_quality": None,
-        }
+        return {**tree_sizes(model.tree_), "tree_quality": None}
 
 
 class SklearnCartCCP(SklearnCart):

@@ -2,7 +2,7 @@
 
 * :mod:`treebench.papers.catalogue` — :data:`PAPERS` and :func:`get_paper`;
 * :mod:`treebench.papers.reproduce` — run a paper's config and write its report;
-* :mod:`treebench.papers.cli` — ``treebench reproduce PAPER``;
+* :mod:`treebench.papers.cli` — ``treebench reproduce PAPER`` (or ``--all``);
 * one subpackage per paper, each with a ``spec.py`` (its reference table,
   claims, tolerances, figures and extra sections) and the code only that
   paper needs: :mod:`~treebench.papers.serrurier2015` (000),

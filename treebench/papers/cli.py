@@ -1,8 +1,9 @@
-"""``treebench reproduce PAPER``: rerun a catalogued paper and report against its published numbers.
+"""``treebench reproduce PAPER|--all``: rerun catalogued papers and report against their published numbers.
 
-A thin click wrapper around :func:`treebench.papers.reproduce.reproduce_paper`;
-the catalogue (and with it pandas) is imported inside the command so that
-``treebench --help`` stays fast.
+A thin click wrapper around :func:`treebench.papers.reproduce.reproduce_paper`
+and :func:`~treebench.papers.reproduce.reproduce_all`; the catalogue (and
+with it pandas) is imported inside the command so that ``treebench --help``
+stays fast.
 """
 
 from __future__ import annotations
@@ -15,17 +16,39 @@ from treebench.errors import TreebenchError
 
 
 @click.command()
-@click.argument("paper", metavar="PAPER")
+@click.argument("paper", metavar="PAPER", required=False)
+@click.option("--all", "every", is_flag=True,
+              help="Every paper of the catalogue, then one page for all of them: OUT_DIR/index.html.")
 @click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
 @click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where report.md, report.tex and figures go (default results/PAPER).")
-def reproduce(paper: str, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
+              help="Where report.md, report.tex and figures go (default results/PAPER); "
+                   "with --all, the folder of index.html and of one folder per paper (default results).")
+def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
     """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
 
-    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.
+    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.  With --all,
+    every paper is done in turn (one that fails does not stop the others) and
+    results/index.html shows them all: verdicts, coloured cells, figures and
+    provenance.  The exit status is 1 when a run or a report failed.
     """
     from treebench.papers.catalogue import PAPERS, get_paper
+
+    if every == bool(paper):
+        raise click.UsageError("give a PAPER or --all (not both)")
+    if every:
+        from treebench.papers.reproduce import reproduce_all
+
+        options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
+        options += ["--out-dir", str(out_dir)] if out_dir else []
+        index, pages = reproduce_all(out_dir or Path("results"), run=not no_run, workers=workers, echo=click.echo,
+                                     command=" ".join(["treebench reproduce --all", *options]))
+        click.echo(f"wrote {index}")
+        failed = [p.spec.key for p in pages if p.status == "failed" or p.problems]
+        if failed:
+            click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
+            click.get_current_context().exit(1)
+        return
     from treebench.papers.reproduce import reproduce_paper
 
     try:

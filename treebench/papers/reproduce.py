@@ -1,15 +1,35 @@
-"""``treebench reproduce``'s work: run a paper's config, then write its report."""
+"""``treebench reproduce``'s work: run a paper's config, then write its report; or all of them and one page.
+
+:func:`reproduce_paper` does one paper and raises on the first problem;
+:func:`reproduce_all` does every paper of the catalogue (or those given),
+never lets one paper's failure stop the next, and writes ``index.html``
+(:mod:`treebench.report.site`) beside the papers' report folders.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from treebench.errors import TreebenchError
-from treebench.papers.catalogue import get_paper
+from treebench.papers.catalogue import PAPERS, get_paper
 from treebench.report.reference import load_reference
-from treebench.report.reproduce import build_report, write_report
+from treebench.report.reproduce import Report, build_report, write_report
+from treebench.report.site import (
+    FAILED,
+    NOT_RUN,
+    REPORTED,
+    PaperPage,
+    failure_text,
+    fingerprint,
+    write_index,
+)
 from treebench.report.source import current_trials, read_store, store_path_for_config
 from treebench.report.spec import PaperSpec
+
+#: The page's file name, in the results folder.
+INDEX = "index.html"
 
 
 def run_config(config: Path, workers: int | None = None) -> None:
@@ -23,6 +43,24 @@ def run_config(config: Path, workers: int | None = None) -> None:
     except ImportError:
         raise TreebenchError("the experiment runner (treebench.experiment.runner) is not installed") from None
     run_experiment(config, jobs=workers)
+
+
+def _store_of(config: Path) -> Path:
+    """The config's results store; a missing store says how to fill it."""
+    store = store_path_for_config(config)
+    if not store.exists():
+        raise TreebenchError(f"no results store at {store}; run `treebench run {config}` first")
+    return store
+
+
+def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[Report, list[Path], int, int]:
+    """Read the store, build and write the report; return it, the files written and the trial counts."""
+    frame = current_trials(read_store(store), config)
+    reference = load_reference(spec.reference)
+    report = build_report(spec, frame, reference, out_dir, extras=True)
+    paths = write_report(report, out_dir, config=str(config), store=str(store))
+    n_ok = int((frame["status"].astype(str) == "ok").sum()) if "status" in frame.columns else len(frame)
+    return report, paths + [p for _, p in report.figures], len(frame), n_ok
 
 
 def reproduce_paper(
@@ -54,11 +92,97 @@ def reproduce_paper(
     out_dir = Path(out_dir or Path("results") / spec.key)
     if run:
         run_config(config, workers)
-    store = store_path_for_config(config)
-    if not store.exists():
-        raise TreebenchError(f"no results store at {store}; run `treebench run {config}` first")
-    frame = current_trials(read_store(store), config)
-    reference = load_reference(spec.reference)
-    report = build_report(spec, frame, reference, out_dir, extras=True)
-    paths = write_report(report, out_dir, config=str(config), store=str(store))
-    return paths + [p for _, p in report.figures]
+    return _report(spec, config, _store_of(config), out_dir)[1]
+
+
+def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path | None = None,
+                   run: bool = True, workers: int | None = None) -> PaperPage:
+    """Like :func:`reproduce_paper`, but every failure is recorded on the returned page, never raised.
+
+    A failed run is a problem of the page and the report still shows what the
+    store holds; a missing config or store makes the page :data:`NOT_RUN`; a
+    report that cannot be built makes it :data:`FAILED`.  Ctrl-C still stops.
+    """
+    config = Path(config or spec.config)
+    out_dir = Path(out_dir or Path("results") / spec.key)
+    page = PaperPage(spec, out_dir=out_dir, config=str(config))
+    if not config.is_file():
+        page.status, page.reason = NOT_RUN, f"no config for {spec.key} yet ({config})"
+        return page
+    page.config_sha256 = fingerprint(config)
+    if run:
+        started = time.perf_counter()
+        try:
+            run_config(config, workers)
+        except Exception as exc:  # the report still says what the store holds
+            reason, page.error_details = failure_text(exc)
+            page.problems.append(f"the run failed: {reason}")
+        page.run_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    try:
+        store = store_path_for_config(config)
+        page.store = str(store)
+        if not store.exists():
+            page.status = NOT_RUN
+            page.reason = f"no results store at {store}; run `treebench run {config}` first"
+            return page
+        page.report, _, page.n_trials, page.n_ok = _report(spec, config, store, out_dir)
+        page.status = REPORTED
+    except Exception as exc:  # one paper's report must not stop the others
+        page.status = FAILED
+        page.reason, details = failure_text(exc)
+        page.error_details = "\n".join(x for x in (page.error_details, details) if x)
+    finally:
+        page.report_seconds = time.perf_counter() - started
+    return page
+
+
+def reproduce_all(
+    out_root: Path = Path("results"), *, run: bool = True, workers: int | None = None,
+    papers: Iterable[PaperSpec] | None = None, echo: Callable[[str], None] | None = None,
+    command: str = "",
+) -> tuple[Path, list[PaperPage]]:
+    """Reproduce every paper (resuming each run), write each report and then ``OUT_ROOT/index.html``.
+
+    Parameters
+    ----------
+    out_root
+        Folder of the page; each paper's report goes to ``OUT_ROOT/KEY``.
+    run
+        Run each config first; False reports on the stores as they are.
+    workers
+        Worker processes for the runs.
+    papers
+        The specs to do, in order (default: the catalogue, :data:`PAPERS`).
+    echo
+        Called with one line per paper as it finishes (e.g. ``click.echo``).
+    command
+        The command line, recorded in the page's provenance.
+
+    Returns
+    -------
+    (Path, list of PaperPage)
+        The page and what happened to each paper.
+    """
+    out_root = Path(out_root)
+    pages = []
+    for spec in PAPERS.values() if papers is None else papers:
+        page = reproduce_page(spec, out_dir=out_root / spec.key, run=run, workers=workers)
+        pages.append(page)
+        if echo is not None:
+            echo(summary_line(page))
+    return write_index(pages, out_root / INDEX, title=f"treebench: reproductions of {len(pages)} papers",
+                       command=command), pages
+
+
+def summary_line(page: PaperPage) -> str:
+    """One line on what happened to a paper, for the terminal."""
+    times = []
+    if page.run_seconds is not None:
+        times.append(f"run {page.run_seconds:.1f} s")
+    if page.report_seconds is not None:
+        times.append(f"report {page.report_seconds:.1f} s")
+    line = f"{page.spec.key}: {page.status}" + (f" ({', '.join(times)})" if times else "")
+    if page.reason:
+        line += f": {page.reason}"
+    return line + "".join(f"; {p}" for p in page.problems)

@@ -4,6 +4,13 @@
 for the same dataset, algorithm and metric, in the paper's unit
 (:func:`trial_values`); :class:`Matcher` maps the reference's names onto the
 store's (case and punctuation ignored).
+
+For the verdicts of a report, :func:`paired_values` gives every dataset's
+values of several algorithms split by split (the rows a paired bootstrap
+resamples), and :func:`calibrate` checks the protocol: per dataset, whether
+the rerun's baseline algorithms land within tolerance of the paper's, with
+:func:`what_differs` comparing the dataset card with the paper's description
+where they do not.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -137,3 +146,307 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
                     row["within_std"] = bool(abs(row["diff"]) <= ref.std + 1e-9)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# -- paired values per split, for effects and their intervals -----------------------------
+#: Columns that identify one outer split; every algorithm of a run saw the same splits.
+SPLIT_KEYS = ("repeat", "fold")
+
+
+def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit: str) -> dict[str, np.ndarray]:
+    """Per dataset, the values of ``algorithms`` on the splits they all have, in the paper's unit.
+
+    Parameters
+    ----------
+    frame
+        The rerun's trials; names must already be the frame's (see :class:`Matcher`).
+    algorithms
+        The algorithms, in column order.
+    metric, unit
+        What to read (:func:`trial_values`).
+
+    Returns
+    -------
+    dict
+        Dataset -> array ``(splits, len(algorithms))``, rows in ``(repeat, fold)``
+        order; a dataset where some algorithm has no value on any shared split
+        is left out.  Without ``repeat``/``fold`` columns each dataset gets one
+        row, the algorithms' means.
+    """
+    ok = ok_trials(frame)
+    if ok.empty or not algorithms:
+        return {}
+    ok = ok[ok["algorithm"].astype(str).isin(algorithms)]
+    values = trial_values(ok, metric, unit)
+    long = pd.DataFrame({"dataset": ok["dataset"].astype(str), "algorithm": ok["algorithm"].astype(str),
+                         "value": values.to_numpy(dtype=float)}, index=ok.index)
+    keys = [k for k in SPLIT_KEYS if k in ok.columns]
+    for k in keys:
+        long[k] = ok[k]
+    long = long.dropna(subset=["value"])
+    out: dict[str, np.ndarray] = {}
+    for ds, sub in long.groupby("dataset", sort=True):
+        if keys:
+            wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
+        else:
+            wide = sub.groupby("algorithm")["value"].mean().to_frame().T
+        if any(a not in wide.columns for a in algorithms):
+            continue
+        rows = wide[algorithms].dropna().sort_index()
+        if len(rows):
+            out[str(ds)] = rows.to_numpy(dtype=float)
+    return out
+
+
+# -- exclusions and protocol calibration ---------------------------------------------------
+def excluded_reason(excluded: dict[str, str], *names: object) -> str | None:
+    """The reason ``excluded`` gives for any of ``names`` (loose match), else ``None``."""
+    keys = {norm(k): v for k, v in excluded.items()}
+    for name in names:
+        if name and norm(name) in keys:
+            return keys[norm(name)]
+    return None
+
+
+def drop_excluded(cells: pd.DataFrame, frame: pd.DataFrame, excluded: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``cells`` and ``frame`` without the excluded datasets (by card name or the paper's label)."""
+    if not excluded:
+        return cells, frame
+    if len(cells) and "dataset_label" in cells.columns:
+        ds = cells["dataset"] if "dataset" in cells.columns else cells["dataset_label"]
+        keep = [excluded_reason(excluded, d, lab) is None for d, lab in zip(ds, cells["dataset_label"])]
+        cells = cells[keep]
+    if len(frame) and "dataset" in frame.columns:
+        frame = frame[[excluded_reason(excluded, d) is None for d in frame["dataset"].astype(str)]]
+    return cells, frame
+
+
+#: Status of a dataset in the calibration table.
+CALIBRATED = "calibrated"
+MISMATCH = "protocol mismatch"
+NOT_JUDGED = "not judged"
+EXCLUDED = "excluded"
+NOT_IN_PAPER = "not in the paper's table"
+
+
+@dataclass
+class DatasetCalibration:
+    """How the rerun's baselines compare with the paper's on one dataset.
+
+    Attributes
+    ----------
+    label
+        The dataset as the paper names it (the frame's name for datasets the paper does not list).
+    dataset
+        The frame's dataset name; ``""`` when nothing was rerun on it.
+    status
+        ``calibrated``, ``protocol mismatch``, ``not judged``, ``excluded`` or
+        ``not in the paper's table``.
+    compared, within
+        Baseline cells rerun and judged (they have a tolerance), and how many lie within it.
+    worst
+        The baseline cell furthest from the paper relative to its tolerance, as text.
+    reason
+        Why the dataset is not judged or is excluded.
+    differs
+        For a mismatch: the dataset card against the paper's description.
+    """
+
+    label: str
+    dataset: str
+    status: str
+    compared: int = 0
+    within: int = 0
+    worst: str = ""
+    reason: str = ""
+    differs: str = ""
+
+
+@dataclass
+class Calibration:
+    """The protocol check of a report: which datasets' baselines agree with the paper's.
+
+    Attributes
+    ----------
+    baselines
+        The classic algorithms compared (reference names).
+    rows
+        One :class:`DatasetCalibration` per dataset of the paper, then per rerun dataset the paper does not list.
+    """
+
+    baselines: tuple[str, ...]
+    rows: list[DatasetCalibration]
+
+    @property
+    def calibrated(self) -> list[DatasetCalibration]:
+        """The datasets whose rerun baselines all agree with the paper's."""
+        return [r for r in self.rows if r.status == CALIBRATED]
+
+    def count(self, status: str) -> int:
+        """How many datasets have ``status``."""
+        return sum(r.status == status for r in self.rows)
+
+    def restrict(self, cells: pd.DataFrame, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``cells`` and ``frame`` on the calibrated datasets only."""
+        labels = {r.label for r in self.calibrated}
+        names = {r.dataset for r in self.calibrated if r.dataset}
+        if len(cells) and "dataset_label" in cells.columns:
+            cells = cells[cells["dataset_label"].isin(labels)]
+        if len(frame) and "dataset" in frame.columns:
+            frame = frame[frame["dataset"].astype(str).isin(names)]
+        return cells, frame
+
+
+def cell_tolerance(std: object, metric: str, tolerances: dict[str, float]) -> float | None:
+    """A cell's tolerance: the paper's std when printed, else the spec's tolerance for ``metric``."""
+    if isinstance(std, (int, float)) and not math.isnan(float(std)):
+        return float(std)
+    tol = tolerances.get(metric)
+    return None if tol is None else float(tol)
+
+
+def calibrate(
+    cells: pd.DataFrame,
+    frame: pd.DataFrame,
+    baselines: tuple[str, ...] | list[str],
+    tolerances: dict[str, float] | None = None,
+    excluded: dict[str, str] | None = None,
+    describe: Callable[[str, str], str] | None = None,
+) -> Calibration:
+    """Compare the rerun's baseline cells with the paper's, dataset by dataset.
+
+    A baseline cell *agrees* when ``|ours - paper|`` is at most its tolerance
+    (:func:`cell_tolerance`); cells without a tolerance or without our value
+    are not judged.  A dataset is ``calibrated`` when at least one of its
+    baseline cells was judged and all judged ones agree, ``protocol mismatch``
+    when one disagrees.
+
+    Parameters
+    ----------
+    cells
+        :func:`compare_cells`'s table.
+    frame
+        The rerun's trials (only the dataset names are read).
+    baselines
+        Reference names of the baseline algorithms.
+    tolerances
+        Metric -> tolerance in the paper's unit, for cells without a printed std.
+    excluded
+        Dataset -> reason, listed as ``excluded``.
+    describe
+        ``describe(frame_dataset, paper_label)`` -> the "what differs" line of a mismatch.
+    """
+    tolerances = dict(tolerances or {})
+    excluded = dict(excluded or {})
+    wanted = {norm(b) for b in baselines}
+    ok = ok_trials(frame) if len(frame) and "dataset" in frame.columns else frame
+    match = Matcher.of(ok) if len(ok) and "algorithm" in ok.columns else Matcher([], [])
+    rows: list[DatasetCalibration] = []
+    seen: set[str] = set()
+    if len(cells):
+        for label, group in cells.groupby("dataset_label", sort=False):
+            card = str(group["dataset"].iloc[0]) if "dataset" in group.columns else ""
+            name = match.dataset(card, str(label)) if card else None
+            if name:
+                seen.add(name)
+            row = DatasetCalibration(str(label), name or "", NOT_JUDGED)
+            reason = excluded_reason(excluded, card, label)
+            if reason is not None:
+                row.status, row.reason = EXCLUDED, reason
+                rows.append(row)
+                continue
+            worst_ratio = -1.0
+            for r in group.itertuples(index=False):
+                if norm(r.algorithm) not in wanted or r.status != "ok":
+                    continue
+                tol = cell_tolerance(r.std, r.metric, tolerances)
+                if tol is None:
+                    continue
+                row.compared += 1
+                gap = abs(float(r.diff))
+                row.within += gap <= tol + 1e-9
+                ratio = gap / tol if tol > 0 else (0.0 if gap == 0 else math.inf)
+                if ratio > worst_ratio:
+                    worst_ratio = ratio
+                    row.worst = (f"{r.algorithm} {r.metric}: ours {float(r.ours):.4g}, paper {float(r.value):.4g} "
+                                 f"({float(r.diff):+.3g}; tolerance ± {tol:g})")
+            if row.compared == 0:
+                row.reason = ("no dataset rerun" if not name
+                              else "no baseline named" if not wanted
+                              else "no baseline cell rerun with a tolerance")
+            elif row.within == row.compared:
+                row.status = CALIBRATED
+            else:
+                row.status = MISMATCH
+                row.differs = describe(name or "", str(label)) if describe else ""
+            rows.append(row)
+    for name in match.frame_datasets:
+        if name in seen:
+            continue
+        reason = excluded_reason(excluded, name)
+        rows.append(DatasetCalibration(name, name, EXCLUDED if reason is not None else NOT_IN_PAPER,
+                                       reason=reason or "the paper prints no numbers for it"))
+    return Calibration(tuple(baselines), rows)
+
+
+class DatasetDescription(Protocol):
+    """What a paper prints about a dataset (:class:`treebench.report.spec.PaperDataset` has this shape)."""
+
+    rows: int | None
+    features: int | None
+    classes: int | None
+    source: str
+    note: str
+
+
+def _card_shape(name: str) -> tuple[int, int, int] | None:
+    """Rows, features and classes of dataset card ``name`` (``None`` without a readable card)."""
+    from treebench.data.cards import CardRegistry
+    from treebench.data.settings import Settings
+    from treebench.errors import TreebenchError
+
+    try:
+        expected = CardRegistry(Settings.from_env().cards_dir).get(name).expected
+    except (TreebenchError, OSError):
+        return None
+    return expected.rows, expected.features, expected.classes
+
+
+def what_differs(name: str, paper: DatasetDescription | None, shape: tuple[int, int, int] | None = None) -> str:
+    """One line: the dataset card's rows, features and classes against the paper's description.
+
+    Parameters
+    ----------
+    name
+        The dataset card (the frame's dataset name).
+    paper
+        What the paper prints about the dataset; ``None`` when it prints nothing.
+    shape
+        ``(rows, features, classes)`` of the card; read from the card when not given.
+    """
+    shape = shape if shape is not None else (_card_shape(name) if name else None)
+    if shape is None:
+        return f"no dataset card {name!r} to compare" if name else "not rerun"
+    card = dict(zip(("rows", "features", "classes"), shape))
+    printed = {k: getattr(paper, k, None) for k in card} if paper is not None else {}
+    given = [k for k in card if printed.get(k) is not None]
+    if not given:
+        return (f"card {name}: {card['rows']:,} rows, {card['features']} features, {card['classes']} classes; "
+                "the paper does not describe this dataset")
+    source = f" ({paper.source})" if paper is not None and paper.source else ""
+    diffs = [f"{k} {card[k]:,} vs the paper's {printed[k]:,}" for k in given if printed[k] != card[k]]
+    same = [k for k in given if printed[k] == card[k]]
+    unsaid = [k for k in card if k not in given]
+    if diffs:
+        parts = [f"card {name}: " + "; ".join(diffs) + source]
+        if same:
+            parts.append("same " + ", ".join(same))
+    else:
+        parts = [f"card {name}: {', '.join(f'{card[k]:,} {k}' for k in given)} as the paper prints{source}"]
+    if unsaid:
+        parts.append("the paper does not give " + ", ".join(unsaid))
+    if not diffs:
+        parts.append("so the difference lies in the protocol or the implementation")
+    if paper is not None and paper.note:
+        parts.append(paper.note)
+    return "; ".join(parts)

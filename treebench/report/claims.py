@@ -8,13 +8,27 @@ numbers too, to show whether the claim even follows from them — and returns a
 table (column ``value`` = the paper's number, ``ours`` = the rerun's), ``frame``
 the rerun's trials.  A paper may define its own kind: anything with ``text``
 and ``evaluate`` is a :class:`Claim`.
+
+Every built-in kind also measures the claim's *effect* (:class:`Effect`):
+one number oriented so that a positive value goes the way the claim says
+(a difference of means, a net share of datasets where the claim holds),
+computed on the paper's published numbers and on ours, ours with a 95 %
+interval from :func:`treebench.stats.bootstrap.nested_bootstrap` (datasets
+resampled, and inside each the paired ``(repeat, fold)`` splits), and graded
+by :func:`grade` into a verdict.  Claims the paper backs with a test carry
+that test (:class:`ClaimTest`), recomputed; the report adjusts the p-values
+of one family of claims with Holm's method.  ``docs/reports.md`` defines the
+grades.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from treebench.errors import TreebenchError
 
@@ -23,6 +37,195 @@ if TYPE_CHECKING:
 
 # pandas, scipy and the cell helpers are imported where a claim is evaluated:
 # the papers' specs build claims at import, and listing the papers stays cheap.
+
+# -- verdicts ----------------------------------------------------------------------------
+REPRODUCED = "reproduced"
+SMALLER = "same direction, smaller"
+NOT_REPRODUCED = "not reproduced"
+REVERSED = "reversed"
+NOT_TESTABLE = "not testable"
+#: The grades of a verdict, best first (``not testable`` is followed by its reason in brackets).
+GRADES = (REPRODUCED, SMALLER, NOT_REPRODUCED, REVERSED, NOT_TESTABLE)
+
+#: Relative slack of the comparisons with zero and with the paper's effect (float noise of means).
+_SLACK = 1e-9
+
+
+def not_testable(reason: str) -> str:
+    """The verdict ``not testable (reason)``."""
+    return f"{NOT_TESTABLE} ({reason})"
+
+
+def grade(paper: float, low: float, high: float, *, null: bool = False) -> str:
+    """Grade our interval ``[low, high]`` against the paper's effect.
+
+    Both are oriented so that a positive value goes the way the claim says.
+
+    Directional claims (``null`` false):
+
+    * ``reversed`` -- the whole interval is below zero;
+    * ``not reproduced`` -- the interval contains zero;
+    * ``same direction, smaller`` -- the interval is above zero but below the paper's effect;
+    * ``reproduced`` -- the interval is above zero and reaches the paper's effect (or the
+      paper's own numbers give no positive effect to reach, or none at all: NaN).
+
+    "No difference" claims (``null`` true): ``reproduced`` when the interval
+    contains zero, else ``not reproduced``.
+
+    A NaN bound gives ``not testable (no interval)``.
+    """
+    if math.isnan(low) or math.isnan(high):
+        return not_testable("no interval")
+    slack = _SLACK * max(1.0, abs(low), abs(high), 0.0 if math.isnan(paper) else abs(paper))
+    if null:
+        return REPRODUCED if low <= slack and high >= -slack else NOT_REPRODUCED
+    if high < -slack:
+        return REVERSED
+    if low <= slack:
+        return NOT_REPRODUCED
+    if not math.isnan(paper) and paper > 0 and high < paper - slack:
+        return SMALLER
+    return REPRODUCED
+
+
+@dataclass
+class ClaimTest:
+    """The test a paper backs a claim with, on its published numbers and on ours.
+
+    Attributes
+    ----------
+    name
+        The test, as the paper used it (e.g. "Wilcoxon signed-rank over datasets").
+    alpha
+        The paper's level.
+    ours_p, paper_p
+        Raw two-sided p-values on our numbers and on the paper's (NaN: not computable).
+    family
+        Tests of one report with the same family are Holm-adjusted together
+        (:func:`adjust_families`); empty: no adjustment across claims.
+    ours_p_holm, paper_p_holm
+        The Holm-adjusted p-values (NaN until adjusted).
+    parts
+        For a claim tested unit by unit (cells, datasets): ``(unit, raw p, Holm p)``,
+        adjusted within the claim.
+    summary
+        One line on the parts (how many significant before and after Holm).
+    """
+
+    name: str
+    alpha: float
+    ours_p: float = math.nan
+    paper_p: float = math.nan
+    family: str = ""
+    ours_p_holm: float = math.nan
+    paper_p_holm: float = math.nan
+    parts: list[tuple[str, float, float]] = field(default_factory=list)
+    summary: str = ""
+
+    def __str__(self) -> str:
+        if self.summary:
+            return f"{self.name}: {self.summary}"
+        out = []
+        for who, raw, adj in (("ours", self.ours_p, self.ours_p_holm), ("paper's numbers", self.paper_p,
+                                                                      self.paper_p_holm)):
+            if not math.isnan(raw):
+                text = f"{who} p = {raw:.4g}"
+                if not math.isnan(adj):
+                    text += f", Holm {adj:.4g}"
+                out.append(text)
+        verdict = ""
+        if not math.isnan(self.ours_p):
+            p = self.ours_p if math.isnan(self.ours_p_holm) else self.ours_p_holm
+            verdict = f" → ours {'significant' if p <= self.alpha else 'not significant'} at {self.alpha:g}"
+        return f"{self.name}: " + ("; ".join(out) or "not computed") + verdict
+
+
+@dataclass
+class Effect:
+    """A claim's effect on one set of datasets: the paper's, ours with an interval, and the verdict.
+
+    Attributes
+    ----------
+    measure
+        What is measured, with its orientation (a positive value goes the way the claim says).
+    paper
+        The effect on the paper's own numbers (NaN when it prints none to compute it from).
+    paper_source
+        Where ``paper`` comes from ("its table, 11 datasets", "stated in the text").
+    ours, low, high
+        Our effect and its 95 % bootstrap interval (NaN when not computed).
+    n_datasets, n_paper
+        Datasets behind ours and behind the paper's effect.
+    null
+        The claim is "no (significant) difference".
+    verdict
+        One of :data:`GRADES`; ``not testable`` with its reason.
+    test
+        The paper's test recomputed, when the claim rests on one.
+    """
+
+    measure: str
+    paper: float = math.nan
+    paper_source: str = ""
+    ours: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+    n_datasets: int = 0
+    n_paper: int = 0
+    null: bool = False
+    verdict: str = not_testable("nothing computed")
+    test: ClaimTest | None = None
+
+    @property
+    def grade(self) -> str:
+        """The verdict without the reason of ``not testable``."""
+        return NOT_TESTABLE if self.verdict.startswith(NOT_TESTABLE) else self.verdict
+
+    def paper_text(self) -> str:
+        """The paper's effect as text: value and source."""
+        if math.isnan(self.paper):
+            return self.paper_source or "–"
+        return f"{_num(self.paper)} ({self.paper_source})" if self.paper_source else _num(self.paper)
+
+    def ours_text(self) -> str:
+        """Our effect as text: value, interval and number of datasets."""
+        if math.isnan(self.ours):
+            return "–"
+        ci = "" if math.isnan(self.low) else f" [{_num(self.low)}, {_num(self.high)}]"
+        return f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
+
+    def __str__(self) -> str:
+        return f"{self.measure}: paper {self.paper_text()}; ours {self.ours_text()}: {self.verdict}"
+
+
+def _num(x: float) -> str:
+    """A signed number with 3 significant digits (at least 2 decimals below 10)."""
+    if abs(x) >= 100:
+        return f"{x:+.0f}"
+    if abs(x) >= 10:
+        return f"{x:+.1f}"
+    if abs(x) >= 0.1 or x == 0:
+        return f"{x:+.2f}"
+    return f"{x:+.3g}"
+
+
+def adjust_families(outcomes: Sequence[ClaimOutcome], attribute: str = "effect") -> None:
+    """Holm-adjust, in place, the p-values of the tests that share a family.
+
+    ``attribute`` names the :class:`Effect` of each outcome to use
+    (``effect`` for all datasets, ``calibrated`` for the calibrated ones);
+    ours and the paper's numbers are adjusted separately.
+    """
+    from treebench.stats.multiple import holm
+
+    tests = [getattr(o, attribute, None) for o in outcomes]
+    tests = [e.test for e in tests if e is not None and e.test is not None and e.test.family]
+    for family in dict.fromkeys(t.family for t in tests):
+        members = [t for t in tests if t.family == family]
+        for raw, adj in (("ours_p", "ours_p_holm"), ("paper_p", "paper_p_holm")):
+            adjusted = holm([getattr(t, raw) for t in members])
+            for t, value in zip(members, adjusted):
+                setattr(t, adj, float(value))
 
 
 @dataclass
@@ -43,6 +246,12 @@ class ClaimOutcome:
         Whether the rerun supports the claim; ``None`` when it could not be judged.
     details
         Extra lines (e.g. one per dataset) listed under the claims table.
+    effect
+        The claim's effect over all datasets (less those the spec excludes), with its verdict.
+    calibrated
+        The same over the calibrated datasets only (set by the report).
+    verdict, verdict_calibrated
+        The two verdicts as text (``effect.verdict`` and ``calibrated.verdict``).
     """
 
     text: str
@@ -51,6 +260,20 @@ class ClaimOutcome:
     ours: str
     agrees: bool | None
     details: list[str] = field(default_factory=list)
+    effect: Effect | None = None
+    calibrated: Effect | None = None
+    verdict: str = ""
+    verdict_calibrated: str = ""
+
+    def set_effect(self, effect: Effect) -> ClaimOutcome:
+        """Attach the effect over all datasets and its verdict; returns self."""
+        self.effect, self.verdict = effect, effect.verdict
+        return self
+
+    def set_calibrated(self, effect: Effect) -> ClaimOutcome:
+        """Attach the effect over the calibrated datasets and its verdict; returns self."""
+        self.calibrated, self.verdict_calibrated = effect, effect.verdict
+        return self
 
 
 class Claim(Protocol):
@@ -79,6 +302,100 @@ def _higher(metric: str) -> bool:
     return m.higher_is_better if m else False
 
 
+def _unit(cells: pd.DataFrame, metric: str) -> str:
+    """The paper's unit of ``metric`` (from the cells), else the store's own (``raw``)."""
+    if len(cells) and {"metric", "unit"} <= set(cells.columns):
+        units = cells.loc[cells["metric"] == metric, "unit"]
+        if len(units):
+            return str(units.iloc[0])
+    return "raw"
+
+
+def _unit_name(unit: str, metric: str) -> str:
+    return {"percent": "percentage points", "fraction": "fraction", "count": "count"}.get(unit, metric)
+
+
+class _Rerun:
+    """The rerun's successful trials, with the reference's names mapped onto the frame's."""
+
+    def __init__(self, cells: pd.DataFrame, frame: pd.DataFrame) -> None:
+        from treebench.report.cells import Matcher, ok_trials
+
+        usable = len(frame) and {"dataset", "algorithm"} <= set(frame.columns)
+        self.cells = cells
+        self.ok = ok_trials(frame) if usable else frame.iloc[0:0]
+        self.match = Matcher.of(self.ok) if len(self.ok) else Matcher([], [])
+
+    def algorithms(self, names: Sequence[str]) -> list[str] | str:
+        """The frame's names of ``names``, or the reason why not (``"x not run"``)."""
+        if not len(self.ok):
+            return "nothing run"
+        found = [self.match.algorithm(n) for n in names]
+        missing = [n for n, f in zip(names, found) if f is None]
+        if missing:
+            return f"{', '.join(missing)} not run"
+        return [str(f) for f in found]
+
+    def paper_datasets(self, metric: str) -> dict[str, str]:
+        """Frame dataset -> the paper's label, for the paper's datasets of ``metric`` that were rerun."""
+        out: dict[str, str] = {}
+        if not len(self.cells) or "dataset_label" not in self.cells.columns:
+            return out
+        sub = self.cells[self.cells["metric"] == metric]
+        for r in sub.drop_duplicates("dataset_label").itertuples(index=False):
+            card = getattr(r, "dataset", "") or ""
+            name = self.match.dataset(card, r.dataset_label) if card else None
+            if name:
+                out[name] = str(r.dataset_label)
+        return out
+
+    def units(self, algorithms: list[str], metric: str, unit: str, datasets: Sequence[str]) -> dict[str, np.ndarray]:
+        """Per dataset of ``datasets``, the paired split values of ``algorithms`` (frame names)."""
+        from treebench.report.cells import paired_values
+
+        ok = self.ok[self.ok["dataset"].astype(str).isin(list(datasets))]
+        return paired_values(ok, algorithms, metric, unit)
+
+
+def _measured(
+    measure: str,
+    paper: tuple[float, int, str],
+    units: dict[str, np.ndarray] | list[np.ndarray],
+    summary: Callable[[np.ndarray], np.ndarray] | Sequence[Callable[[np.ndarray], np.ndarray]],
+    aggregate: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    null: bool = False,
+    empty: str = "nothing rerun",
+    test: ClaimTest | None = None,
+) -> Effect:
+    """An :class:`Effect`: the paper's ``(value, datasets, source)``, ours bootstrapped over ``units``, graded."""
+    from treebench.stats.bootstrap import nested_bootstrap
+
+    value, n_paper, source = paper
+    effect = Effect(measure, value, source, n_paper=n_paper, null=null, test=test)
+    arrays = list(units.values()) if isinstance(units, dict) else list(units)
+    if not arrays:
+        effect.verdict = not_testable(empty)
+        return effect
+    ci = nested_bootstrap(arrays, summary, aggregate)
+    effect.ours, effect.low, effect.high, effect.n_datasets = ci.estimate, ci.low, ci.high, ci.n_units
+    effect.verdict = grade(value, ci.low, ci.high, null=null)
+    return effect
+
+
+def _net_share(values: np.ndarray) -> np.ndarray:
+    """Aggregate of per-dataset signs: (holds - fails) / datasets."""
+    return values.mean(axis=1)
+
+
+def _sign_of_first(means: np.ndarray) -> np.ndarray:
+    return np.sign(means[:, 0])
+
+
+def _paper_net(signs: list[float]) -> float:
+    return float(np.mean(signs)) if signs else math.nan
+
+
 @dataclass(frozen=True)
 class WilcoxonClaim:
     """"``a`` is (not) significantly better than ``b``" by a Wilcoxon signed-rank test over datasets.
@@ -86,6 +403,11 @@ class WilcoxonClaim:
     Evaluated on the per-dataset means of the paper and of the rerun.  "Beats"
     (``significant``) needs a significant difference in ``a``'s favour; "no
     significant difference" fails on a difference in either direction.
+
+    Effect: the mean over datasets of ``a - b`` (``b - a`` for a metric where
+    lower is better), in the paper's unit; a "no difference" claim is graded
+    on whether our interval contains zero.  The test is Wilcoxon's over the
+    datasets, in the report's ``wilcoxon`` Holm family.
     """
 
     text: str
@@ -96,12 +418,13 @@ class WilcoxonClaim:
     alpha: float = 0.05
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """Wilcoxon test of ``a`` against ``b`` on the paper's means and on ours."""
+        """Wilcoxon test of ``a`` against ``b`` on the paper's means and on ours, and the effect."""
         from treebench.stats import across
 
         hib = _higher(self.metric)
         paper_says = "significant" if self.significant else "not significant"
         out = ClaimOutcome(self.text, paper_says, "–", "not run", None)
+        test = ClaimTest("Wilcoxon signed-rank over datasets", self.alpha, family="wilcoxon")
         for column, slot in (("value", "paper_numbers"), ("ours", "ours")):
             wide = _means(cells, self.metric, column)
             if self.a not in wide or self.b not in wide:
@@ -121,9 +444,29 @@ class WilcoxonClaim:
             text = (f"W = {r.statistic:g}, p = {r.p_value:.4f} over {r.n} datasets "
                     f"({r.wins}/{r.ties}/{r.losses} win/tie/loss): {verdict}")
             setattr(out, slot, text)
+            setattr(test, "paper_p" if column == "value" else "ours_p", r.p_value)
             if column == "ours":
                 out.agrees = a_better if self.significant else not different
-        return out
+        return out.set_effect(self._effect(cells, frame, hib, test))
+
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame, hib: bool, test: ClaimTest) -> Effect:
+        sign = 1.0 if hib else -1.0
+        unit = _unit(cells, self.metric)
+        measure = (f"mean {self.a} − {self.b} over datasets ({self.metric}, {_unit_name(unit, self.metric)}; "
+                   f"+ = {self.a} better)")
+        wide = _means(cells, self.metric, "value") if len(cells) else None
+        paper = (math.nan, 0, "no numbers in the paper's table")
+        if wide is not None and self.a in wide and self.b in wide:
+            d = sign * (wide[self.a] - wide[self.b]).dropna()
+            if len(d):
+                paper = (float(d.mean()), len(d), f"its table, {len(d)} datasets")
+        rerun = _Rerun(cells, frame)
+        algs = rerun.algorithms([self.a, self.b])
+        if isinstance(algs, str):
+            return _measured(measure, paper, [], None, null=not self.significant, empty=algs, test=test)
+        units = rerun.units(algs, self.metric, unit, list(rerun.paper_datasets(self.metric)))
+        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), null=not self.significant,
+                         empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
 
 
 @dataclass(frozen=True)
@@ -133,6 +476,12 @@ class OneWayClaim:
     The reference marks them ``bold`` (best) and ``underline`` (worst); the
     rerun decides by Levene, then ANOVA or Kruskal-Wallis and post-hoc tests
     (:func:`treebench.stats.oneway.oneway_protocol`) on the per-trial values.
+
+    Effect: over the datasets where the paper marks both a best and a worst
+    algorithm, the mean of (the marked worst's value - the marked best's),
+    oriented so that + = the marked best is better (each side averaged when
+    several algorithms carry the mark).  Test: the omnibus test of each
+    dataset, Holm-adjusted over the datasets.
     """
 
     text: str
@@ -140,9 +489,10 @@ class OneWayClaim:
     alpha: float = 0.05
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """Count the datasets where our best/worst sets equal the paper's marks."""
+        """Count the datasets where our best/worst sets equal the paper's marks, and the effect."""
         from treebench.report.cells import Matcher, ok_trials, trial_values
         from treebench.stats import oneway
+        from treebench.stats.multiple import holm
 
         hib = _higher(self.metric)
         out = ClaimOutcome(self.text, "bold/underline in the table", "–", "not run", None)
@@ -150,6 +500,7 @@ class OneWayClaim:
         ok = ok_trials(frame)
         match = Matcher.of(ok)
         agreements, total = 0, 0
+        omnibus: list[tuple[str, float]] = []
         for label, group in sub.groupby("dataset_label", sort=False):
             paper_best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
             paper_worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
@@ -167,6 +518,7 @@ class OneWayClaim:
                 out.details.append(f"{label}: paper best {paper_best or '–'}, worst {paper_worst or '–'}; ours: not run")
                 continue
             res = oneway.oneway_protocol(groups, hib, self.alpha)
+            omnibus.append((str(label), res.p_value))
             total += 1
             same = sorted(res.best) == paper_best and sorted(res.worst) == paper_worst
             agreements += same
@@ -179,7 +531,48 @@ class OneWayClaim:
         if total:
             out.ours = f"same marks on {agreements} of {total} datasets"
             out.agrees = agreements == total
-        return out
+        test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha)
+        if omnibus:
+            adjusted = holm([p for _, p in omnibus])
+            test.parts = [(label, p, float(q)) for (label, p), q in zip(omnibus, adjusted)]
+            raw_sig = sum(p <= self.alpha for _, p in omnibus)
+            adj_sig = int(np.sum(adjusted <= self.alpha))
+            test.summary = (f"a difference on {raw_sig} of {len(omnibus)} datasets at {self.alpha:g} "
+                            f"({adj_sig} after Holm over the datasets)")
+        return out.set_effect(self._effect(cells, frame, hib, test))
+
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame, hib: bool, test: ClaimTest) -> Effect:
+        sign = 1.0 if hib else -1.0
+        unit = _unit(cells, self.metric)
+        measure = (f"mean over datasets of the paper's significantly best − worst ({self.metric}, "
+                   f"{_unit_name(unit, self.metric)}; + = the marked best better)")
+        sub = cells[cells["metric"] == self.metric] if len(cells) else cells
+        rerun = _Rerun(cells, frame)
+        paper_d: list[float] = []
+        units: list[np.ndarray] = []
+        summaries: list[Callable[[np.ndarray], np.ndarray]] = []
+        skipped: list[str] = []
+        for label, group in (sub.groupby("dataset_label", sort=False) if len(sub) else ()):
+            best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
+            worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
+            if not best or not worst:
+                continue
+            vals = group.groupby("algorithm")["value"].mean()
+            paper_d.append(sign * (float(vals[best].mean()) - float(vals[worst].mean())))
+            algs = rerun.algorithms(best + worst)
+            ds = rerun.match.dataset(group["dataset"].iloc[0], label) if "dataset" in group.columns else None
+            if isinstance(algs, str) or ds is None:
+                skipped.append(str(label))
+                continue
+            found = rerun.units(algs, self.metric, unit, [ds])
+            if ds in found:
+                units.append(found[ds])
+                k = len(best)
+                summaries.append(lambda m, k=k: sign * (m[:, :k].mean(axis=1) - m[:, k:].mean(axis=1)))
+        paper = ((float(np.mean(paper_d)), len(paper_d), f"its table, {len(paper_d)} datasets with both marks")
+                 if paper_d else (math.nan, 0, "the table marks no best and worst on one dataset"))
+        return _measured(measure, paper, units, summaries, test=test,
+                         empty="no dataset with both marks rerun" if not skipped else f"not rerun: {', '.join(skipped)}")
 
 
 @dataclass(frozen=True)
@@ -188,6 +581,13 @@ class UnderlineClaim:
 
     The reference marks them ``underline``; the rerun's are those of
     :func:`treebench.report.table.build_table` with ``underline_against``.
+
+    Effect: over the paper's underlined cells, the mean margin of the cell's
+    algorithm over the better of the opponents (averaged per dataset, then
+    over datasets; + = the underlined algorithm better).  Test: the paired
+    ``test`` of each underlined cell against each opponent on our splits (a
+    cell's p is the larger of the two, 1 when it is not ahead of both),
+    Holm-adjusted over the cells.
     """
 
     text: str
@@ -197,7 +597,7 @@ class UnderlineClaim:
     alpha: float = 0.05
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """Compare our underlined cells with the paper's, on the datasets we ran."""
+        """Compare our underlined cells with the paper's, on the datasets we ran, and the effect."""
         from treebench.report.cells import Matcher, ok_trials
         from treebench.report.table import build_table
 
@@ -205,6 +605,7 @@ class UnderlineClaim:
         paper_set = {(r.dataset_label, r.algorithm) for r in paper_cells.itertuples()}
         out = ClaimOutcome(self.text, f"{len(paper_set)} underlined cells (as read, see the reference README)",
                            "–", "not run", None)
+        out.set_effect(self._effect(cells, frame, paper_cells))
         ok = ok_trials(frame)
         if ok.empty:
             return out
@@ -233,12 +634,71 @@ class UnderlineClaim:
             out.details.append(f"{ds_label} / {alg}: {who}")
         return out
 
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame, paper_cells: pd.DataFrame) -> Effect:
+        from treebench.stats.multiple import holm
+        from treebench.stats.paired import run_paired
+
+        hib = _higher(self.metric)
+        sign = 1.0 if hib else -1.0
+        unit = _unit(cells, self.metric)
+        measure = (f"mean margin of the underlined cells over the better of {', '.join(self.opponents)} "
+                   f"({self.metric}, {_unit_name(unit, self.metric)}; + = underlined better)")
+        test = ClaimTest(f"paired {'t-test' if self.test == 'ttest' else self.test} per underlined cell "
+                         f"against each of {', '.join(self.opponents)}", self.alpha)
+        sub = cells[cells["metric"] == self.metric]
+        rerun = _Rerun(cells, frame)
+        opponents = rerun.algorithms(list(self.opponents))
+        paper_d: list[float] = []
+        units: list[np.ndarray] = []
+        summaries: list[Callable[[np.ndarray], np.ndarray]] = []
+        raw: list[tuple[str, float]] = []
+        for label, group in paper_cells.groupby("dataset_label", sort=False):
+            everything = sub[sub["dataset_label"] == label].groupby("algorithm")["value"].mean()
+            chosen = sorted(group["algorithm"])
+            if any(o not in everything for o in self.opponents):
+                continue
+            best_opp = everything[list(self.opponents)].max() if hib else everything[list(self.opponents)].min()
+            paper_d.append(float(np.mean([sign * (everything[a] - best_opp) for a in chosen])))
+            algs = rerun.algorithms(chosen)
+            ds = rerun.match.dataset(group["dataset"].iloc[0], label)
+            if isinstance(algs, str) or isinstance(opponents, str) or ds is None:
+                continue
+            found = rerun.units(algs + opponents, self.metric, unit, [ds])
+            if ds not in found:
+                continue
+            rows, k = found[ds], len(algs)
+            units.append(rows)
+            summaries.append(lambda m, k=k: np.mean([sign * (m[:, i] - (m[:, k:].max(axis=1) if hib
+                                                                         else m[:, k:].min(axis=1)))
+                                                     for i in range(k)], axis=0))
+            for i, alg in enumerate(chosen):
+                ps = []
+                for j in range(len(opponents)):
+                    r = run_paired(self.test, rows[:, i], rows[:, k + j])
+                    ps.append(r.p_value if sign * r.mean_diff > 0 else 1.0)
+                raw.append((f"{label} / {alg}", max(ps)))
+        if raw:
+            adjusted = holm([p for _, p in raw])
+            test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.summary = (f"{sum(p <= self.alpha for _, p in raw)} of {len(raw)} underlined cells significant at "
+                            f"{self.alpha:g} ({int(np.sum(adjusted <= self.alpha))} after Holm over the cells)")
+        paper = ((float(np.mean(paper_d)), len(paper_d), f"its table, {len(paper_d)} datasets with underlines")
+                 if paper_d else (math.nan, 0, "no underlined cell"))
+        empty = opponents if isinstance(opponents, str) else "no underlined cell's dataset rerun"
+        return _measured(measure, paper, units, summaries, test=test, empty=empty)
+
 
 @dataclass(frozen=True)
 class FewerClaim:
     """"``a`` has a lower mean ``metric`` than ``b`` on each of ``datasets``" (no test).
 
-    An empty ``datasets`` means every dataset of the rerun.
+    An empty ``datasets`` means every dataset of the rerun (and, for the
+    paper's side, every dataset of its table with both numbers).
+
+    Effect: the net share of datasets where ``a`` is lower, (lower - higher) /
+    datasets, from -1 to +1 (ties count zero).  The paper's is computed from
+    its table when it prints both numbers; when it only states the claim, it
+    is taken as stated: +1 on the listed datasets.
     """
 
     text: str
@@ -248,10 +708,11 @@ class FewerClaim:
     datasets: tuple[str, ...]
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """Compare the two algorithms' mean ``metric`` dataset by dataset on the rerun."""
+        """Compare the two algorithms' mean ``metric`` dataset by dataset on the rerun, and the effect."""
         from treebench.report.cells import Matcher, ok_trials, trial_values
 
         out = ClaimOutcome(self.text, "yes", "–", "not run", None)
+        out.set_effect(self._effect(cells, frame))
         ok = ok_trials(frame)
         if ok.empty:
             return out
@@ -273,22 +734,71 @@ class FewerClaim:
         if results:
             out.ours = f"fewer on {sum(results)} of {len(results)} dataset(s)"
             out.agrees = all(results)
+        paper = self._paper_table(cells)
+        if paper:
+            out.paper_numbers = f"fewer on {sum(s > 0 for s in paper)} of {len(paper)} dataset(s) of its table"
         return out
+
+    def _paper_table(self, cells: pd.DataFrame) -> list[float]:
+        """Per dataset of the paper's table (restricted to ``datasets``): sign(b - a)."""
+        from treebench.report.cells import norm
+
+        if not len(cells) or "dataset_label" not in cells.columns:
+            return []
+        wide = _means(cells, self.metric, "value")
+        if self.a not in wide or self.b not in wide:
+            return []
+        both = wide[[self.a, self.b]].dropna()
+        if self.datasets:
+            wanted = {norm(d) for d in self.datasets}
+            cards = cells.drop_duplicates("dataset_label").set_index("dataset_label")
+            card = cards["dataset"] if "dataset" in cards.columns else cards.index.to_series()
+            both = both[[norm(card.get(lab, "")) in wanted or norm(lab) in wanted for lab in both.index]]
+        return [float(np.sign(r[self.b] - r[self.a])) for _, r in both.iterrows()]
+
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame) -> Effect:
+        unit = _unit(cells, self.metric)
+        measure = f"net share of datasets where {self.a} has the lower {self.metric} than {self.b} (−1 to +1)"
+        signs = self._paper_table(cells)
+        if signs:
+            paper = (_paper_net(signs), len(signs), f"its table, {len(signs)} datasets")
+        elif self.datasets:
+            paper = (1.0, len(self.datasets), "stated in the text, no numbers printed")
+        else:
+            paper = (1.0, 0, "stated, no numbers")
+        rerun = _Rerun(cells, frame)
+        algs = rerun.algorithms([self.a, self.b])
+        if isinstance(algs, str):
+            return _measured(measure, paper, [], None, empty=algs)
+        if self.datasets:
+            names = [rerun.match.dataset(d) for d in self.datasets]
+            names = [n for n in names if n]
+        else:
+            names = rerun.match.frame_datasets
+        units = rerun.units(algs, self.metric, unit, names)
+        return _measured(measure, paper, units, lambda m: np.sign(m[:, 1] - m[:, 0]), _net_share,
+                         empty=f"none of {', '.join(self.datasets) or 'the datasets'} rerun with {self.a} and {self.b}")
 
 
 @dataclass(frozen=True)
 class MostClaim:
-    """"``a`` has the largest mean ``metric`` on every dataset" (read off a figure, no test)."""
+    """"``a`` has the largest mean ``metric`` on every dataset" (read off a figure, no test).
+
+    Effect: the net share of datasets where ``a``'s mean is the largest
+    (largest: +1, tied for largest: 0, not largest: -1); the paper states +1
+    ("always") on the datasets of its table.
+    """
 
     text: str
     a: str
     metric: str
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """Count the datasets where ``a``'s mean is the largest on the rerun."""
+        """Count the datasets where ``a``'s mean is the largest on the rerun, and the effect."""
         from treebench.report.cells import Matcher, ok_trials
 
         out = ClaimOutcome(self.text, "yes (figure)", "–", "not run", None)
+        out.set_effect(self._effect(cells, frame))
         ok = ok_trials(frame)
         if ok.empty or self.metric not in ok.columns:
             return out
@@ -302,13 +812,44 @@ class MostClaim:
         out.agrees = hits == len(wide)
         return out
 
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame) -> Effect:
+        measure = f"net share of datasets where {self.a} has the largest mean {self.metric} (−1 to +1)"
+        n_paper = int(cells["dataset_label"].nunique()) if len(cells) and "dataset_label" in cells.columns else 0
+        paper = (1.0, n_paper, "stated (\"always\"), read off a figure")
+        rerun = _Rerun(cells, frame)
+        if not len(rerun.ok) or self.metric not in rerun.ok.columns:
+            return _measured(measure, paper, [], None, empty=f"no {self.metric} rerun")
+        algs = rerun.algorithms([self.a])
+        if isinstance(algs, str):
+            return _measured(measure, paper, [], None, empty=algs)
+        others = [str(x) for x in rerun.match.frame_algorithms if x != algs[0]]
+        if not others:
+            return _measured(measure, paper, [], None, empty="no other algorithm rerun")
+        units = {}
+        for ds in rerun.match.frame_datasets:
+            present = [o for o in others if ((rerun.ok["dataset"] == ds) & (rerun.ok["algorithm"] == o)).any()]
+            if present:
+                found = rerun.units(algs + present, self.metric, "raw", [ds])
+                if ds in found:
+                    units[ds] = found[ds]
+
+        def largest(m: np.ndarray) -> np.ndarray:
+            rest = m[:, 1:].max(axis=1)
+            return np.where(m[:, 0] > rest, 1.0, np.where(m[:, 0] < rest, -1.0, 0.0))
+
+        return _measured(measure, paper, units, largest, _net_share, empty=f"{self.a} and no other algorithm rerun")
+
 
 @dataclass(frozen=True)
 class MeanDiffClaim:
-    """Descriptive: the mean over datasets of ``a - b`` for each of ``others``, paper vs ours.
+    """The mean over datasets of ``a - b`` for each of ``others``, paper vs ours.
 
     Also against the best of ``others`` per dataset.  ``paper`` is what the
-    paper states (e.g. the size of the gain); nothing is judged.
+    paper states (e.g. the size of the gain).
+
+    Effect: the mean over datasets of ``a`` minus the mean of ``others`` (the
+    average gain over the others; + = ``a`` better), on the paper's table and
+    on ours.
     """
 
     text: str
@@ -318,7 +859,7 @@ class MeanDiffClaim:
     paper: str = "–"
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
-        """The mean differences on the paper's numbers and on ours."""
+        """The mean differences on the paper's numbers and on ours, and the effect."""
         out = ClaimOutcome(self.text, self.paper, "–", "not run", None)
         for column, slot in (("value", "paper_numbers"), ("ours", "ours")):
             wide = _means(cells, self.metric, column)
@@ -337,4 +878,37 @@ class MeanDiffClaim:
                     parts.append(f"vs the best of {', '.join(others)} per dataset {d.mean():+.2f}")
             if parts:
                 setattr(out, slot, "; ".join(parts))
-        return out
+        return out.set_effect(self._effect(cells, frame))
+
+    def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame) -> Effect:
+        sign = 1.0 if _higher(self.metric) else -1.0
+        unit = _unit(cells, self.metric)
+        names = [self.a, *self.others]
+        measure = (f"mean {self.a} − mean of {', '.join(self.others)} over datasets ({self.metric}, "
+                   f"{_unit_name(unit, self.metric)}; + = {self.a} better)")
+        wide = _means(cells, self.metric, "value") if len(cells) else None
+        paper = (math.nan, 0, "no numbers in the paper's table")
+        if wide is not None and all(n in wide for n in names):
+            full = wide[names].dropna()
+            if len(full):
+                d = sign * (full[self.a] - full[list(self.others)].mean(axis=1))
+                paper = (float(d.mean()), len(d), f"its table, {len(d)} datasets")
+        rerun = _Rerun(cells, frame)
+        algs = rerun.algorithms(names)
+        if isinstance(algs, str):
+            return _measured(measure, paper, [], None, empty=algs)
+        units = rerun.units(algs, self.metric, unit, list(rerun.paper_datasets(self.metric)))
+        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1:].mean(axis=1)),
+                         empty=f"no dataset of the paper's table with {', '.join(names)} rerun")
+
+
+def evaluate_claim(claim: Claim, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
+    """``claim.evaluate(cells, frame)``, with a ``not testable`` effect when the claim kind computes none."""
+    out = claim.evaluate(cells, frame)
+    if getattr(out, "effect", None) is None:
+        effect = Effect("–", verdict=not_testable("this claim kind computes no effect"))
+        if isinstance(out, ClaimOutcome):
+            out.set_effect(effect)
+        else:  # a paper's own outcome type: give it the attributes the report reads
+            out.effect, out.verdict = effect, effect.verdict
+    return out

@@ -1,12 +1,14 @@
 """The cell-by-cell reproduction report: a paper's numbers against the rerun's.
 
 :func:`build_report` lines every published number up with the rerun's
-(:func:`~treebench.report.cells.compare_cells`), recomputes the spec's claims
-(:mod:`treebench.report.claims`), draws its figures and builds its extra
-sections (:class:`~treebench.report.spec.SectionBuilder`); :func:`write_report` writes
-``report.md`` and ``report.tex``.  Everything works on a results frame and a
-:class:`~treebench.report.spec.PaperSpec`, so a report can be built and tested
-before a paper's config exists.  Nothing here knows any particular paper: the
+(:func:`~treebench.report.cells.compare_cells`), calibrates the protocol on the
+spec's baselines (:func:`~treebench.report.cells.calibrate`), recomputes the
+spec's claims (:mod:`treebench.report.claims`) with their effects and verdicts
+twice -- over all datasets and over the calibrated ones --, draws its figures
+and builds its extra sections (:class:`~treebench.report.spec.SectionBuilder`);
+:func:`write_report` writes ``report.md`` and ``report.tex``.  Everything works
+on a results frame and a :class:`~treebench.report.spec.PaperSpec`, so a report
+can be built and tested before a paper's config exists.  Nothing here knows any particular paper: the
 specs live in :mod:`treebench.papers`.
 """
 
@@ -21,13 +23,34 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
-from treebench.report.cells import compare_cells, norm
-from treebench.report.claims import ClaimOutcome
+from treebench.report.cells import (
+    CALIBRATED,
+    EXCLUDED,
+    MISMATCH,
+    NOT_IN_PAPER,
+    NOT_JUDGED,
+    Calibration,
+    calibrate,
+    compare_cells,
+    drop_excluded,
+    norm,
+    what_differs,
+)
+from treebench.report.claims import (
+    GRADES,
+    NOT_TESTABLE,
+    ClaimOutcome,
+    Effect,
+    adjust_families,
+    evaluate_claim,
+    not_testable,
+)
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
 from treebench.report.sections import Section
 from treebench.report.spec import Figure, PaperSpec, SectionBuilder, SectionContext, section_builder
 from treebench.report.table import build_table
+from treebench.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from treebench.stats.metrics import METRICS, frame_metrics
 
 #: What a section builder may raise when its inputs are missing or unusable: the report notes it.
@@ -54,6 +77,10 @@ class Report:
         Remarks for the "Notes" list (failed trials, what could not be built).
     sections
         The tree-quality section (when the store has the measure), then the extra sections.
+    calibration
+        Per dataset, whether the rerun's baselines agree with the paper's
+        (:func:`~treebench.report.cells.calibrate`); each claim's
+        ``calibrated`` effect is computed on the datasets it calls calibrated.
     """
 
     spec: PaperSpec
@@ -63,6 +90,7 @@ class Report:
     compare_md: str
     notes: list[str]
     sections: list[Section] = field(default_factory=list)
+    calibration: Calibration | None = None
 
 
 def build_report(
@@ -94,7 +122,7 @@ def build_report(
         the named ones, with those settings.
     """
     cells = compare_cells(reference, frame)
-    claims = [claim.evaluate(cells, frame) for claim in spec.claims]
+    calibration, claims = judge_claims(spec, cells, frame)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
     if n_failed:
@@ -113,7 +141,34 @@ def build_report(
     context = SectionContext(Path(out_dir), frame, reference, spec, notes=notes)
     sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
     sections = tree_quality(context) + sections
-    return Report(spec, cells, claims, drawn, compare_md, notes, sections)
+    return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration)
+
+
+def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame) -> tuple[Calibration, list[ClaimOutcome]]:
+    """Calibrate the protocol, then evaluate every claim over all datasets and over the calibrated ones.
+
+    The spec's excluded datasets are left out of both.  Tests sharing a
+    family are Holm-adjusted within each of the two views.
+    """
+    calibration = calibrate(cells, frame, spec.baselines, spec.tolerances, spec.excluded,
+                            describe=lambda name, label: what_differs(name, spec.datasets.get(label)))
+    kept_cells, kept_frame = drop_excluded(cells, frame, spec.excluded)
+    outcomes = [evaluate_claim(claim, kept_cells, kept_frame) for claim in spec.claims]
+    if calibration.calibrated:
+        cal_cells, cal_frame = calibration.restrict(kept_cells, kept_frame)
+        for claim, outcome in zip(spec.claims, outcomes):
+            effect = evaluate_claim(claim, cal_cells, cal_frame).effect
+            if effect.verdict.startswith(NOT_TESTABLE):
+                effect.verdict = not_testable("on the calibrated datasets: " + effect.verdict[len(NOT_TESTABLE) + 2:-1])
+            outcome.set_calibrated(effect)
+    else:
+        reason = ("the spec names no baseline" if not spec.baselines else "no calibrated dataset")
+        for outcome in outcomes:
+            measure = outcome.effect.measure if outcome.effect is not None else "–"
+            outcome.set_calibrated(Effect(measure, verdict=not_testable(reason)))
+    adjust_families(outcomes, "effect")
+    adjust_families(outcomes, "calibrated")
+    return calibration, outcomes
 
 
 def _chosen(builders: tuple[SectionBuilder, ...], extras: bool | dict) -> list[SectionBuilder]:
@@ -238,21 +293,150 @@ def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) ->
     return lines
 
 
+def _calibrated_cells(rep: Report) -> pd.DataFrame | None:
+    """The cells of the calibrated datasets (``None`` without any)."""
+    if rep.calibration is None or not rep.calibration.calibrated:
+        return None
+    return rep.calibration.restrict(rep.cells, pd.DataFrame())[0]
+
+
+def _summary_twice(rep: Report) -> list[str]:
+    """The cell counts over all datasets, then over the calibrated ones."""
+    lines = _summary(rep.cells, rep.spec.tolerances)
+    cal = _calibrated_cells(rep)
+    if cal is not None and rep.calibration is not None:
+        names = ", ".join(r.label for r in rep.calibration.calibrated)
+        lines += [f"on the {len(rep.calibration.calibrated)} calibrated dataset(s) only ({names}): {x}"
+                  for x in _summary(cal, rep.spec.tolerances)]
+    return lines
+
+
+def _tolerance_text(spec: PaperSpec) -> str:
+    spec_tol = ", ".join(f"{m} ± {t:g}" for m, t in spec.tolerances.items())
+    return ("the paper's printed std of that cell, else the spec's tolerance"
+            + (f" ({spec_tol})" if spec_tol else " (none given)"))
+
+
+def _calibration_intro(rep: Report) -> list[str]:
+    """What calibration means here, and the counts of each status."""
+    cal, spec = rep.calibration, rep.spec
+    if cal is None:
+        return []
+    if not spec.baselines:
+        lines = ["The spec names no baseline algorithm (no classic algorithm of the paper's table was rerun on "
+                 "its data), so no dataset is calibrated and every claim's calibrated verdict is *not testable*."]
+    else:
+        lines = [f"Baselines (the classic algorithms the paper compares against but did not invent): "
+                 f"{', '.join(f'`{b}`' for b in spec.baselines)}.  A baseline cell agrees with the paper when "
+                 f"|ours − paper| is within {_tolerance_text(spec)}; cells with neither are not judged.  A dataset "
+                 f"is *{CALIBRATED}* when every judged baseline cell agrees and *{MISMATCH}* when one does not; "
+                 "every verdict below is given over all datasets and again over the calibrated ones."]
+    counts = []
+    for status in (CALIBRATED, MISMATCH, NOT_JUDGED, EXCLUDED, NOT_IN_PAPER):
+        rows = [r.label for r in cal.rows if r.status == status]
+        if rows:
+            counts.append(f"{status}: {len(rows)} ({', '.join(rows)})")
+    if spec.dataset_source:
+        lines += ["", f"The paper's description of its datasets: {spec.dataset_source}."]
+    return lines + ["", "- " + "; ".join(counts) if counts else "- no dataset"]
+
+
+def _calibration_rows(cal: Calibration) -> list[list[str]]:
+    rows = []
+    for r in cal.rows:
+        judged = f"{r.within} of {r.compared}" if r.compared else "–"
+        why = r.differs if r.status == MISMATCH else r.reason
+        rows.append([r.label + (f" ({r.dataset})" if r.dataset and norm(r.dataset) != norm(r.label) else ""),
+                     r.status, judged, r.worst or "–", why or "–"])
+    return rows
+
+
+def _effect_cells(effect: Effect | None) -> tuple[str, str]:
+    """``paper / ours [CI]`` and the verdict of one effect."""
+    if effect is None:
+        return "–", not_testable("no effect")
+    paper = effect.paper_text()
+    return f"paper {paper}; ours {effect.ours_text()}", effect.verdict
+
+
+def _test_cell(effect: Effect | None) -> str:
+    return str(effect.test) if effect is not None and effect.test is not None else "– (the paper names no test)"
+
+
+def _verdict_rows(rep: Report) -> list[list[str]]:
+    rows = []
+    for c in rep.claims:
+        both, verdict = _effect_cells(c.effect)
+        cal, cal_verdict = _effect_cells(c.calibrated)
+        measure = c.effect.measure if c.effect is not None else "–"
+        rows.append([c.text, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect)])
+    return rows
+
+
+def _tally(outcomes: list[ClaimOutcome], attribute: str) -> str:
+    grades = [getattr(o, attribute).grade if getattr(o, attribute, None) is not None else NOT_TESTABLE
+              for o in outcomes]
+    return ", ".join(f"{sum(g == grade for g in grades)} {grade}" for grade in GRADES if grade in grades) or "none"
+
+
+def _verdict_intro(rep: Report) -> list[str]:
+    excluded = "; ".join(f"{name} ({why})" for name, why in rep.spec.excluded.items())
+    lines = [
+        "Each claim's effect is one number oriented so that + goes the way the claim says, computed on the "
+        "paper's own numbers and on ours.  Ours carries a 95 % interval from a paired bootstrap "
+        f"({DEFAULT_RESAMPLES} resamples, seed {DEFAULT_SEED}): the datasets are resampled, and within each "
+        "dataset drawn its (repeat, fold) splits, every algorithm keeping its value on the same split.",
+        "",
+        "Grades (docs/reports.md): *reproduced* — the interval lies above 0 and reaches the paper's effect; "
+        "*same direction, smaller* — above 0 but wholly below the paper's effect; *not reproduced* — the "
+        "interval contains 0; *reversed* — wholly below 0; for a \"no difference\" claim *reproduced* means "
+        "the interval contains 0.  The verdict grades the effect; the last column is the paper's own test on "
+        "our numbers, with Holm's adjustment over the paper's claims that use the same test.",
+    ]
+    if excluded:
+        lines += ["", f"Left out of every claim and count: {excluded}."]
+    return lines + ["", f"- over all datasets: {_tally(rep.claims, 'effect')}",
+                    f"- over the calibrated datasets: {_tally(rep.claims, 'calibrated')}"]
+
+
+def _test_parts(rep: Report) -> list[tuple[str, list[str]]]:
+    out = []
+    for c in rep.claims:
+        test = c.effect.test if c.effect is not None else None
+        if test is not None and test.parts:
+            out.append((c.text, [f"{unit}: p = {raw:.4g}, Holm {adj:.4g}" for unit, raw, adj in test.parts]))
+    return out
+
+
 def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     """The Markdown report."""
     s = rep.spec
+    esc = lambda x: x.replace("|", r"\|")  # noqa: E731
     lines = [f"# Reproduction of paper {s.number} ({s.key})", "", f"*{s.citation}*", ""]
     if config or store:
         lines += [f"Config `{config}`, results store `{store}`; reference numbers "
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
     lines += ["## Published cells against ours", ""]
-    lines += [f"- {x}" for x in _summary(rep.cells, rep.spec.tolerances)] + [""]
+    lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "within paper ± std"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         lines += [f"### {metric} ({unit})", "", "| " + " | ".join(head) + " |",
                   "| --- | --- | ---: | ---: | ---: | --- |"]
-        lines += ["| " + " | ".join(x.replace("|", r"\|") for x in r) + " |" for r in rows] + [""]
-    lines += ["## The paper's conclusions, recomputed", "",
+        lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows] + [""]
+    if rep.calibration is not None:
+        lines += ["## Protocol calibration", ""] + _calibration_intro(rep) + [""]
+        if rep.calibration.rows:
+            lines += ["| dataset | status | baseline cells within tolerance | furthest from the paper | "
+                      "what differs (card vs paper) / why |", "| --- | --- | ---: | --- | --- |"]
+            lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _calibration_rows(rep.calibration)]
+            lines.append("")
+    lines += ["## Verdicts", ""] + _verdict_intro(rep) + [""]
+    lines += ["| claim | effect (+ = as claimed) | all datasets | verdict | calibrated datasets | verdict "
+              "(calibrated) | the paper's test, on ours |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
+    for text, parts in _test_parts(rep):
+        lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
+    lines += ["", "## The paper's conclusions, recomputed", "",
               "| claim | paper | paper's own numbers | ours | agrees |", "| --- | --- | --- | --- | --- |"]
     for c in rep.claims:
         lines.append(f"| {c.text} | {c.paper} | {c.paper_numbers} | {c.ours} | {_agree(c.agrees)} |")
@@ -272,39 +456,78 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+#: Characters of the report's text that LaTeX's utf8 input does not set up, as math or dashes.
+_TEX_MORE = {"−": "$-$", "—": "---", "≈": r"$\approx$", "Π": r"$\Pi$", "γ": r"$\gamma$", "≥": r"$\ge$",
+             "×": r"$\times$", "φ": r"$\phi$"}
+
+
+def _tex(text: object) -> str:
+    """:func:`~treebench.report.formats.tex_escape`, then the few symbols it leaves to the input encoding."""
+    out = tex_escape(str(text))
+    for k, v in _TEX_MORE.items():
+        out = out.replace(k, v)
+    return out
+
+
+def _latex_prose(text: str) -> str:
+    """Markdown prose (emphasis, code) as escaped LaTeX text."""
+    return _tex(text.replace("**", "").replace("*", "").replace("`", ""))
+
+
 def report_latex(rep: Report) -> str:
     """A standalone LaTeX document with the same content (figures as PNG)."""
     s = rep.spec
     out = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage[utf8]{inputenc}",
            r"\usepackage{booktabs}", r"\usepackage{longtable}", r"\usepackage{graphicx}",
            r"\usepackage[margin=2cm]{geometry}", r"\begin{document}",
-           rf"\section*{{Reproduction of paper {s.number} ({tex_escape(s.key)})}}",
-           rf"\emph{{{tex_escape(s.citation)}}}", "", r"\subsection*{Published cells against ours}",
+           rf"\section*{{Reproduction of paper {s.number} ({_tex(s.key)})}}",
+           rf"\emph{{{_tex(s.citation)}}}", "", r"\subsection*{Published cells against ours}",
            r"\begin{itemize}"]
-    out += [rf"\item {tex_escape(x)}" for x in _summary(rep.cells, rep.spec.tolerances)] + [r"\end{itemize}"]
+    out += [rf"\item {_tex(x)}" for x in _summary_twice(rep)] + [r"\end{itemize}"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
-        out += [rf"\subsubsection*{{{tex_escape(metric)} ({tex_escape(unit)})}}",
+        out += [rf"\subsubsection*{{{_tex(metric)} ({_tex(unit)})}}",
                 r"\begin{longtable}{llrrrl}", r"\toprule",
                 r"Dataset & Algorithm & Paper & Ours & Ours $-$ paper & Within $\pm$ std \\", r"\midrule",
                 r"\endhead"]
-        out += [" & ".join(tex_escape(x) for x in r) + r" \\" for r in rows]
+        out += [" & ".join(_tex(x) for x in r) + r" \\" for r in rows]
         out += [r"\bottomrule", r"\end{longtable}"]
+    if rep.calibration is not None:
+        out += [r"\subsection*{Protocol calibration}"]
+        out += [_latex_prose(x[2:] if x.startswith("- ") else x) if x else "" for x in _calibration_intro(rep)]
+        if rep.calibration.rows:
+            out += [r"\begin{longtable}{p{3cm}p{2.2cm}p{1.6cm}p{4.2cm}p{5cm}}", r"\toprule",
+                    r"Dataset & Status & Baselines within & Furthest from the paper & What differs / why \\",
+                    r"\midrule", r"\endhead"]
+            out += [" & ".join(_tex(x) for x in r) + r" \\" for r in _calibration_rows(rep.calibration)]
+            out += [r"\bottomrule", r"\end{longtable}"]
+    out += [r"\subsection*{Verdicts}"]
+    out += [_latex_prose(x[2:] if x.startswith("- ") else x) if x else "" for x in _verdict_intro(rep)]
+    out += [r"\begin{itemize}"]
+    parts = dict(_test_parts(rep))
+    for text, measure, both, verdict, cal, cal_verdict, test in _verdict_rows(rep):
+        out += [rf"\item \textbf{{{_tex(text)}}} --- {_tex(measure)}.", r"\begin{itemize}",
+                rf"\item all datasets: {_tex(both)}: \textbf{{{_tex(verdict)}}}",
+                rf"\item calibrated datasets: {_tex(cal)}: \textbf{{{_tex(cal_verdict)}}}",
+                rf"\item {_tex(test)}"]
+        out += [rf"\item {_tex(p)}" for p in parts.get(text, [])]
+        out.append(r"\end{itemize}")
+    out.append(r"\end{itemize}")
     out += [r"\subsection*{The paper's conclusions, recomputed}", r"\begin{itemize}"]
     for c in rep.claims:
-        out.append(rf"\item \textbf{{{tex_escape(c.text)}}} --- paper: {tex_escape(c.paper)}; "
-                   rf"paper's numbers: {tex_escape(c.paper_numbers)}; ours: {tex_escape(c.ours)}; "
-                   rf"agrees: {tex_escape(_agree(c.agrees).strip('*'))}.")
+        out.append(rf"\item \textbf{{{_tex(c.text)}}} --- paper: {_tex(c.paper)}; "
+                   rf"paper's numbers: {_tex(c.paper_numbers)}; ours: {_tex(c.ours)}; "
+                   rf"agrees: {_tex(_agree(c.agrees).strip('*'))}.")
         if c.details:
-            out += [r"\begin{itemize}"] + [rf"\item {tex_escape(d)}" for d in c.details] + [r"\end{itemize}"]
+            out += [r"\begin{itemize}"] + [rf"\item {_tex(d)}" for d in c.details] + [r"\end{itemize}"]
     out.append(r"\end{itemize}")
     for fig, path in rep.figures:
         out += [r"\begin{figure}[htbp]", r"\centering",
                 rf"\includegraphics[width=\linewidth]{{{path.name}}}",
-                rf"\caption{{{tex_escape(fig.caption)}}}", r"\end{figure}"]
+                rf"\caption{{{_tex(fig.caption)}}}", r"\end{figure}"]
     for sec in rep.sections:
-        out += [rf"\subsection*{{{tex_escape(sec.title)}}}"] + sec.latex
+        out += [rf"\subsection*{{{_tex(sec.title)}}}"] + sec.latex
     if rep.notes:
-        out += [r"\subsection*{Notes}", r"\begin{itemize}"] + [rf"\item {tex_escape(n)}" for n in rep.notes]
+        out += [r"\subsection*{Notes}", r"\begin{itemize}"] + [rf"\item {_tex(n)}" for n in rep.notes]
         out.append(r"\end{itemize}")
     out.append(r"\end{document}")
     return "\n".join(out) + "\n"

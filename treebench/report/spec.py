@@ -15,6 +15,12 @@ settings (``{name: {setting: value}}``).
 
 Algorithm names in a reference CSV (column ``algorithm``) are the names the
 paper's config must give its algorithms; see ``docs/reports.md``.
+
+A spec also names the paper's *baselines* (the classic algorithms it compares
+against but did not invent) and describes its datasets as the paper prints
+them (:class:`PaperDataset`): the report uses both to calibrate the protocol,
+dataset by dataset (:func:`treebench.report.cells.calibrate`).  ``excluded``
+leaves datasets out of every claim and count, with the reason shown.
 """
 
 from __future__ import annotations
@@ -35,6 +41,31 @@ if TYPE_CHECKING:  # types only: the specs are built at import, before pandas is
 TREE_QUALITY_TITLE = "Tree quality measure"
 TREE_QUALITY_TEXT = ("Mean ± std over trials of the criterion's own tree-level measure of every fitted tree "
                      "(lower is better).")
+
+
+@dataclass(frozen=True)
+class PaperDataset:
+    """A dataset as the paper describes it (its dataset table, or its text).
+
+    ``None`` means the paper does not say.  Compared with the dataset card
+    (:attr:`treebench.data.cards.Card.expected`) when the baselines of the
+    rerun disagree with the paper's on that dataset.
+
+    Attributes
+    ----------
+    rows, features, classes
+        Numbers of examples, attributes and classes as printed.
+    source
+        Where the paper prints them (``"Table I"``, ``"Results section"``).
+    note
+        Anything else the paper says about the data (e.g. classes merged).
+    """
+
+    rows: int | None = None
+    features: int | None = None
+    classes: int | None = None
+    source: str = ""
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +184,17 @@ class PaperSpec:
         Heading and first paragraph of the tree-quality section (written when
         the store has ``tree_quality`` values), so that a paper can name its
         own measure.
+    baselines
+        Reference names of the classic algorithms the paper compares against
+        but did not invent; their cells calibrate the protocol per dataset.
+    datasets
+        The paper's description of each dataset, keyed by the reference's
+        ``dataset_label``.
+    dataset_source
+        Where those descriptions come from, or why there are none.
+    excluded
+        Dataset (card name or the reference's label) -> why it is left out of
+        the claims and of the calibration counts (its cells are still listed).
     """
 
     key: str
@@ -168,6 +210,10 @@ class PaperSpec:
     tolerances: dict[str, float] = field(default_factory=dict)
     tree_quality_title: str = TREE_QUALITY_TITLE
     tree_quality_text: str = TREE_QUALITY_TEXT
+    baselines: tuple[str, ...] = ()
+    datasets: dict[str, PaperDataset] = field(default_factory=dict)
+    dataset_source: str = ""
+    excluded: dict[str, str] = field(default_factory=dict)
 
     @property
     def config(self) -> str:

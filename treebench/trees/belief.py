@@ -41,7 +41,16 @@ class BeliefTreeClassifier(TreeClassifier):
     def __init__(self, criterion: Any = "belief", **params: Any) -> None:
         super().__init__(criterion, **params)
 
-    def fit(self, X: Any, y: Any, label_masses: Any = None, **kwargs: Any) -> BeliefTreeClassifier:
+    def fit(
+        self, X: Any, y: Any, label_masses: Any = None, sample_weight: Any = None, **kwargs: Any
+    ) -> BeliefTreeClassifier:
+        """Grow the tree on crisp labels ``y``, or on their belief structures ``label_masses``.
+
+        ``sample_weight`` weighs the crisp class counts (see
+        :meth:`TreeClassifier.fit`; as frequencies, since ``m(Omega) =
+        1/(n + 1)`` depends on their size); it cannot be combined with
+        ``label_masses``.
+        """
         if getattr(self._make_criterion(), "labels", "masses") == "crisp":
             label_masses = None  # uncertainty ignored: the crisp labels only
         if label_masses is not None:
@@ -52,7 +61,7 @@ class BeliefTreeClassifier(TreeClassifier):
                 )
             masses = check_label_masses(label_masses, len(np.asarray(y)), 2)
             kwargs["sample_data"] = masses
-        super().fit(X, y, **kwargs)
+        super().fit(X, y, sample_weight=sample_weight, **kwargs)
         leaves = self.apply(X)
         self.leaf_masses_ = np.zeros((self.tree_.n_nodes, len(self.classes_) + 1))
         self.leaf_masses_[:, -1] = 1.0  # unreached nodes: vacuous

@@ -22,6 +22,10 @@ from treebench.trees.generic import build_generic
 from treebench.trees.settings import GrowSettings, validate_tree_param
 from treebench.trees.structure import Tree
 
+#: Most branches of a multiway split: the compiled builder routes samples to
+#: children through a uint16 per sample (the missing code is a category too).
+MAX_BRANCHES = 2**16
+
 
 @dataclass
 class Presorted:
@@ -80,14 +84,21 @@ def grow(
     engine: str = "auto",
     sample_data: np.ndarray | None = None,
     presorted: Presorted | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree on the encoded matrix ``X`` (n, d) and labels ``y`` in ``0..k-1``.
 
     ``presorted`` is consumed (partitioned in place); pass a copy to keep it.
+    ``sample_weight`` (positive float64, one per row, or ``None``) makes the
+    class counts sums of weights: the tree's ``counts`` are then float64.
+    Both engines take weights; the compiled one runs a version compiled for
+    them (see :mod:`treebench.kernels.induction`).
     """
     validate_tree_param("engine", engine, python=True)
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
+    if X.shape[1] == 0:
+        raise TreebenchError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     if criterion.learner_kind == "mee":  # the MEE split rule needs the feature values: its own builder
         raise TreebenchError(
             f"criterion {criterion.name!r} grows its own trees; use treebench.trees.mee.MEETreeClassifier"
@@ -99,6 +110,13 @@ def grow(
         )
     is_nominal = encoder.is_nominal
     n_categories = encoder.n_categories
+    if settings.nominal_split == "multiway" and is_nominal.any() and n_categories.max() > MAX_BRANCHES:
+        worst = int(np.argmax(np.where(is_nominal, n_categories, 0)))
+        raise TreebenchError(
+            f"feature {encoder.names[worst]!r} has {n_categories[worst] - 1} categories; accepted: at most "
+            f"{MAX_BRANCHES - 1} for multiway splits (or nominal_split='binary')"
+        )
+    weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
     if use_kernel:
         data = presorted if presorted is not None else Presorted.from_matrix(X, y)
         max_branches = int(n_categories.max()) if n_categories.size else 2
@@ -121,10 +139,11 @@ def grow(
             int(settings.min_samples_leaf),
             settings.nominal_split == "binary",
             settings.threshold == "midpoint",
+            weights,
         )
     else:
         int_nodes, float_nodes, counts, catmap = build_generic(
-            X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data
+            X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data, weights
         )
     return Tree(
         int_nodes=int_nodes,

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.sparse import issparse
 
 from treebench.errors import TreebenchError
 
@@ -47,11 +48,25 @@ class FeatureEncoder:
     # -- fitting -------------------------------------------------------------
     @classmethod
     def fit(cls, X: Any, nominal_features: Any = None) -> tuple[FeatureEncoder, np.ndarray]:
-        """Learn the encoding from training data and return the encoded matrix."""
+        """Learn the encoding from training data and return the encoded matrix.
+
+        Raises
+        ------
+        TreebenchError
+            On sparse, complex or non-2-d input, and on 0 samples or 0 features
+            (scikit-learn's messages for the last two).
+        """
+        X = as_2d_input(X)
+        n_samples, n_features = X.shape
+        for count, what in ((n_samples, "sample"), (n_features, "feature")):
+            if count == 0:
+                raise TreebenchError(
+                    f"Found array with 0 {what}(s) (shape={X.shape}) while a minimum of 1 is required."
+                )
         if isinstance(X, pd.DataFrame):
             encoder = cls._fit_frame(X, nominal_features)
         else:
-            encoder = cls._fit_array(_as_2d_array(X), nominal_features)
+            encoder = cls._fit_array(X, nominal_features)
         return encoder, encoder.transform(X)
 
     @classmethod
@@ -105,37 +120,26 @@ class FeatureEncoder:
     # -- transforming ------------------------------------------------------
     def transform(self, X: Any) -> np.ndarray:
         """Encode ``X`` as a C-contiguous float64 matrix (n, d)."""
+        X = as_2d_input(X)
+        if X.shape[1] != self.n_features:
+            raise TreebenchError(f"X has {X.shape[1]} features; the tree was fitted on {self.n_features}")
         if (
             not self.from_dataframe
             and not self.is_nominal.any()
             and isinstance(X, np.ndarray)
             and X.dtype.kind in "biuf"
         ):
-            # all-numeric array: no per-column work
-            array = _as_2d_array(X)
-            if array.shape[1] != self.n_features:
-                raise TreebenchError(
-                    f"X has {array.shape[1]} features; the tree was fitted on {self.n_features}"
-                )
-            # keep the caller's memory order: the presort wants columns, and
-            # traversal makes its own row-major copy when it needs one
-            return np.asarray(array, dtype=np.float64)
+            # all-numeric array: no per-column work; keep the caller's memory
+            # order: the presort wants columns, and traversal makes its own
+            # row-major copy when it needs one
+            return np.asarray(X, dtype=np.float64)
         if isinstance(X, pd.DataFrame):
-            if X.shape[1] != self.n_features:
-                raise TreebenchError(
-                    f"X has {X.shape[1]} columns; the tree was fitted on {self.n_features}"
-                )
             if not self.is_nominal.any() and all(_plain_number(dtype) for dtype in X.dtypes):
                 # all plain numbers: one conversion instead of per-column work
                 return X.to_numpy(dtype=np.float64, na_value=np.nan)
             columns = [X.iloc[:, j] for j in range(self.n_features)]
         else:
-            array = _as_2d_array(X)
-            if array.shape[1] != self.n_features:
-                raise TreebenchError(
-                    f"X has {array.shape[1]} features; the tree was fitted on {self.n_features}"
-                )
-            columns = [array[:, j] for j in range(self.n_features)]
+            columns = [X[:, j] for j in range(self.n_features)]
         out = np.empty((len(columns[0]) if columns else 0, self.n_features), dtype=np.float64)
         for j, column in enumerate(columns):
             out[:, j] = self._encode_column(j, column)
@@ -187,16 +191,44 @@ def _sorted_unique(values: np.ndarray) -> list[Any]:
         return sorted(unique.tolist(), key=str)
 
 
+def as_2d_input(X: Any) -> pd.DataFrame | np.ndarray:
+    """``X`` as a DataFrame (kept: its dtypes decide the encoding) or a 2-d numpy array.
+
+    Raises
+    ------
+    TreebenchError
+        For sparse matrices (trees here need dense columns), complex numbers
+        and anything but two dimensions, with the words scikit-learn's checks
+        look for ("sparse", "Complex data not supported", "Reshape your data").
+    """
+    if isinstance(X, pd.DataFrame):
+        complex_columns = [c for c in X.columns if pd.api.types.is_complex_dtype(X[c].dtype)]
+        if complex_columns:
+            raise TreebenchError(f"Complex data not supported; column {complex_columns[0]!r} is complex")
+        return X
+    return _as_2d_array(X)
+
+
 def _as_2d_array(X: Any) -> np.ndarray:
-    array = np.asarray(X)
-    if array.ndim == 1:
+    if issparse(X):
         raise TreebenchError(
-            "X must be 2-dimensional (n_samples, n_features); reshape a single feature with X.reshape(-1, 1)"
+            f"sparse input is not supported (X is a {type(X).__name__}); accepted: a dense array or "
+            "DataFrame, e.g. X.toarray()"
+        )
+    array = np.asarray(X)
+    if array.ndim < 2:
+        raise TreebenchError(
+            f"X must be 2-dimensional (n_samples, n_features); got shape {array.shape}. Reshape your data "
+            "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample"
         )
     if array.ndim != 2:
-        raise TreebenchError(f"X must be 2-dimensional; got {array.ndim} dimensions")
+        raise TreebenchError(f"X must be 2-dimensional (n_samples, n_features); got {array.ndim} dimensions")
+    if array.dtype.kind == "c":
+        raise TreebenchError(f"Complex data not supported; X has dtype {array.dtype}")
     if array.dtype.kind not in "biufOUSb":
-        raise TreebenchError(f"X has unsupported dtype {array.dtype}")
+        raise TreebenchError(
+            f"X has unsupported dtype {array.dtype}; accepted: numbers, bools, strings or objects"
+        )
     return array
 
 

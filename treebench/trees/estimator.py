@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -12,13 +13,13 @@ from treebench import criteria
 from treebench.errors import TreebenchError
 from treebench.trees.builder import Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.fitted import FittedTreeMixin
+from treebench.trees.fitted import FittedTreeMixin, check_sample_weight
 from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
 from treebench.trees.settings import PRUNINGS, GrowSettings
 from treebench.trees.structure import Tree
 
 #: Constructor arguments other than the criterion's own (scikit-learn's get_params order).
-_ESTIMATOR_PARAMS = (
+ESTIMATOR_PARAMS = (
     "criterion",
     "max_depth",
     "min_samples_split",
@@ -66,9 +67,18 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     tree_ : Tree
     classes_ : ndarray
     n_features_in_ : int
-    feature_names_in_ : ndarray (only when fitted on a DataFrame)
+    feature_names_in_ : ndarray
+        Column names, only when fitted on a DataFrame whose column names are
+        all strings (as scikit-learn); ``predict`` then refuses a DataFrame
+        whose columns differ or come in another order.
     criterion_ : Criterion
+    feature_importances_ : ndarray
+        Normalised weighted decrease of the criterion's node value per
+        feature (see :attr:`FittedTreeMixin.feature_importances_`).
     """
+
+    #: Parameters that are the estimator's own; any other keyword is a criterion parameter.
+    _estimator_params: tuple[str, ...] = ESTIMATOR_PARAMS
 
     def __init__(
         self,
@@ -105,14 +115,14 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- scikit-learn parameter protocol --------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        params = {name: getattr(self, name) for name in _ESTIMATOR_PARAMS}
+        params = {name: getattr(self, name) for name in self._estimator_params}
         for name in self._criterion_param_names:
             params[name] = getattr(self, name)
         return params
 
     def set_params(self, **params: Any) -> TreeClassifier:
         for name, value in params.items():
-            if name not in _ESTIMATOR_PARAMS and name not in self._criterion_param_names:
+            if name not in self._estimator_params and name not in self._criterion_param_names:
                 self._criterion_param_names = sorted({*self._criterion_param_names, name})
             setattr(self, name, value)
         return self
@@ -131,13 +141,45 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         )
 
     # -- fitting ------------------------------------------------------------------
-    def fit(self, X: Any, y: Any, sample_data: np.ndarray | None = None, presorted: Presorted | None = None) -> TreeClassifier:
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        sample_data: np.ndarray | None = None,
+        presorted: Presorted | None = None,
+    ) -> TreeClassifier:
         """Grow the tree.
 
-        ``sample_data`` is an optional per-sample array handed to criteria that
-        need more than class counts (see :class:`treebench.criteria.SplitContext`).
-        ``presorted`` lets a caller that fits many trees on the same training
-        matrix sort it once (it is copied, not consumed).
+        Parameters
+        ----------
+        X:
+            Training features, ``(n_samples, n_features)``: an array or a
+            DataFrame (dense; nominal and missing values allowed).
+        y:
+            Class labels, one per row.
+        sample_weight:
+            Non-negative row weights (scikit-learn's convention, as AdaBoost
+            and bagging pass them).  A node's class counts become sums of
+            weights: every split score, the leaves' class frequencies,
+            :attr:`feature_importances_` and pruning use them.  Rows of weight
+            0 are left out, as if removed; ``min_samples_split`` and
+            ``min_samples_leaf`` count rows, as in scikit-learn, so with their
+            defaults integer weights grow the tree of the repeated rows.  The
+            compiled kernels of the built-in criteria take weights (a
+            separately compiled version; the unweighted path is unchanged); a
+            user criterion gets float counts in the generic engine.  Criteria
+            whose scores depend on the size of the counts -- ``possibilistic``
+            (confidence intervals of ``n``), ``belief`` (``1/(n + 1)``) -- and
+            pessimistic pruning read weights as frequencies: rescaling them
+            changes the tree.
+        sample_data:
+            An optional per-sample array handed to criteria that need more
+            than class counts (see :class:`treebench.criteria.SplitContext`);
+            not together with ``sample_weight``.
+        presorted:
+            Lets a caller that fits many trees on the same training matrix
+            sort it once (it is copied, not consumed).
         """
         criterion = self._make_criterion()
         settings = self._settings()
@@ -145,12 +187,25 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise TreebenchError(
                 f"pruning={self.pruning!r} is invalid; accepted: None, {', '.join(PRUNINGS)}"
             )
+        X = self._check_X(X, reset=True)
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
         codes = self._fit_labels(y, matrix.shape[0])
+        weights = check_sample_weight(sample_weight, matrix)
         if sample_data is not None and len(sample_data) != matrix.shape[0]:
             raise TreebenchError(
                 f"sample_data has {len(sample_data)} rows; X has {matrix.shape[0]}"
             )
+        if weights is not None and sample_data is not None:
+            raise TreebenchError(
+                "sample_weight cannot be combined with sample_data (per-example label masses); accepted: one of them"
+            )
+        if weights is not None and not (weights > 0).all():
+            # a row of weight 0 counts for nothing: it is removed, so it is in
+            # no threshold, no min_samples_* count and no learnt category
+            kept = weights > 0
+            kept_rows = X.iloc[kept] if isinstance(X, pd.DataFrame) else X[kept]
+            encoder, matrix = FeatureEncoder.fit(kept_rows, self.nominal_features)
+            codes, weights, presorted = codes[kept], weights[kept], None
         self._fit_inputs(encoder, criterion)
         tree = grow(
             matrix,
@@ -163,9 +218,12 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             engine=self.engine,
             sample_data=sample_data,
             presorted=presorted.copy() if presorted is not None else None,
+            sample_weight=weights,
         )
         if self.pruning == "pessimistic":
-            tree = prune_pessimistic(tree, matrix, codes, float(self.confidence), bool(self.subtree_raising))
+            tree = prune_pessimistic(
+                tree, matrix, codes, float(self.confidence), bool(self.subtree_raising), sample_weight=weights
+            )
         elif self.pruning == "cost-complexity":
             tree = prune_cost_complexity(tree, self.ccp_alpha)
         self.tree_: Tree = tree

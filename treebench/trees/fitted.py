@@ -1,30 +1,52 @@
-"""What every estimator holding a fitted :class:`Tree` shares: fit bookkeeping and prediction.
+"""What every estimator holding a fitted :class:`Tree` shares: input checks, fit bookkeeping, prediction.
 
-An estimator mixing in :class:`FittedTreeMixin` sets, in ``fit``, ``classes_``
-(through :meth:`FittedTreeMixin._fit_labels`), ``encoder_``, ``criterion_``,
-``n_features_in_`` and ``feature_names_in_`` (through
-:meth:`FittedTreeMixin._fit_inputs`) and ``tree_`` (a
-:class:`treebench.trees.structure.Tree`).  Everything after fitting goes
-through them: a sample is encoded, routed to its leaf, and the leaf answers.
-An estimator whose leaves answer differently (belief trees: pignistic
-probabilities of the leaf's belief structure) overrides only the two leaf
-hooks, :meth:`FittedTreeMixin._leaf_proba` and
+An estimator mixing in :class:`FittedTreeMixin` checks, in ``fit``, ``X``
+with :meth:`FittedTreeMixin._check_X` (``reset=True``: scikit-learn's
+``validate_data`` records ``n_features_in_`` and, for a DataFrame with string
+column names, ``feature_names_in_``), ``y`` with
+:meth:`FittedTreeMixin._fit_labels` (sets ``classes_``) and sets
+``encoder_``, ``criterion_`` (:meth:`FittedTreeMixin._fit_inputs`) and
+``tree_`` (a :class:`treebench.trees.structure.Tree`).  Everything after
+fitting goes through them: a sample is checked against the fitted columns
+(count, and names in the same order), encoded, routed to its leaf, and the
+leaf answers.  An estimator whose leaves answer differently (belief trees:
+pignistic probabilities of the leaf's belief structure) overrides only the
+two leaf hooks, :meth:`FittedTreeMixin._leaf_proba` and
 :meth:`FittedTreeMixin._leaf_class_index`.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 from treebench.errors import TreebenchError
+from treebench.kernels import layout as L
+from treebench.trees.encoding import as_2d_input
+
+
+def one_line(message: str) -> str:
+    """A multi-line scikit-learn message as one line (its ``- name`` lists joined by commas)."""
+    text = re.sub(r":\s*\n- ", ": ", message.strip())
+    return " ".join(text.replace("\n- ", ", ").split())
 
 
 def as_labels(y: Any, n_samples: int) -> np.ndarray:
-    """``y`` as a 1-d array of ``n_samples`` labels, or a one-line error.
+    """``y`` as a 1-d array of ``n_samples`` class labels, or a one-line error.
+
+    A column vector is accepted with scikit-learn's ``DataConversionWarning``.
+    Labels must be discrete: a continuous (non-integer float) target is
+    refused with scikit-learn's "Unknown label type" message.
 
     Parameters
     ----------
@@ -36,20 +58,47 @@ def as_labels(y: Any, n_samples: int) -> np.ndarray:
     Raises
     ------
     TreebenchError
-        On a wrong shape or length, no samples, or a missing label.
+        On no ``y``, a wrong shape or length, no samples, a missing or
+        infinite label, or a continuous target.
     """
+    if y is None:
+        raise TreebenchError("fit requires y to be passed, but the target y is None; accepted: one label per row of X")
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
-        labels = labels.ravel()
+        labels = column_or_1d(labels, warn=True)  # warns like scikit-learn
     if labels.ndim != 1:
-        raise TreebenchError(f"y must be 1-dimensional; got shape {labels.shape}")
+        raise TreebenchError(f"y must be 1-dimensional (one label per row); got shape {labels.shape}")
     if labels.shape[0] != n_samples:
         raise TreebenchError(f"y has {labels.shape[0]} labels; X has {n_samples} rows")
     if n_samples == 0:
         raise TreebenchError("cannot fit on 0 samples")
     if pd.isna(labels).any():
         raise TreebenchError("y contains missing labels (NaN/None)")
+    if labels.dtype.kind == "f" and np.isinf(labels).any():
+        raise TreebenchError("y contains infinite labels (inf); accepted: finite class labels")
+    if labels.dtype.kind == "c":
+        raise TreebenchError("Complex data not supported in y; accepted: class labels")
+    _check_discrete(labels)
     return labels
+
+
+def _check_discrete(labels: np.ndarray) -> None:
+    """scikit-learn's refusal of a regression target, as one line.
+
+    Object labels that are not strings (Python ints, bools, mixed) are judged
+    by their values, so they stay accepted as before; scikit-learn would call
+    them "unknown".
+    """
+    judged = labels
+    if labels.dtype == object and not isinstance(labels[0], str):
+        try:
+            judged = np.asarray(labels.tolist())
+        except (TypeError, ValueError):
+            judged = labels
+    try:
+        check_classification_targets(judged)
+    except ValueError as error:
+        raise TreebenchError(one_line(str(error)) + " Accepted: class labels (integers, strings, bools)") from None
 
 
 def label_codes(labels: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -58,37 +107,71 @@ def label_codes(labels: Any) -> tuple[np.ndarray, np.ndarray]:
     The codes every builder and presort works on; one definition so that a
     presort made outside an estimator matches the estimator's own codes.
     """
-    classes, codes = np.unique(labels, return_inverse=True)
+    try:
+        classes, codes = np.unique(labels, return_inverse=True)
+    except TypeError:
+        raise TreebenchError(
+            "Unknown label type: y mixes labels that cannot be ordered; accepted: class labels of one type"
+        ) from None
     return classes, codes.astype(np.int64).ravel()
 
 
-class FittedTreeMixin:
-    """Fit bookkeeping, ``apply``/``predict``/``predict_proba``, sizes and ``export_text`` over ``tree_``."""
+def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
+    """Validated float64 weights of the rows of ``X`` (scikit-learn's rules), or ``None``.
 
-    # -- fit bookkeeping ------------------------------------------------------------------
+    ``None`` (no weights) and all-ones weights both return ``None``: unit
+    weights grow the unweighted tree, which then runs on integer counts.
+
+    Raises
+    ------
+    TreebenchError
+        On a wrong shape or length, a negative, NaN or infinite weight, or
+        weights that are all zero.
+    """
+    if sample_weight is None:
+        return None
+    try:
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    except (TypeError, ValueError) as error:
+        raise TreebenchError(f"sample_weight: {one_line(str(error))}") from None
+    return None if (weights == 1.0).all() else weights
+
+
+class FittedTreeMixin:
+    """Input checks, fit bookkeeping, ``apply``/``predict``/``predict_proba``,
+    ``feature_importances_``, sizes and ``export_text`` over ``tree_``."""
+
+    # -- input checks and fit bookkeeping ---------------------------------------------------
+    def _check_X(self, X: Any, *, reset: bool) -> pd.DataFrame | np.ndarray:
+        """``X`` as a DataFrame or 2-d array, checked against the fitted columns.
+
+        scikit-learn's ``validate_data`` (without its array conversion, which
+        would lose nominal and categorical columns) records, on ``reset``,
+        ``n_features_in_`` and ``feature_names_in_``; otherwise it refuses a
+        different number of columns, or a DataFrame whose column names differ
+        from the fitted ones or come in another order.
+        """
+        X = as_2d_input(X)
+        try:
+            validate_data(self, X, reset=reset, skip_check_array=True)
+        except (TypeError, ValueError) as error:
+            raise TreebenchError(one_line(str(error))) from None
+        return X
+
     def _fit_labels(self, y: Any, n_samples: int) -> np.ndarray:
         """Check ``y`` (see :func:`as_labels`), set ``classes_`` and return the label codes."""
         self.classes_, codes = label_codes(as_labels(y, n_samples))
         return codes
 
     def _fit_inputs(self, encoder: Any, criterion: Any) -> None:
-        """Remember the feature encoding and criterion; scikit-learn's input attributes.
-
-        ``feature_names_in_`` exists only after a fit on a DataFrame (as in
-        scikit-learn), so a refit on a matrix removes a stale one.
-        """
+        """Remember the feature encoding and the criterion."""
         self.encoder_ = encoder
         self.criterion_ = criterion
-        self.n_features_in_ = encoder.n_features
-        if encoder.from_dataframe:
-            self.feature_names_in_ = np.asarray(encoder.names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
 
     # -- prediction ------------------------------------------------------------------------
     def _encode(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        return self.encoder_.transform(X)
+        return self.encoder_.transform(self._check_X(X, reset=False))
 
     def apply(self, X: Any) -> np.ndarray:
         """Leaf id reached by every sample."""
@@ -105,12 +188,40 @@ class FittedTreeMixin:
         return self.classes_[self._leaf_class_index(leaves)]
 
     def _leaf_proba(self, leaves: np.ndarray) -> np.ndarray:
-        """Per reached leaf: the class frequencies of its training samples."""
+        """Per reached leaf: the (weighted) class frequencies of its training samples."""
         return self.tree_.proba_at(leaves)
 
     def _leaf_class_index(self, leaves: np.ndarray) -> np.ndarray:
         """Per reached leaf: the index in ``classes_`` of its majority class (first on ties)."""
         return self.tree_.class_index_at(leaves)
+
+    # -- importances -----------------------------------------------------------------------
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total decrease of the criterion's node value brought by each feature.
+
+        As scikit-learn's (mean decrease in impurity): every split node ``t``
+        adds ``w_t v(t) - sum_c w_c v(c)`` to its feature, where ``w`` is the
+        (weighted) number of training samples of a node and ``v`` the
+        criterion's :meth:`~treebench.criteria.Criterion.node_value` of its
+        class counts, negated for a purity (certainty); the totals are divided
+        by their sum (all zeros for a single leaf).  What ``v`` is for each
+        criterion is listed in ``docs/criteria.md`` ("Estimators").
+        """
+        check_is_fitted(self, "tree_")
+        tree = self.tree_
+        criterion = self.criterion_
+        sign = -1.0 if criterion.node_value_is_purity else 1.0
+        counts = np.asarray(tree.counts, dtype=np.float64)
+        weights = counts.sum(axis=1)
+        values = np.array([sign * criterion.node_value(row) if w > 0 else 0.0 for row, w in zip(counts, weights)])
+        importances = np.zeros(self.n_features_in_)
+        for node in np.flatnonzero(~tree.is_leaf):
+            children = np.asarray(tree.children(node))
+            decrease = weights[node] * values[node] - float(np.dot(weights[children], values[children]))
+            importances[tree.int_nodes[node, L.FEATURE]] += decrease
+        total = importances.sum()
+        return importances / total if total > 0 else importances
 
     # -- size and text -----------------------------------------------------------------------
     def get_n_leaves(self) -> int:

@@ -3,7 +3,9 @@
 This is the extensibility path: a criterion written as a few lines of numpy
 (``node_value`` and ``split_scores``) grows trees here.  It follows exactly the
 rules of the compiled builder -- candidates, stopping, tie-breaking, missing
-values -- which lets the tests check each engine against the other.
+values, sample weights -- which lets the tests check each engine against the
+other.  With sample weights a criterion receives float counts (sums of
+weights); the stopping rules still count samples.
 """
 
 from __future__ import annotations
@@ -50,12 +52,13 @@ def first_best(scores: np.ndarray, tie_scores: np.ndarray | None = None) -> int:
 class _Nodes:
     """Growable node storage with the kernel layout."""
 
-    def __init__(self, n_classes: int) -> None:
+    def __init__(self, n_classes: int, count_dtype: type = np.int64) -> None:
         self.ints: list[np.ndarray] = []
         self.floats: list[np.ndarray] = []
         self.counts: list[np.ndarray] = []
         self.catmap: list[int] = []
         self.n_classes = n_classes
+        self.count_dtype = count_dtype
 
     def add(self, depth: int) -> int:
         row = np.full(L.N_INT_FIELDS, -1, np.int64)
@@ -63,7 +66,7 @@ class _Nodes:
         row[L.KIND] = L.LEAF
         self.ints.append(row)
         self.floats.append(np.zeros(L.N_FLOAT_FIELDS))
-        self.counts.append(np.zeros(self.n_classes, np.int64))
+        self.counts.append(np.zeros(self.n_classes, self.count_dtype))
         return len(self.ints) - 1
 
     def arrays(self):
@@ -75,12 +78,19 @@ class _Nodes:
         )
 
 
-def _numeric_candidates(values, labels, parent, n_classes, settings: GrowSettings):
-    """Children counts (m, 2, k), left sizes and thresholds of one numeric feature."""
+def class_counts(labels: np.ndarray, weights: np.ndarray | None, n_classes: int) -> np.ndarray:
+    """Class counts (int64), or sums of weights (float64) when ``weights`` are given."""
+    if weights is None:
+        return np.bincount(labels, minlength=n_classes).astype(np.int64)
+    return np.bincount(labels, weights=weights, minlength=n_classes)
+
+
+def _numeric_candidates(values, labels, weights, parent, n_classes, settings: GrowSettings):
+    """Children counts (m, 2, k), left sizes (samples) and thresholds of one numeric feature."""
     order = np.argsort(values, kind="stable")
     sorted_values = values[order]
-    one_hot = np.zeros((len(values), n_classes), np.int64)
-    one_hot[np.arange(len(values)), labels[order]] = 1
+    one_hot = np.zeros((len(values), n_classes), parent.dtype)
+    one_hot[np.arange(len(values)), labels[order]] = 1 if weights is None else weights[order]
     left = np.cumsum(one_hot, axis=0)[:-1]
     n_left = np.arange(1, len(values))
     here, after = sorted_values[:-1], sorted_values[1:]
@@ -111,10 +121,15 @@ def build_generic(
     criterion: Criterion,
     settings: GrowSettings,
     sample_data: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ):
-    """Grow a tree with ``criterion``'s numpy methods; returns the kernel arrays."""
+    """Grow a tree with ``criterion``'s numpy methods; returns the kernel arrays.
+
+    ``sample_weight`` (positive, one per row, or ``None``) makes every class
+    count a sum of weights (float64 ``counts``).
+    """
     n, d = X.shape
-    nodes = _Nodes(n_classes)
+    nodes = _Nodes(n_classes, np.int64 if sample_weight is None else np.float64)
     root = nodes.add(0)
     stack = [(root, np.arange(n))]
     binary = settings.nominal_split == "binary"
@@ -122,7 +137,8 @@ def build_generic(
         node, samples = stack.pop()
         depth = int(nodes.ints[node][L.DEPTH])
         labels = y[samples]
-        parent = np.bincount(labels, minlength=n_classes).astype(np.int64)
+        weights = None if sample_weight is None else sample_weight[samples]
+        parent = class_counts(labels, weights, n_classes)
         nodes.counts[node][:] = parent
         nodes.floats[node][L.IMPURITY] = criterion.node_value(parent)
         size = len(samples)
@@ -142,7 +158,7 @@ def build_generic(
             values = X[samples, f]
             if not is_nominal[f]:
                 order, sorted_values, children, n_left, thresholds = _numeric_candidates(
-                    values, labels, parent, n_classes, settings
+                    values, labels, weights, parent, n_classes, settings
                 )
                 if len(children) == 0:
                     continue
@@ -158,21 +174,22 @@ def build_generic(
             present = np.unique(codes)
             if len(present) < 2:
                 continue
-            table = np.zeros((len(present), n_classes), np.int64)
-            np.add.at(table, (np.searchsorted(present, codes), labels), 1)
+            category = np.searchsorted(present, codes)
+            table = np.zeros((len(present), n_classes), parent.dtype)
+            np.add.at(table, (category, labels), 1 if weights is None else weights)
+            sizes = np.bincount(category, minlength=len(present))  # samples, for min_samples_leaf
             order = np.argsort(codes, kind="stable")
             context = SplitContext(f, "nominal", values[order], samples[order], None, None, sample_data)
             if not binary:
-                if table.sum(axis=1).min() < settings.min_samples_leaf:
+                if sizes.min() < settings.min_samples_leaf:
                     continue
                 best, candidate_best[f], split_best[f], tie_best[f] = score_candidates(
                     criterion, parent, table[None, :, :], context
                 )
                 if best < 0:
                     continue
-                plans[f] = ("multiway", present, table.sum(axis=1))
+                plans[f] = ("multiway", present, table.sum(axis=1))  # the heaviest takes unseen categories
                 continue
-            sizes = table.sum(axis=1)
             keep = (sizes >= settings.min_samples_leaf) & (size - sizes >= settings.min_samples_leaf)
             if not keep.any():
                 continue

@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from treebench.criteria.mee import MEE, class_sets, coded_error_entropy
+from treebench.criteria.mee import MEE, class_sets, coded_error_entropy, count_class_sets
 from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
@@ -34,6 +34,11 @@ from treebench.trees.structure import Tree
 
 THRESHOLDS = ("observed", "midpoint")
 ENGINES = ("numba", "python")
+#: Most candidate class sets per node (``floor(c/2)`` merged classes give
+#: ``2**(c-1) - 1`` sets: 17 classes at most); every set is scanned on every
+#: feature of every node, so more would run without end (a continuous target
+#: of 30 values asked for 5e8 sets and over 21 GB).
+MAX_CLASS_SETS = 2**16 - 1
 
 
 @dataclass
@@ -100,6 +105,17 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     split_orientations_ : ndarray
         Per node: 0 when ``x <= threshold`` was assigned the class set, 1
         when ``x > threshold`` was, -1 for a leaf.
+    feature_names_in_ : ndarray
+        Column names, only when fitted on a DataFrame with string column names.
+    feature_importances_ : ndarray
+        Normalised weighted decrease of the node value, the error entropy of
+        not splitting (see ``docs/criteria.md``, "Estimators").
+
+    Notes
+    -----
+    Features must be numeric and finite, in fitting and in prediction (NaN
+    and inf are refused); a target may have at most as many classes as give
+    :data:`MAX_CLASS_SETS` candidate class sets (17 with ``max_merged=None``).
     """
 
     def __init__(
@@ -140,16 +156,25 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting ------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> MEETreeClassifier:
-        """Grow the tree on numeric features ``X`` and labels ``y``."""
+        """Grow the tree on numeric, finite features ``X`` and labels ``y``."""
         criterion = self._validate()
-        encoder, matrix = FeatureEncoder.fit(X)
+        encoder, matrix = FeatureEncoder.fit(_numeric_input(self._check_X(X, reset=True)))
         if encoder.is_nominal.any():
             bad = encoder.names[int(np.flatnonzero(encoder.is_nominal)[0])]
             raise TreebenchError(f"MEE trees split numeric features only; feature {bad!r} is nominal")
-        if np.isnan(matrix).any():
-            bad = encoder.names[int(np.flatnonzero(np.isnan(matrix).any(axis=0))[0])]
-            raise TreebenchError(f"MEE trees need complete data; feature {bad!r} has missing values")
+        _check_finite(matrix, encoder.names, "fit")
         codes = self._fit_labels(y, matrix.shape[0])
+        n_classes, merged = len(self.classes_), criterion.max_merged or None
+        n_sets = count_class_sets(n_classes, merged)
+        if n_sets > MAX_CLASS_SETS:
+            most = n_classes - 1  # the set count grows with the classes: the largest allowed is below
+            while count_class_sets(most, merged) > MAX_CLASS_SETS:
+                most -= 1
+            raise TreebenchError(
+                f"MEE trees: y has {n_classes} classes, which give {n_sets:,} candidate class sets "
+                f"with max_merged={self.max_merged!r}; accepted: at most {MAX_CLASS_SETS:,} sets "
+                f"({most} classes with this max_merged; a smaller max_merged allows more)"
+            )
         self._fit_inputs(encoder, criterion)
         nodes = grow_mee(
             np.ascontiguousarray(matrix, dtype=np.float64),
@@ -176,6 +201,12 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         ]
         self.split_orientations_ = np.asarray(nodes.orientations, dtype=np.int64)
         return self
+
+    def _encode(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        matrix = self.encoder_.transform(_numeric_input(self._check_X(X, reset=False)))
+        _check_finite(matrix, self.encoder_.names, "predict")
+        return matrix
 
     # -- prediction ------------------------------------------------------------------
     def predict_at_depth(self, X: Any, depth: int) -> np.ndarray:
@@ -294,6 +325,33 @@ def _midpoint(low: float, high: float) -> float:
     mid = low / 2.0 + high / 2.0
     # adjacent floats: the midpoint may round onto ``high``; keep the partition
     return low if not (low <= mid < high) else mid
+
+
+def _numeric_input(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
+    """An object array of numbers as float64 (scikit-learn reads them so); anything else as is.
+
+    Strings stay: the encoder makes them nominal, which the MEE tree refuses
+    by name.  A value that is neither (a dict, a list) is a ``TypeError``.
+    """
+    if not isinstance(X, np.ndarray) or X.dtype != object:
+        return X
+    try:
+        return X.astype(np.float64)
+    except ValueError:  # strings: nominal
+        return X
+    except TypeError as error:
+        raise TypeError(f"MEE trees need numbers in X: {error}") from None
+
+
+def _check_finite(matrix: np.ndarray, names: list[str], where: str) -> None:
+    """Refuse NaN and inf: MEE has no rule for missing values, and inf breaks the convexity grid."""
+    if np.isfinite(matrix).all():
+        return
+    column = int(np.flatnonzero(~np.isfinite(matrix).all(axis=0))[0])
+    bad = "missing values (NaN)" if np.isnan(matrix[:, column]).any() else "infinite values (inf)"
+    raise TreebenchError(
+        f"MEE trees need complete data; feature {names[column]!r} has {bad} in {where}; accepted: finite numbers"
+    )
 
 
 def as_frame_or_matrix(X: Any) -> Any:

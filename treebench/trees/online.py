@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.trees.builder import grow
 from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.estimator import TreeClassifier
+from treebench.trees.estimator import ESTIMATOR_PARAMS, TreeClassifier
 from treebench.trees.fitted import as_labels
 from treebench.trees.structure import Tree
 
@@ -156,9 +157,17 @@ class OnlineTreeClassifier(TreeClassifier):
     """O-ΠTree: a tree revised one example at a time (paper 000, §4.2).
 
     ``fit(X, y)`` feeds the training examples one by one in a seeded random
-    order (``random_state``), as the paper's online experiment; ``partial_fit``
-    continues with new examples.  Parameters are those of
-    :class:`TreeClassifier` (default criterion: ``possibilistic``).
+    order, as the paper's online experiment; ``partial_fit`` continues with
+    new examples, in the order given.  Parameters are those of
+    :class:`TreeClassifier` (default criterion: ``possibilistic``) and:
+
+    Parameters
+    ----------
+    random_state:
+        Seed of the order in which ``fit`` feeds the examples: ``None``, an
+        integer >= 0 (numpy's ``default_rng``), or a ``numpy.random.Generator``
+        or ``RandomState`` to draw the permutation from.  It is the
+        estimator's own parameter, never the criterion's.
 
     Attributes
     ----------
@@ -169,33 +178,49 @@ class OnlineTreeClassifier(TreeClassifier):
         Number of updates that split a leaf.
     """
 
-    def __init__(self, criterion: Any = "possibilistic", *, random_state: int | None = 0, **params: Any) -> None:
+    _estimator_params = (*ESTIMATOR_PARAMS, "random_state")
+
+    def __init__(self, criterion: Any = "possibilistic", *, random_state: Any = 0, **params: Any) -> None:
         super().__init__(criterion, **params)
         self.random_state = random_state
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {**super().get_params(deep), "random_state": self.random_state}
-
     def fit(self, X: Any, y: Any, sample_data: np.ndarray | None = None, presorted: Any = None) -> OnlineTreeClassifier:
+        """Feed every example of ``(X, y)``, in the order drawn from ``random_state``, to a new tree."""
         if sample_data is not None or presorted is not None:
             raise TreebenchError("online trees take neither sample_data nor presorted data")
+        self._settings()  # parameters first, as TreeClassifier.fit
+        self._make_criterion()
         for attribute in ("growing_", "tree_"):
             if hasattr(self, attribute):
                 delattr(self, attribute)
-        encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
+        encoder, matrix = FeatureEncoder.fit(self._check_X(X, reset=True), self.nominal_features)
         labels = as_labels(y, matrix.shape[0])
-        order = np.random.default_rng(self.random_state).permutation(matrix.shape[0])
+        order = self._permutation(matrix.shape[0])
         return self._feed(encoder, matrix[order], labels[order], np.unique(labels))
+
+    def _permutation(self, n: int) -> np.ndarray:
+        """The order of the examples: numpy's ``default_rng(seed)`` for a seed (as always), else the generator's."""
+        state = self.random_state
+        if isinstance(state, np.random.RandomState):
+            return state.permutation(n)
+        if state is None or isinstance(state, np.random.Generator) or (
+            isinstance(state, Integral) and not isinstance(state, bool) and state >= 0
+        ):
+            return np.random.default_rng(state).permutation(n)
+        raise TreebenchError(
+            f"random_state={state!r} is invalid; accepted: None, an integer >= 0, a numpy Generator or RandomState"
+        )
 
     def partial_fit(self, X: Any, y: Any, classes: Any = None) -> OnlineTreeClassifier:
         """Add examples in the given order; the first call fixes ``classes``
-        (all classes must be known then, as for scikit-learn's partial_fit)."""
+        (all classes must be known then, as for scikit-learn's partial_fit)
+        and the columns (later calls are checked against them)."""
         if not hasattr(self, "growing_"):
-            encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
+            encoder, matrix = FeatureEncoder.fit(self._check_X(X, reset=True), self.nominal_features)
             labels = as_labels(y, matrix.shape[0])
             known = np.unique(labels) if classes is None else np.unique(np.asarray(classes))
             return self._feed(encoder, matrix, labels, known)
-        matrix = self.encoder_.transform(X)
+        matrix = self.encoder_.transform(self._check_X(X, reset=False))
         return self._feed(self.encoder_, matrix, as_labels(y, matrix.shape[0]), self.classes_)
 
     def _feed(self, encoder: FeatureEncoder, matrix: np.ndarray, labels: np.ndarray, classes: np.ndarray) -> OnlineTreeClassifier:
@@ -208,10 +233,8 @@ class OnlineTreeClassifier(TreeClassifier):
                 f"label {unknown[0]!r} was not among the classes given at the first partial_fit: {classes.tolist()}"
             )
         if not hasattr(self, "growing_"):
-            self.encoder_ = encoder
             self.classes_ = classes
-            self.criterion_ = self._make_criterion()
-            self.n_features_in_ = encoder.n_features
+            self._fit_inputs(encoder, self._make_criterion())
             self.growing_ = GrowingTree(encoder.n_features, encoder, classes.tolist(), self.criterion_, self._settings())
             self.update_seconds_ = np.zeros(0)
             self.n_splits_ = 0

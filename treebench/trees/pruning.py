@@ -150,6 +150,7 @@ def prune_pessimistic(
     confidence: float = 0.25,
     subtree_raising: bool = False,
     collapse: bool = True,
+    sample_weight: np.ndarray | None = None,
 ) -> Tree:
     """C4.5's error-based pruning, following Weka's J48.
 
@@ -169,6 +170,10 @@ def prune_pessimistic(
     collapse:
         First remove splits that do not reduce the training error (J48's
         ``collapseTree``), top-down.
+    sample_weight:
+        The rows' weights when the tree was grown with them (its counts are
+        then sums of weights, and error counts are weighted, as J48's
+        instance weights); subtree raising re-counts with them.
 
     Notes
     -----
@@ -182,8 +187,20 @@ def prune_pessimistic(
     work = _Work.of(tree)
     if collapse:
         _collapse(work, 0)
-    _prune_node(work, 0, X, y, np.arange(len(y)), confidence, subtree_raising)
+    _prune_node(work, 0, X, _Labels(y, sample_weight), np.arange(len(y)), confidence, subtree_raising)
     return work.compact()
+
+
+@dataclass
+class _Labels:
+    """The training label codes and optional row weights, for re-counting subsets."""
+
+    codes: np.ndarray
+    weights: np.ndarray | None
+
+    def counts(self, samples: np.ndarray, n_classes: int) -> np.ndarray:
+        weights = None if self.weights is None else self.weights[samples]
+        return np.bincount(self.codes[samples], weights=weights, minlength=n_classes)
 
 
 def _training_errors(work: _Work, node: int) -> float:
@@ -208,7 +225,7 @@ def _subtree_errors(work: _Work, node: int, confidence: float) -> float:
 def _branch_errors(work: _Work, node: int, X, y, samples, confidence: float) -> float:
     """Estimated errors of the subtree at ``node`` if ``samples`` went through it."""
     if not work.children[node]:
-        return estimated_errors(np.bincount(y[samples], minlength=work.counts.shape[1]), confidence)
+        return estimated_errors(y.counts(samples, work.counts.shape[1]), confidence)
     return sum(
         _branch_errors(work, child, X, y, part, confidence)
         for child, part in zip(work.children[node], work.route(node, X, samples))
@@ -216,7 +233,7 @@ def _branch_errors(work: _Work, node: int, X, y, samples, confidence: float) -> 
 
 
 def _redistribute(work: _Work, node: int, X, y, samples) -> None:
-    work.counts[node] = np.bincount(y[samples], minlength=work.counts.shape[1])
+    work.counts[node] = y.counts(samples, work.counts.shape[1])
     if work.children[node]:
         for child, part in zip(work.children[node], work.route(node, X, samples)):
             _redistribute(work, child, X, y, part)

@@ -24,7 +24,8 @@ class Tree:
         Per-node structure (feature, kind, children, ...) and floats
         (threshold, node value, split score).
     counts:
-        Training class counts of every node, shape ``(n_nodes, n_classes)``.
+        Training class counts of every node, shape ``(n_nodes, n_classes)``:
+        int64, or float64 sums of sample weights for a tree grown with them.
     catmap:
         Category -> child offset table of multiway nominal splits.
     n_categories:
@@ -98,8 +99,8 @@ class Tree:
 
     def class_index_at(self, nodes: np.ndarray) -> np.ndarray:
         """Index of the majority class at each of ``nodes`` (first class on ties)."""
-        # on the integer counts, not the frequencies: a node left without
-        # samples (subtree raising can) answers class 0 without a 0/0
+        # on the counts, not the frequencies: a node left without samples
+        # (subtree raising can) answers class 0 without a 0/0
         return np.argmax(self.counts[nodes], axis=1)
 
     # -- text ----------------------------------------------------------------
@@ -112,6 +113,9 @@ class Tree:
     def _leaf_text(self, node: int) -> str:
         counts = self.counts[node]
         label = self.classes[int(np.argmax(counts))]
+        if counts.dtype.kind == "f":  # sums of sample weights
+            listed = ", ".join(f"{c:.6g}" for c in counts)
+            return f"class: {label} (weight={counts.sum():.6g}, weights=[{listed}])"
         return f"class: {label} (n={int(counts.sum())}, counts={counts.astype(int).tolist()})"
 
     def _branch_labels(self, node: int, decimals: int) -> list[str]:
@@ -153,7 +157,9 @@ class Tree:
             lines.append(f"{indent}|--- {self._leaf_text(node)}")
             return
         if max_depth is not None and depth >= max_depth:
-            lines.append(f"{indent}|--- ... ({int(self.counts[node].sum())} samples)")
+            total = self.counts[node].sum()
+            size = f"weight {total:.6g}" if self.counts.dtype.kind == "f" else f"{int(total)} samples"
+            lines.append(f"{indent}|--- ... ({size})")
             return
         for label, child in zip(self._branch_labels(node, decimals), self.children(node)):
             lines.append(f"{indent}|--- {label}")
@@ -183,10 +189,13 @@ class Tree:
         if data.get("format") != FORMAT:
             raise ValueError(f"not a treebench tree (format {data.get('format')!r}, expected {FORMAT!r})")
         n_classes = len(data["classes"])
+        counts = np.asarray(data["counts"])
+        # integer counts stay int64; sums of sample weights were written as floats
+        count_dtype = np.float64 if counts.dtype.kind == "f" else np.int64
         return cls(
             int_nodes=np.asarray(data["int_nodes"], dtype=np.int64).reshape(-1, L.N_INT_FIELDS),
             float_nodes=np.asarray(data["float_nodes"], dtype=np.float64).reshape(-1, L.N_FLOAT_FIELDS),
-            counts=np.asarray(data["counts"], dtype=np.int64).reshape(-1, n_classes),
+            counts=counts.astype(count_dtype).reshape(-1, n_classes),
             catmap=np.asarray(data["catmap"], dtype=np.int64),
             n_categories=np.asarray(data["n_categories"], dtype=np.int64),
             feature_names=list(data["feature_names"]),

@@ -53,8 +53,9 @@ def _int(value: object) -> str:
     return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(int(value))
 
 
-def certainty_section(frame: pd.DataFrame) -> Section:
-    """The per-dataset error table, the filter flag and the claim count against real C5.0."""
+def certainty_section(frame: pd.DataFrame, excluded: dict[str, str] | None = None) -> Section:
+    """The per-dataset error table, the filter flag and the claim count against real C5.0 (``excluded``
+    datasets -> reason: shown in the table, left out of the count)."""
     counts = error_counts(frame)
     algorithms = list(dict.fromkeys(counts["algorithm"]))
     datasets = list(dict.fromkeys(counts["dataset"]))
@@ -84,7 +85,7 @@ def certainty_section(frame: pd.DataFrame) -> Section:
     ]
     for c50 in C50_NAMES:
         wins, compared = [], 0
-        for d in datasets:
+        for d in [d for d in datasets if d not in (excluded or {})]:
             if (d, CERTAINTY) in table.index and (d, c50) in table.index:
                 compared += 1
                 mine, theirs = table.loc[(d, CERTAINTY)], table.loc[(d, c50)]
@@ -95,6 +96,9 @@ def certainty_section(frame: pd.DataFrame) -> Section:
                 f"- Certainty makes fewer training **and** fewer test errors than real C5.0 (`{c50}`) on "
                 f"{len(wins)} of {compared} datasets" + (f": {', '.join(wins)}." if wins else ".")
             )
+    left_out = [f"{d} ({why})" for d, why in (excluded or {}).items() if d in datasets]
+    if left_out:
+        lines.append("- Left out of these counts: " + "; ".join(left_out) + ".")
     if "kddcup99-10pct" in datasets:
         lines.append(
             "- kddcup99-10pct is the 10 % file (494,021 rows); the paper used the full KDD Cup 1999 "

@@ -1,0 +1,534 @@
+"""The one-page HTML report (``treebench reproduce --all`` → ``results/index.html``).
+
+Built from a hand-made frame, a toy spec and the legacy store fixture (no
+reproduction is run).  The page is checked three ways: its HTML parsed here
+(tables, images, escaping, colours), the orchestration (a failing paper does
+not stop the others), and a real headless Chromium that loads the page with
+the network off, which must log no console message and decode every image.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from treebench.cli import main
+from treebench.report.claims import ClaimOutcome, MostClaim, WilcoxonClaim
+from treebench.report.reference import load_reference
+from treebench.report.reproduce import Report, build_report
+from treebench.report.sections import Section
+from treebench.report.site import (
+    FAILED,
+    KNOWN_PARTS,
+    NOT_RUN,
+    REPORTED,
+    PaperPage,
+    cell_class,
+    markdown_to_html,
+    render_index,
+    write_index,
+)
+from treebench.report.spec import Figure, PaperSpec, section_builder
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LEGACY_STORE = FIXTURES / "stores" / "legacy-0.1.1.sqlite"
+LEGACY_CONFIG = FIXTURES / "stores" / "legacy.yaml"
+
+REFERENCE_HEAD = "paper,source,dataset_label,dataset,algorithm_label,algorithm,metric,value,std,unit,mark,note\n"
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+def toy_reference_csv(number: str = "900") -> str:
+    """Published numbers of a made-up paper: accuracy with a std, leaves without one, a cell on no data."""
+    rows = []
+    means = {"alpha": (90.0, 85.0, 80.0), "beta": (75.0, 70.0, 72.0), "gamma": (60.0, 55.0, 58.0),
+             "delta": (88.0, 80.0, 84.0), "omega": (50.0, 50.0, 50.0)}
+    for dataset, values in means.items():
+        for algorithm, value in zip(("a", "b", "c"), values):
+            rows.append(f"{number},Table 1,{dataset.upper()},{dataset},{algorithm.upper()} <tree>,{algorithm},"
+                        f"accuracy,{value},2.0,percent,{'bold' if value == max(values) else ''},")
+    rows.append(f"{number},Table 2,ALPHA,alpha,A <tree>,a,n_leaves,12,,count,,")
+    rows.append(f"{number},Table 2,Private set,,A <tree>,a,accuracy,70,,percent,,not public")
+    return REFERENCE_HEAD + "\n".join(rows) + "\n"
+
+
+def toy_frame() -> pd.DataFrame:
+    """5 folds per (dataset, algorithm) whose means sit within, near and far from the published ones."""
+    offsets = {"a": 0.5, "b": -3.0, "c": 6.0}  # percent points: within 2, within 4, beyond 4
+    published = {"alpha": (90.0, 85.0, 80.0), "beta": (75.0, 70.0, 72.0), "gamma": (60.0, 55.0, 58.0),
+                 "delta": (88.0, 80.0, 84.0)}
+    rng = np.random.default_rng(0)
+    rows = []
+    for dataset, values in published.items():
+        for (algorithm, offset), value in zip(offsets.items(), values):
+            noise = rng.normal(0, 0.5, 5)
+            noise -= noise.mean()
+            for fold in range(5):
+                acc = (value + offset + noise[fold]) / 100
+                rows.append(dict(dataset=dataset, algorithm=algorithm, protocol="cv5x1", repeat=0, fold=fold,
+                                 status="ok", accuracy=acc, error=1 - acc,
+                                 n_leaves={"a": 30, "b": 12, "c": 9}[algorithm] + fold, n_nodes=0,
+                                 n_train=80, n_test=20, params="{}"))
+    rows.append(dict(dataset="alpha", algorithm="a", protocol="cv5x1", repeat=0, fold=5, status="error",
+                     accuracy=np.nan, error=np.nan, n_leaves=np.nan, n_nodes=np.nan, n_train=80, n_test=20,
+                     params="{}"))
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class SourcedOutcome(ClaimOutcome):
+    """An outcome with a field the page has never heard of: it must show as one more column."""
+
+    source: str = "Table 9"
+
+
+@dataclass(frozen=True)
+class SourcedClaim:
+    """A claim kind of the test's own, with a hostile text."""
+
+    text: str
+
+    def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
+        return SourcedOutcome(self.text, "yes <b>really</b>", "–", "rerun: 4 datasets", None, ["one <i>detail</i>"])
+
+
+def _png(path: Path, colour: str) -> Path:
+    from treebench.report.figures import new_figure, save
+
+    fig, ax = new_figure(3.0, 2.0)
+    ax.plot([0, 1, 2], [1, 0, 1], color=colour)
+    return save(fig, path)[0]
+
+
+@section_builder("toy_extra")
+def toy_section(context) -> list[Section]:
+    """Markdown with everything the converter handles, one image shown inline and one figure only listed."""
+    shown = _png(context.out_dir / "toy_curve", "tab:blue")
+    listed = _png(context.out_dir / "toy_listed", "tab:red")
+    md = ["Per dataset, *ours* against **theirs** <script>alert('x')</script>:", "",
+          "| dataset | value | note |", "| --- | ---: | :---: |",
+          "| alpha | 1.0 | <u>underlined</u> |", "| beta \\| b | 2.0 | `code <x>` |", "",
+          "- first point", "- second point", "  - nested point", "", "> The paper's caption.", "",
+          f"![Toy curve]({shown.name})", "", "[the data](toy.csv) and [no](javascript:alert(1))"]
+    return [Section("Toy extra <section>", md, [], figures=[shown, shown.with_suffix(".svg"), listed])]
+
+
+@section_builder("toy_broken")
+def broken_section(context) -> list[Section]:
+    """A builder with a bug (not one of the errors a report notes and skips)."""
+    raise RuntimeError("the toy builder has a bug")
+
+
+def toy_spec(key: str = "toy", number: str = "900", **changes) -> PaperSpec:
+    fields = dict(
+        key=key, number=number, citation="Doe & Roe, <b>Toy</b> trees", reference=f"{number}_toy.csv",
+        description="a made-up paper", authors="Doe 2026",
+        claims=(WilcoxonClaim("A beats B (Wilcoxon over datasets)", "a", "b", "accuracy", True),
+                MostClaim("A grows the largest trees", "a", "n_leaves"),
+                SourcedClaim("A claim with a <script>text</script>")),
+        figures=(Figure("leaves", "leaves", "Leaves per dataset"), Figure("cd", "cd", "Critical difference")),
+        sections=(toy_section,), tolerances={"n_leaves": 5.0},
+    )
+    fields.update(changes)
+    return PaperSpec(**fields)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> SimpleNamespace:
+    """The toy paper reported into a folder, plus a failed and a not-run paper: the page's three cases."""
+    root = tmp_path_factory.mktemp("site")
+    (root / "ref").mkdir()
+    (root / "ref" / "900_toy.csv").write_text(toy_reference_csv(), encoding="utf-8")
+    spec = toy_spec()
+    out_dir = root / "toy"
+    report = build_report(spec, toy_frame(), load_reference("900_toy.csv", root / "ref"), out_dir, extras=True)
+    (out_dir / "report.md").write_text("# toy\n", encoding="utf-8")
+    pages = [
+        PaperPage(spec, report, out_dir, REPORTED, config="configs/toy.yaml", config_sha256="ab" * 32,
+                  store="results/toy.sqlite", n_trials=61, n_ok=60, run_seconds=None, report_seconds=1.25),
+        PaperPage(toy_spec("broken", "901"), None, root / "broken", FAILED,
+                  reason="RuntimeError: the toy builder has a bug <oops>", error_details="Traceback ...\n<frame>"),
+        PaperPage(toy_spec("absent", "902"), None, root / "absent", NOT_RUN,
+                  reason="no results store at results/absent.sqlite"),
+    ]
+    page = write_index(pages, root / "index.html", command="treebench reproduce --all")
+    return SimpleNamespace(root=root, page=page, html=page.read_text(encoding="utf-8"), pages=pages,
+                           report=report, spec=spec)
+
+
+class Tags(HTMLParser):
+    """Counts elements and collects attributes and text of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count: dict[str, int] = {}
+        self.attrs: dict[str, list[dict[str, str]]] = {}
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.count[tag] = self.count.get(tag, 0) + 1
+        self.attrs.setdefault(tag, []).append({k: v or "" for k, v in attrs})
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(text: str) -> Tags:
+    tags = Tags()
+    tags.feed(text)
+    return tags
+
+
+def markdown_tables(lines: list[str]) -> int:
+    """Pipe tables in Markdown lines: one per header separator row."""
+    return sum(1 for line in lines if re.fullmatch(r"\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*", line))
+
+
+def is_table(value: object) -> bool:
+    """A frame with rows, or a non-empty list of dataclass records: the page shows either as a table."""
+    if isinstance(value, pd.DataFrame):
+        return not value.empty
+    return isinstance(value, (list, tuple)) and bool(value) and all(dataclasses.is_dataclass(v) for v in value)
+
+
+def extra_tables(value: object) -> int:
+    """Tables the page shows for a report field it has no layout for."""
+    if is_table(value):
+        return 1
+    if isinstance(value, str):
+        return markdown_tables(value.splitlines())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(is_table(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return 0
+
+
+def expected_counts(report) -> tuple[int, int]:
+    """Tables and images the page must show for one report: cell tables per metric, claims, comparison,
+    the Markdown tables of the sections; the drawn figures and the sections' images."""
+    tables = report.cells.groupby(["metric", "unit"]).ngroups + 1 + markdown_tables(report.compare_md.splitlines())
+    images = len(report.figures)
+    for section in report.sections:
+        text = "\n".join(section.markdown)
+        tables += markdown_tables(section.markdown)
+        images += text.count("![")
+        stems = {Path(p).stem for p in section.figures}
+        images += sum(1 for stem in stems if f"{stem}." not in text)  # listed, not shown: the page adds them
+    for f in dataclasses.fields(report):  # parts a report gained since this test was written
+        if f.name not in KNOWN_PARTS:
+            tables += extra_tables(getattr(report, f.name))
+    return tables, images
+
+
+# -- Markdown ---------------------------------------------------------------------------------------
+def test_markdown_converts_what_sections_write():
+    html = markdown_to_html([
+        "## Heading <i>", "Text with *em*, **strong**, `x < y` and 80.1 * (a Weka mark), <u>kept</u>,",
+        "<img src=x onerror=alert(1)> escaped.", "", "| a | b \\| c | d |", "| --- | ---: | :---: |",
+        "| 1 | **2** | 3 |", "", "1. one", "2. two", "   - inner", "", "> quoted", "", "```", "<code>", "```",
+        "", "[safe](file.csv) [unsafe](javascript:alert(1))",
+    ])
+    assert "<h4>Heading &lt;i&gt;</h4>" in html
+    assert "<em>em</em>" in html and "<strong>strong</strong>" in html and "<code>x &lt; y</code>" in html
+    assert "80.1 * (a Weka mark)" in html and "<u>kept</u>" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    assert '<th class="r">b | c</th>' in html and '<td class="c">3</td>' in html
+    assert "<ol><li>one</li><li>two\n<ul><li>inner</li></ul></li></ol>" in html
+    assert "<blockquote><p>quoted</p></blockquote>" in html and "<pre><code>&lt;code&gt;</code></pre>" in html
+    assert '<a href="file.csv">safe</a>' in html and "javascript" not in html.split("unsafe")[0][-40:]
+    assert 'href="javascript' not in html
+
+
+def test_cells_are_coloured_by_tolerance():
+    row = lambda **kw: SimpleNamespace(**{"status": "ok", "metric": "accuracy", "std": 2.0, **kw})  # noqa: E731
+    assert cell_class(row(diff=-1.9), {}) == "ok"
+    assert cell_class(row(diff=3.0), {}) == "near"
+    assert cell_class(row(diff=-4.5), {}) == "far"
+    assert cell_class(row(diff=1.0, std=float("nan")), {"accuracy": 0.5}) == "near"  # the spec's tolerance
+    assert cell_class(row(diff=1.0, std=float("nan")), {}) == "open"
+    assert cell_class(row(diff=float("nan"), status="not run"), {}) == "none"
+    assert cell_class(row(diff=9.0, tolerance=10.0), {}) == "ok"  # a cell's own tolerance wins
+
+
+# -- the page ----------------------------------------------------------------------------------------
+def test_the_page_holds_every_table_and_figure(built):
+    tags = parse(built.html)
+    tables, images = expected_counts(built.report)
+    verdicts, provenance = 1, 1
+    assert tags.count["table"] == tables + verdicts + provenance
+    assert tags.count["img"] == images == 4  # leaves, CD, the section's curve and the figure it only lists
+    assert {f.name for f, _ in built.report.figures} == {"leaves", "cd"}
+    for attrs in tags.attrs["img"]:
+        assert attrs["src"].startswith("data:image/png;base64,")
+        assert base64.b64decode(attrs["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    ids = {a.get("id") for a in tags.attrs["section"]}
+    assert {"verdicts", "provenance", "paper-toy", "paper-broken", "paper-absent"} <= ids
+    hrefs = {a.get("href") for a in tags.attrs["a"]}
+    assert {"#paper-toy", "#paper-broken", "#paper-absent", "toy/report.md", "toy/toy.csv"} <= hrefs
+
+
+def test_the_page_escapes_everything(built):
+    page = built.html
+    assert "<script" not in page.lower() and "javascript:" not in page
+    assert "Doe &amp; Roe, &lt;b&gt;Toy&lt;/b&gt; trees" in page
+    assert "A claim with a &lt;script&gt;text&lt;/script&gt;" in page
+    assert "A &lt;tree&gt;" in page and "Toy extra &lt;section&gt;" in page
+    assert "the toy builder has a bug &lt;oops&gt;" in page and "&lt;frame&gt;" in page
+
+
+def test_verdicts_name_every_claim_and_say_why_a_paper_has_none(built):
+    tags = parse(built.html)
+    text = " ".join(tags.text)
+    assert "5 claims" not in text and "3 claims recomputed" in text
+    assert "on the paper's own numbers" in text and "source" in text and "Table 9" in text  # a new field: a column
+    assert "one <i>detail</i>" in text  # list fields go under the table, escaped
+    assert "failed: RuntimeError: the toy builder has a bug <oops>" in text
+    assert "not run: no results store at results/absent.sqlite" in text
+    wilcoxon = next(c for c in built.report.claims if c.text.startswith("A beats B"))
+    assert wilcoxon.paper_numbers in text and wilcoxon.ours in text
+
+
+def test_cell_colours_follow_the_offsets(built):
+    cells = built.report.cells
+    acc = cells[(cells["metric"] == "accuracy") & (cells["status"] == "ok")]
+    classes = {r.algorithm: cell_class(r, {}) for r in acc.itertuples()}
+    assert classes == {"a": "ok", "b": "near", "c": "far"}
+    leaves = next(cells[cells["metric"] == "n_leaves"].itertuples())
+    assert cell_class(leaves, built.spec.tolerances) == "far"  # ~32 leaves against 12, tolerance 5
+    assert cells["status"].isin(["not run"]).sum() == 3 and (cells["status"] == "no dataset").sum() == 1
+    tags = parse(built.html)
+    td_classes = [a.get("class", "") for a in tags.attrs["td"]]
+    for cls in ("num ok", "num near", "num far", "num none"):
+        assert cls in td_classes
+
+
+def test_provenance_lists_versions_config_hash_and_times(built):
+    text = " ".join(parse(built.html).text)
+    for word in ("treebench", "Python", "numpy", "scikit-learn", "configs/toy.yaml", "ab" * 32,
+                 "results/toy.sqlite", "61 (60 ok)", "1.2 s", "treebench reproduce --all"):
+        assert word in text, word
+
+
+def test_figures_can_be_linked_instead_of_inlined(built):
+    html = render_index(built.pages, built.root, inline_figures=False)
+    srcs = [a["src"] for a in parse(html).attrs["img"]]
+    assert srcs and all(not s.startswith("data:") and (built.root / s).is_file() for s in srcs)
+
+
+def test_parts_a_report_gains_are_shown(built):
+    """A field added to Report later shows up under its name: frames and dataclass lists as tables."""
+
+    @dataclass
+    class Row:
+        dataset: str
+        status: str
+
+    @dataclass
+    class Holder:
+        baselines: tuple
+        rows: list
+
+    @dataclass
+    class Grown(Report):
+        extra_records: list = dataclasses.field(default_factory=list)
+        extra_frame: pd.DataFrame | None = None
+        extra_remarks: str = ""
+        extra_holder: Holder | None = None
+
+    parts = {f.name: getattr(built.report, f.name) for f in dataclasses.fields(built.report)}
+    grown = Grown(**parts, extra_records=[Row("<alpha>", "calibrated")],
+                  extra_frame=pd.DataFrame({"algorithm": ["a"], "effect": [0.123456]}),
+                  extra_remarks="Read *this*.", extra_holder=Holder(("a", "b"), [Row("beta", "mismatch")]))
+    page = PaperPage(built.spec, grown, built.pages[0].out_dir)
+    html = render_index([page], built.root)
+    tags = parse(html)
+    tables, _ = expected_counts(grown)
+    assert tags.count["table"] == tables + 2 == expected_counts(built.report)[0] + 2 + 3
+    assert "<h3>Extra records</h3>" in html and "&lt;alpha&gt;" in html and "<td>0.1235</td>" in html
+    assert "<h3>Extra remarks</h3><p>Read <em>this</em>.</p>" in html
+    assert "<dt>baselines</dt><dd>a; b</dd>" in html and "<td>mismatch</td>" in html
+
+
+def test_claim_fields_that_are_objects_read_as_text():
+    @dataclass
+    class Inner:
+        measure: str
+        ours: float = float("nan")
+        low: float = 0.5
+
+    @dataclass
+    class Told:
+        name: str
+
+        def __str__(self) -> str:
+            return f"told {self.name}"
+
+    @dataclass
+    class Outcome(ClaimOutcome):
+        effect: Inner | None = None
+        test: Told | None = None
+        verdict: str = ""
+
+    outcome = Outcome("t", "p", "–", "o", None, [], Inner("mean gap <x>"), Told("w"), "same direction, smaller")
+    report = Report(toy_spec(claims=()), pd.DataFrame(), [outcome], [], "", [])
+    html = render_index([PaperPage(toy_spec(claims=()), report)], Path("."), env={})
+    assert "page part not rendered" not in html
+    assert "<td>measure: mean gap &lt;x&gt;; low: 0.5</td>" in html and "<td>told w</td>" in html
+    assert '<td class="near">same direction, smaller</td>' in html
+
+
+# -- reproduce --all ---------------------------------------------------------------------------------
+@pytest.fixture
+def workspace(tmp_path, monkeypatch) -> Path:
+    """A checkout-like folder: configs, the legacy store as a config's store, the toy reference."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "results" / "reference").mkdir(parents=True)
+    legacy = LEGACY_CONFIG.read_text(encoding="utf-8")
+    for key in ("toy", "broken"):
+        (tmp_path / "configs" / f"{key}.yaml").write_text(legacy, encoding="utf-8")
+    (tmp_path / "configs" / "empty.yaml").write_text(legacy.replace("legacy-store", "empty-store"), encoding="utf-8")
+    shutil.copy(LEGACY_STORE, tmp_path / "results" / "legacy-store.sqlite")
+    # the legacy store's algorithms, as a paper would publish them
+    rows = [f"900,Table 1,WDBC,wdbc,{a},{a},error,{v},0.02,fraction,," for a, v in
+            (("belief-uncertain", 0.08), ("entropy", 0.07), ("cart", 0.06))]
+    for number in ("900", "901", "903"):
+        text = REFERENCE_HEAD + "\n".join(r.replace("900,", f"{number},", 1) for r in rows) + "\n"
+        (tmp_path / "results" / "reference" / f"{number}_toy.csv").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def workspace_specs() -> list[PaperSpec]:
+    legacy_claim = (WilcoxonClaim("cart beats entropy", "cart", "entropy", "error", True),)
+    return [toy_spec(claims=legacy_claim, sections=(), figures=(Figure("leaves", "leaves", "Leaves"),)),
+            toy_spec("broken", "901", claims=legacy_claim, sections=(broken_section,), figures=()),
+            toy_spec("absent", "902"),
+            toy_spec("empty", "903", claims=legacy_claim)]
+
+
+def test_reproduce_all_goes_on_after_a_failure(workspace):
+    from treebench.papers.reproduce import reproduce_all
+
+    lines: list[str] = []
+    index, pages = reproduce_all(Path("site"), run=False, papers=workspace_specs(), echo=lines.append)
+    assert index == Path("site/index.html") and index.is_file()
+    status = {p.spec.key: p.status for p in pages}
+    assert status == {"toy": REPORTED, "broken": FAILED, "absent": NOT_RUN, "empty": NOT_RUN}
+    toy, broken, absent, empty = pages
+    assert (Path("site/toy/report.md")).is_file() and (Path("site/toy/leaves.png")).is_file()
+    assert toy.n_trials == 6 and toy.n_ok == 6 and toy.store == "results/legacy-store.sqlite"
+    assert toy.config_sha256 == hashlib.sha256(Path("configs/toy.yaml").read_bytes()).hexdigest()
+    assert toy.run_seconds is None and toy.report_seconds is not None
+    assert broken.reason == "RuntimeError: the toy builder has a bug" and "Traceback" in broken.error_details
+    assert absent.reason == "no config for absent yet (configs/absent.yaml)"
+    assert empty.reason.startswith("no results store at results/empty-store.sqlite")
+    assert [line.split(":")[0] for line in lines] == ["toy", "broken", "absent", "empty"]
+    tags = parse(index.read_text(encoding="utf-8"))
+    assert tags.count["img"] == 1  # the toy's leaves figure; the others have no report
+    text = " ".join(tags.text)
+    assert "cart beats entropy" in text and "the toy builder has a bug" in text
+
+
+def test_a_failed_run_still_reports_what_the_store_holds(workspace, monkeypatch):
+    from treebench.papers import reproduce as R
+
+    def failing_run(config, workers=None):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(R, "run_config", failing_run)
+    page = R.reproduce_page(workspace_specs()[0], out_dir=Path("site/toy"))
+    assert page.status == REPORTED and page.problems == ["the run failed: OSError: disk full"]
+    assert page.run_seconds is not None and page.n_trials == 6
+
+
+def test_the_command_reproduces_all_and_fails_when_a_paper_failed(workspace, monkeypatch, capsys):
+    from treebench.papers import reproduce as R
+
+    monkeypatch.setattr(R, "PAPERS", {s.key: s for s in workspace_specs()})
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--all", "--no-run", "--out-dir", "site"])
+    out = capsys.readouterr()
+    assert exit_.value.code == 1 and "error: broken failed (see site/index.html)" in out.err
+    assert "toy: reported" in out.out and "wrote site/index.html" in out.out
+    assert "treebench reproduce --all --no-run --out-dir site" in Path("site/index.html").read_text(encoding="utf-8")
+    for args in (["reproduce"], ["reproduce", "toy", "--all"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(args)
+        assert exit_.value.code == 2 and "give a PAPER or --all" in capsys.readouterr().err
+
+
+# -- a real browser ------------------------------------------------------------------------------------
+CHROMIUM = os.environ.get("TREEBENCH_CHROMIUM") or next(
+    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no headless browser: install Debian's chromium (apt-get install -y chromium) "
+                             "or set TREEBENCH_CHROMIUM to check the page in a real browser")
+
+#: Appended to a copy of the page under test (the page itself has no script): after the load event
+#: every image carries its decoded width, and the body says the check ran.
+CHECK = ('<script>window.addEventListener("load",function(){for(const i of document.images)'
+         '{i.setAttribute("data-natural-width",String(i.naturalWidth));}'
+         'document.body.setAttribute("data-checked","yes");});</script>')
+
+
+def browse(page: Path, work: Path) -> tuple[Tags, list[str], Path]:
+    """Load a copy of ``page`` with :data:`CHECK` in headless Chromium, network off.
+
+    Returns the dumped DOM, the console lines Chromium logged and a screenshot.
+    """
+    probe = page.with_name(page.stem + ".probe.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK + "</body>"), encoding="utf-8")
+    shot = work / "screenshot.png"
+    base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+            f"--user-data-dir={work / 'profile'}", "--enable-logging=stderr", "--v=0",
+            # no network: every host name resolves nowhere
+            "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
+    url = probe.resolve().as_uri()
+    dom = subprocess.run([*base, "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    subprocess.run([*base, "--window-size=1280,2000", f"--screenshot={shot}", url], capture_output=True,
+                   timeout=120, check=True)
+    console = [line for line in dom.stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
+    return parse(dom.stdout), console, shot
+
+
+@needs_chromium
+def test_chromium_shows_every_table_and_image_without_console_errors(built, tmp_path):
+    alone = tmp_path / "copied"  # the page alone, elsewhere: it must still show everything
+    alone.mkdir()
+    page = alone / "index.html"
+    shutil.copy(built.page, page)
+    dom, console, shot = browse(page, tmp_path)
+    assert console == []
+    assert dom.attrs["body"][0].get("data-checked") == "yes"
+    tables, images = expected_counts(built.report)
+    assert dom.count["table"] == tables + 2
+    widths = [int(a["data-natural-width"]) for a in dom.attrs["img"]]
+    assert len(widths) == images and all(w > 0 for w in widths)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(shot.read_bytes()[16:20], "big")
+    assert width == 1280
+
+
+@needs_chromium
+def test_the_browser_check_catches_broken_pages(tmp_path):
+    """The harness is not blind: a missing image and a script error are both reported."""
+    page = tmp_path / "bad.html"
+    page.write_text('<!DOCTYPE html><html><body><table></table><img src="missing.png" alt="x">'
+                    "<script>undefined_function()</script></body></html>", encoding="utf-8")
+    dom, console, _ = browse(page, tmp_path)
+    assert [a["data-natural-width"] for a in dom.attrs["img"]] == ["0"]
+    assert any("Uncaught ReferenceError" in line for line in console)
