@@ -383,6 +383,11 @@ def _measured(
     return effect
 
 
+def _table_source(n: int, what: str = "") -> str:
+    """``its table, n dataset(s) [what]``: where a paper effect comes from."""
+    return f"its table, {n} dataset{'' if n == 1 else 's'}" + (f" {what}" if what else "")
+
+
 def _net_share(values: np.ndarray) -> np.ndarray:
     """Aggregate of per-dataset signs: (holds - fails) / datasets."""
     return values.mean(axis=1)
@@ -459,7 +464,7 @@ class WilcoxonClaim:
         if wide is not None and self.a in wide and self.b in wide:
             d = sign * (wide[self.a] - wide[self.b]).dropna()
             if len(d):
-                paper = (float(d.mean()), len(d), f"its table, {len(d)} datasets")
+                paper = (float(d.mean()), len(d), _table_source(len(d)))
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
@@ -569,7 +574,7 @@ class OneWayClaim:
                 units.append(found[ds])
                 k = len(best)
                 summaries.append(lambda m, k=k: sign * (m[:, :k].mean(axis=1) - m[:, k:].mean(axis=1)))
-        paper = ((float(np.mean(paper_d)), len(paper_d), f"its table, {len(paper_d)} datasets with both marks")
+        paper = ((float(np.mean(paper_d)), len(paper_d), _table_source(len(paper_d), "with both marks"))
                  if paper_d else (math.nan, 0, "the table marks no best and worst on one dataset"))
         return _measured(measure, paper, units, summaries, test=test,
                          empty="no dataset with both marks rerun" if not skipped else f"not rerun: {', '.join(skipped)}")
@@ -682,7 +687,7 @@ class UnderlineClaim:
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
             test.summary = (f"{sum(p <= self.alpha for _, p in raw)} of {len(raw)} underlined cells significant at "
                             f"{self.alpha:g} ({int(np.sum(adjusted <= self.alpha))} after Holm over the cells)")
-        paper = ((float(np.mean(paper_d)), len(paper_d), f"its table, {len(paper_d)} datasets with underlines")
+        paper = ((float(np.mean(paper_d)), len(paper_d), _table_source(len(paper_d), "with underlines"))
                  if paper_d else (math.nan, 0, "no underlined cell"))
         empty = opponents if isinstance(opponents, str) else "no underlined cell's dataset rerun"
         return _measured(measure, paper, units, summaries, test=test, empty=empty)
@@ -761,7 +766,7 @@ class FewerClaim:
         measure = f"net share of datasets where {self.a} has the lower {self.metric} than {self.b} (−1 to +1)"
         signs = self._paper_table(cells)
         if signs:
-            paper = (_paper_net(signs), len(signs), f"its table, {len(signs)} datasets")
+            paper = (_paper_net(signs), len(signs), _table_source(len(signs)))
         elif self.datasets:
             paper = (1.0, len(self.datasets), "stated in the text, no numbers printed")
         else:
@@ -892,7 +897,7 @@ class MeanDiffClaim:
             full = wide[names].dropna()
             if len(full):
                 d = sign * (full[self.a] - full[list(self.others)].mean(axis=1))
-                paper = (float(d.mean()), len(d), f"its table, {len(d)} datasets")
+                paper = (float(d.mean()), len(d), _table_source(len(d)))
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms(names)
         if isinstance(algs, str):

@@ -9,17 +9,17 @@ from treebench.report.spec import Figure, PaperDataset, PaperSpec, SectionContex
 #: Table I of the paper ("Data sets from UCI"): instances, features, classes, keyed by Table II's names.
 TABLE_I = "Table I"
 DATASETS = {
-    "Yeast": PaperDataset(1484, 8, 10, TABLE_I, "numeric"),
-    "Glass": PaperDataset(214, 10, 7, TABLE_I, "numeric"),
-    "Vehicle": PaperDataset(946, 18, 4, TABLE_I, "numeric"),
-    "Wine": PaperDataset(178, 13, 3, TABLE_I, "numeric"),
-    "Haberman": PaperDataset(306, 3, 2, TABLE_I, "numeric"),
-    "Car": PaperDataset(1728, 6, 4, TABLE_I, "categorical"),
-    "Scale": PaperDataset(625, 4, 3, TABLE_I, "categorical"),
-    "Hayes": PaperDataset(160, 5, 3, TABLE_I, "categorical"),
-    "Monks": PaperDataset(432, 7, 2, TABLE_I, "categorical; which MONK problem is not stated"),
-    "Abalone": PaperDataset(4139, 8, 18, TABLE_I, "mixed"),
-    "Cmc": PaperDataset(1473, 9, 3, TABLE_I, "mixed"),
+    "Yeast": PaperDataset(1484, 8, 10, TABLE_I, "numeric data"),
+    "Glass": PaperDataset(214, 10, 7, TABLE_I, "numeric data"),
+    "Vehicle": PaperDataset(946, 18, 4, TABLE_I, "numeric data"),
+    "Wine": PaperDataset(178, 13, 3, TABLE_I, "numeric data"),
+    "Haberman": PaperDataset(306, 3, 2, TABLE_I, "numeric data"),
+    "Car": PaperDataset(1728, 6, 4, TABLE_I, "categorical data"),
+    "Scale": PaperDataset(625, 4, 3, TABLE_I, "categorical data"),
+    "Hayes": PaperDataset(160, 5, 3, TABLE_I, "categorical data"),
+    "Monks": PaperDataset(432, 7, 2, TABLE_I, "categorical data; which MONK problem is not stated"),
+    "Abalone": PaperDataset(4139, 8, 18, TABLE_I, "mixed data"),
+    "Cmc": PaperDataset(1473, 9, 3, TABLE_I, "mixed data"),
 }
 
 
