@@ -112,3 +112,17 @@ def run_api_case(case: ApiCase) -> None:
     text = str(info.value)
     assert text.strip() and "\n" not in text.strip(), f"{case.id}: message is not one line: {text!r}"
     assert re.search(case.message, text), f"{case.id}: {text!r} does not match {case.message!r}"
+
+
+def case_tests(cli_cases: list[CliCase] = (), api_cases: list[ApiCase] = ()) -> tuple[Callable, Callable]:
+    """The two parametrised tests of a bad-input module: ``test_cli, test_api = case_tests(CASES, API_CASES)``."""
+
+    @pytest.mark.parametrize("case", list(cli_cases), ids=[c.id for c in cli_cases])
+    def test_cli_bad_input(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+        run_cli_case(case, tmp_path, capsys)
+
+    @pytest.mark.parametrize("case", list(api_cases), ids=[c.id for c in api_cases])
+    def test_api_bad_input(case: ApiCase) -> None:
+        run_api_case(case)
+
+    return test_cli_bad_input, test_api_bad_input

@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from badinput import GOOD_CONFIG, ApiCase, CliCase, run_api_case, run_cli_case
+from badinput import GOOD_CONFIG, ApiCase, CliCase, case_tests
 
 from treebench.errors import TreebenchError
 from treebench.experiment import executors
@@ -158,14 +158,7 @@ API_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_cli_bad_input(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    run_cli_case(case, tmp_path, capsys)
-
-
-@pytest.mark.parametrize("case", API_CASES, ids=[case.id for case in API_CASES])
-def test_api_bad_input(case: ApiCase) -> None:
-    run_api_case(case)
+test_cli_bad_input, test_api_bad_input = case_tests(CASES, API_CASES)
 
 
 def test_there_are_enough_cases_and_every_case_names_its_problem() -> None:

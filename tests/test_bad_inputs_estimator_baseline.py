@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from badinput import GOOD_CONFIG, ApiCase, CliCase, run_api_case, run_cli_case
+from badinput import GOOD_CONFIG, ApiCase, CliCase, case_tests, run_cli_case
 
 from treebench.errors import TreebenchError
 from treebench.experiment.config import ConfigError, parse_config
@@ -129,14 +129,7 @@ API_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_cli_bad_input(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    run_cli_case(case, tmp_path, capsys)
-
-
-@pytest.mark.parametrize("case", API_CASES, ids=[case.id for case in API_CASES])
-def test_api_bad_input(case: ApiCase) -> None:
-    run_api_case(case)
+test_cli_bad_input, test_api_bad_input = case_tests(CASES, API_CASES)
 
 
 def test_there_are_enough_cases_and_no_store_is_created(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
