@@ -32,9 +32,12 @@ test: install
 test-boundscheck: install
 	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-boundscheck $(BIN)/python -m pytest -q
 
+# BENCH_BIG=1 adds the 500k x 10 and 1M x 10 synthetic cases (long on 2 cores).
 bench: install
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_certainty_scale.py
+	TREEBENCH_BENCH_BIG=$(BENCH_BIG) $(BIN)/python benchmarks/bench_synthetic.py
+	$(BIN)/python benchmarks/bench_throughput.py
 
 # Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
 $(REPRODUCE): reproduce-%: install

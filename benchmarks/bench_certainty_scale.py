@@ -25,15 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
-import subprocess
-import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
 import numpy as np
+from _measure import measured_fit, run_child, write_section
 
 DATASETS = ["kddcup99-10pct", "skin-segmentation"]
 LEARNERS = ["treebench certainty", "treebench entropy", "sklearn entropy"]
@@ -61,55 +58,14 @@ def estimator(learner: str):
     return TreeClassifier(learner.split()[1])
 
 
-def _status_mib(field: str) -> float | None:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024.0  # kB
-    except OSError:
-        pass
-    return None
-
-
-def reset_peak() -> bool:
-    """Reset the peak RSS (VmHWM) of this process; False where Linux's clear_refs is missing."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
-def peak_mib() -> float:
-    """Peak RSS of this address space: VmHWM (Linux), else ru_maxrss (which a child may inherit)."""
-    hwm = _status_mib("VmHWM")
-    return hwm if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def child(learner: str, x_path: str, y_path: str) -> None:
     """One measured fit; prints a JSON line."""
     X, y = np.load(x_path), np.load(y_path)
-    estimator(learner).fit(X[:2000], y[:2000])  # compile / import outside the measurement
-    # The fit's own peak: reset the high-water mark, then compare it with the resident size now.
-    before = _status_mib("VmRSS") if reset_peak() else peak_mib()
-    model = estimator(learner)
-    started = time.perf_counter()
-    model.fit(X, y)
-    seconds = time.perf_counter() - started
-    after = peak_mib()
-    leaves = model.get_n_leaves() if hasattr(model, "get_n_leaves") else model.tree_.n_leaves
-    print(json.dumps({"seconds": seconds, "extra_mib": after - before, "peak_mib": after,
-                      "leaves": int(leaves)}))
+    print(json.dumps(measured_fit(lambda: estimator(learner), X, y)))
 
 
 def measure(learner: str, x_path: Path, y_path: Path) -> dict:
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", learner, str(x_path), str(y_path)],
-        capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"{learner} failed: {done.stderr.strip().splitlines()[-1:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_child(__file__, learner, str(x_path), str(y_path))
 
 
 def main() -> None:
@@ -142,7 +98,6 @@ def main() -> None:
                 print(row, flush=True)
                 rows.append(row)
     lines = [
-        BEGIN,
         "## Scale (paper 003): certainty and entropy trees vs scikit-learn, time and peak memory",
         "",
         f"Measured {date.today().isoformat()} by `benchmarks/bench_certainty_scale.py` on "
@@ -158,14 +113,10 @@ def main() -> None:
         "| dataset | shape | learner | fit s | time ratio | extra MiB | memory ratio | peak MiB | leaves |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
         *rows,
-        END,
     ]
     if args.no_write:
         return
-    text = OUT.read_text() if OUT.exists() else ""
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + text[text.index(END) + len(END):].lstrip("\n")
-    OUT.write_text(text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n")
+    write_section(BEGIN, END, lines, OUT)
     print(f"\nwritten to {OUT}")
 
 

@@ -109,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for name, shape, label, sk, ours, theirs, ratio, leaves, sk_leaves in rows:
         lines.append(f"| {name} | {shape} | {label} | {sk} | {ours:.3f} | {theirs:.3f} | {ratio:.2f} | {leaves} / {sk_leaves} |")
-    OUT.write_text("\n".join(lines) + "\n")
+    # this table heads the file; the marked sections of the other benchmarks below it are kept
+    text = OUT.read_text() if OUT.exists() else ""
+    rest = text[text.index("<!-- bench_"):] if "<!-- bench_" in text else ""
+    OUT.write_text("\n".join(lines) + "\n" + ("\n" + rest if rest else ""))
     print(f"\nwritten to {OUT}")
     return 0
 
