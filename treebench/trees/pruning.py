@@ -31,28 +31,46 @@ def added_errors(n: float, errors: float, confidence: float) -> float:
     exact for zero errors, linear between 0 and 1 error, and ``n - e`` when
     ``e + 0.5 >= n``.
     """
+    return _added(n, errors, confidence, _z(confidence))
+
+
+_Z_CACHE: dict[float, float] = {}
+
+
+def _z(confidence: float) -> float:
+    """The normal quantile of ``1 - confidence`` (computed once per level)."""
+    z = _Z_CACHE.get(confidence)
+    if z is None:
+        from scipy.special import ndtri
+
+        z = _Z_CACHE[confidence] = float(ndtri(1.0 - confidence))
+    return z
+
+
+def _added(n: float, errors: float, confidence: float, z: float) -> float:
     if errors < 1:
         base = n * (1.0 - confidence ** (1.0 / n))
         if errors == 0:
             return base
-        return base + errors * (added_errors(n, 1.0, confidence) - base)
+        return base + errors * (_added(n, 1.0, confidence, z) - base)
     if errors + 0.5 >= n:
         return max(n - errors, 0.0)
-    from scipy.special import ndtri
-
-    z = float(ndtri(1.0 - confidence))
     f = (errors + 0.5) / n
     upper = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
     return upper * n - errors
 
 
-def estimated_errors(counts: np.ndarray, confidence: float) -> float:
-    """C4.5's pessimistic error count of a leaf with class ``counts``."""
-    n = float(counts.sum())
+def _estimate(n: float, top: float, confidence: float, z: float) -> float:
+    """:func:`estimated_errors` of a leaf with ``n`` cases, ``top`` of the majority class."""
     if n <= 0:
         return 0.0
-    errors = n - float(counts.max())
-    return errors + added_errors(n, errors, confidence)
+    errors = n - top
+    return errors + _added(n, errors, confidence, z)
+
+
+def estimated_errors(counts: np.ndarray, confidence: float) -> float:
+    """C4.5's pessimistic error count of a leaf with class ``counts``."""
+    return _estimate(float(counts.sum()), float(counts.max()), confidence, _z(confidence))
 
 
 # -- mutable working copy ------------------------------------------------------------
@@ -66,7 +84,9 @@ class _Work:
 
     @classmethod
     def of(cls, tree: Tree) -> _Work:
-        children = [list(tree.children(node)) for node in range(tree.n_nodes)]
+        starts = tree.int_nodes[:, L.CHILD_START].tolist()
+        sizes = tree.int_nodes[:, L.N_CHILDREN].tolist()
+        children = [list(range(start, start + size)) if start >= 0 else [] for start, size in zip(starts, sizes)]
         return cls(tree, tree.int_nodes.copy(), tree.float_nodes.copy(), tree.counts.copy(), children)
 
     def make_leaf(self, node: int) -> None:
@@ -75,9 +95,18 @@ class _Work:
         self.int_nodes[node, L.FEATURE] = -1
 
     def leaves(self, node: int) -> list[int]:
-        if not self.children[node]:
-            return [node]
-        return [leaf for child in self.children[node] for leaf in self.leaves(child)]
+        """The leaves under ``node``, left to right."""
+        out: list[int] = []
+        stack = [node]
+        children = self.children
+        while stack:
+            current = stack.pop()
+            kids = children[current]
+            if kids:
+                stack.extend(reversed(kids))
+            else:
+                out.append(current)
+        return out
 
     def route(self, node: int, X: np.ndarray, samples: np.ndarray) -> list[np.ndarray]:
         """Split ``samples`` (row indices of the encoded ``X``) among the children."""
@@ -100,46 +129,46 @@ class _Work:
     def compact(self) -> Tree:
         """The pruned tree, renumbered depth-first with consecutive children."""
         # depth-first; a node's children get consecutive ids when it is visited
+        children = self.children
         order: list[int] = []
-        new_id = {0: 0}
+        depth_of: list[int] = []
         next_id = 1
-        stack = [0]
+        stack = [(0, 0)]
+        child_of: dict[int, int] = {0: 0}
         while stack:
-            node = stack.pop()
+            node, depth = stack.pop()
             order.append(node)
-            for child in self.children[node]:
-                new_id[child] = next_id
+            depth_of.append(depth)
+            kids = children[node]
+            for child in kids:
+                child_of[child] = next_id
                 next_id += 1
-            stack.extend(reversed(self.children[node]))
+            stack.extend((child, depth + 1) for child in reversed(kids))
         n_nodes = next_id
+        old = np.asarray(order, np.int64)
+        new = np.fromiter((child_of[node] for node in order), np.int64, n_nodes)
         int_nodes = np.empty((n_nodes, L.N_INT_FIELDS), np.int64)
         float_nodes = np.empty((n_nodes, L.N_FLOAT_FIELDS))
         counts = np.empty((n_nodes, self.counts.shape[1]), self.counts.dtype)
-        for old in order:
-            new = new_id[old]
-            int_nodes[new] = self.int_nodes[old]
-            float_nodes[new] = self.float_nodes[old]
-            counts[new] = self.counts[old]
-            kids = self.children[old]
-            if kids:
-                int_nodes[new, L.CHILD_START] = new_id[kids[0]]
-                int_nodes[new, L.N_CHILDREN] = len(kids)
-            else:
-                int_nodes[new, L.KIND] = L.LEAF
-                int_nodes[new, L.FEATURE] = -1
-                int_nodes[new, L.CHILD_START] = -1
-                int_nodes[new, L.N_CHILDREN] = -1
-        _fix_depths(int_nodes)
+        int_nodes[new] = self.int_nodes[old]
+        float_nodes[new] = self.float_nodes[old]
+        counts[new] = self.counts[old]
+        first_child = np.fromiter(
+            (child_of[children[node][0]] if children[node] else -1 for node in order), np.int64, n_nodes
+        )
+        n_kids = np.fromiter((len(children[node]) for node in order), np.int64, n_nodes)
+        internal = n_kids > 0
+        rows = new[internal]
+        int_nodes[rows, L.CHILD_START] = first_child[internal]
+        int_nodes[rows, L.N_CHILDREN] = n_kids[internal]
+        leaf_rows = new[~internal]
+        int_nodes[leaf_rows, L.KIND] = L.LEAF
+        int_nodes[leaf_rows, L.FEATURE] = -1
+        int_nodes[leaf_rows, L.CHILD_START] = -1
+        int_nodes[leaf_rows, L.N_CHILDREN] = -1
+        int_nodes[new, L.DEPTH] = np.asarray(depth_of, np.int64)
         t = self.tree
         return Tree(int_nodes, float_nodes, counts, t.catmap.copy(), t.n_categories, t.feature_names, t.classes, t.categories, dict(t.criterion))
-
-
-def _fix_depths(int_nodes: np.ndarray) -> None:
-    int_nodes[0, L.DEPTH] = 0
-    for node in range(int_nodes.shape[0]):  # parents come before children
-        start, count = int_nodes[node, L.CHILD_START], int_nodes[node, L.N_CHILDREN]
-        if int_nodes[node, L.KIND] != L.LEAF:
-            int_nodes[start : start + count, L.DEPTH] = int_nodes[node, L.DEPTH] + 1
 
 
 # -- C4.5 error-based pruning -------------------------------------------------------------
@@ -181,13 +210,21 @@ def prune_pessimistic(
     estimated errors (observed errors plus :func:`added_errors`) are at most
     the subtree's estimated errors + 0.1.  Missing values are routed as in
     prediction; J48's fractional instances are not used.
+
+    Every node's estimate is computed once (again only when subtree raising
+    re-counts it); without subtree raising the training rows are not
+    re-routed at all, as the decisions depend on the counts only.
     """
     if not 0.0 < confidence <= 0.5:
         raise TreebenchError(f"confidence={confidence!r} is out of range; accepted: 0 < confidence <= 0.5")
     work = _Work.of(tree)
+    state = _State(work, confidence)
     if collapse:
-        _collapse(work, 0)
-    _prune_node(work, 0, X, _Labels(y, sample_weight), np.arange(len(y)), confidence, subtree_raising)
+        _collapse(work, state)
+    if subtree_raising:
+        _prune_node(work, state, 0, X, _Labels(y, sample_weight), np.arange(len(y)))
+    else:
+        _prune_by_counts(work, state)
     return work.compact()
 
 
@@ -203,52 +240,116 @@ class _Labels:
         return np.bincount(self.codes[samples], weights=weights, minlength=n_classes)
 
 
-def _training_errors(work: _Work, node: int) -> float:
-    return float(sum(work.counts[leaf].sum() - work.counts[leaf].max() for leaf in work.leaves(node)))
+class _State:
+    """Per-node caches: class totals, majority counts and C4.5 estimates."""
+
+    def __init__(self, work: _Work, confidence: float) -> None:
+        self.confidence = confidence
+        self.z = _z(confidence)
+        counts = work.counts
+        # per-row reductions over the contiguous class axis equal row.sum() / row.max()
+        self.totals = counts.sum(axis=1).tolist()
+        self.tops = counts.max(axis=1).tolist() if counts.shape[1] else [0] * counts.shape[0]
+        self.estimates: list[float | None] = [None] * counts.shape[0]
+
+    def estimate(self, node: int) -> float:
+        value = self.estimates[node]
+        if value is None:
+            value = self.estimates[node] = _estimate(
+                float(self.totals[node]), float(self.tops[node]), self.confidence, self.z
+            )
+        return value
+
+    def recount(self, work: _Work, node: int, counts: np.ndarray) -> None:
+        work.counts[node] = counts
+        row = work.counts[node]
+        self.totals[node] = row.sum()
+        self.tops[node] = row.max()
+        self.estimates[node] = None
 
 
-def _collapse(work: _Work, node: int) -> None:
-    if not work.children[node]:
-        return
-    as_leaf = float(work.counts[node].sum() - work.counts[node].max())
-    if _training_errors(work, node) >= as_leaf - 1e-3:
-        work.make_leaf(node)
-        return
-    for child in work.children[node]:
-        _collapse(work, child)
+def _collapse(work: _Work, state: _State) -> None:
+    """Top-down, make a leaf of every node whose leaves make no fewer training errors."""
+    errors = np.asarray(work.counts.sum(axis=1) - work.counts.max(axis=1)) if work.counts.shape[1] else None
+    leaf_seq = np.asarray(work.leaves(0), np.int64)
+    # each node's leaves are a contiguous run of the root's leaves, left to right
+    first = np.empty(len(work.children), np.int64)
+    stop = np.empty(len(work.children), np.int64)
+    position = {leaf: i for i, leaf in enumerate(leaf_seq.tolist())}
+    for node in reversed(_descendants(work, 0)):  # children before parents
+        kids = work.children[node]
+        if kids:
+            first[node], stop[node] = first[kids[0]], stop[kids[-1]]
+        else:
+            first[node] = position[node]
+            stop[node] = first[node] + 1
+    leaf_errors = errors[leaf_seq] if errors is not None else None
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        kids = work.children[node]
+        if not kids:
+            continue
+        row = work.counts[node]
+        as_leaf = float(row.sum() - row.max())
+        # sum left to right, as the readable sum over the leaves does
+        training = float(np.cumsum(leaf_errors[first[node] : stop[node]])[-1])
+        if training >= as_leaf - 1e-3:
+            work.make_leaf(node)
+            continue
+        stack.extend(reversed(kids))
 
 
-def _subtree_errors(work: _Work, node: int, confidence: float) -> float:
-    return sum(estimated_errors(work.counts[leaf], confidence) for leaf in work.leaves(node))
+def _prune_by_counts(work: _Work, state: _State) -> None:
+    """Bottom-up subtree replacement, from the counts alone (no subtree raising)."""
+    leaves_of: dict[int, list[int]] = {}
+    for node in reversed(_descendants(work, 0)):  # children before parents
+        kids = work.children[node]
+        if not kids:
+            leaves_of[node] = [node]
+            continue
+        leaves = [leaf for child in kids for leaf in leaves_of.pop(child)]
+        errors_leaf = state.estimate(node)
+        errors_tree = sum([state.estimate(leaf) for leaf in leaves])
+        if errors_leaf <= errors_tree + C45_SLACK and errors_leaf <= math.inf + C45_SLACK:
+            work.make_leaf(node)
+            leaves_of[node] = [node]
+        else:
+            leaves_of[node] = leaves
 
 
-def _branch_errors(work: _Work, node: int, X, y, samples, confidence: float) -> float:
+def _subtree_errors(work: _Work, state: _State, node: int) -> float:
+    return sum([state.estimate(leaf) for leaf in work.leaves(node)])
+
+
+def _branch_errors(work: _Work, state: _State, node: int, X, y, samples) -> float:
     """Estimated errors of the subtree at ``node`` if ``samples`` went through it."""
     if not work.children[node]:
-        return estimated_errors(y.counts(samples, work.counts.shape[1]), confidence)
+        counts = y.counts(samples, work.counts.shape[1])
+        return _estimate(float(counts.sum()), float(counts.max()), state.confidence, state.z)
     return sum(
-        _branch_errors(work, child, X, y, part, confidence)
+        _branch_errors(work, state, child, X, y, part)
         for child, part in zip(work.children[node], work.route(node, X, samples))
     )
 
 
-def _redistribute(work: _Work, node: int, X, y, samples) -> None:
-    work.counts[node] = y.counts(samples, work.counts.shape[1])
+def _redistribute(work: _Work, state: _State, node: int, X, y, samples) -> None:
+    state.recount(work, node, y.counts(samples, work.counts.shape[1]))
     if work.children[node]:
         for child, part in zip(work.children[node], work.route(node, X, samples)):
-            _redistribute(work, child, X, y, part)
+            _redistribute(work, state, child, X, y, part)
 
 
-def _prune_node(work: _Work, node, X, y, samples, confidence: float, raising: bool) -> None:
+def _prune_node(work: _Work, state: _State, node, X, y, samples) -> None:
     if not work.children[node]:
         return
     for child, part in zip(work.children[node], work.route(node, X, samples)):
-        _prune_node(work, child, X, y, part, confidence, raising)
-    sizes = [work.counts[child].sum() for child in work.children[node]]
+        _prune_node(work, state, child, X, y, part)
+    sizes = [state.totals[child] for child in work.children[node]]
     largest = work.children[node][int(np.argmax(sizes))]
-    errors_leaf = estimated_errors(work.counts[node], confidence)
-    errors_tree = _subtree_errors(work, node, confidence)
-    errors_branch = _branch_errors(work, largest, X, y, samples, confidence) if raising else math.inf
+    errors_leaf = state.estimate(node)
+    errors_tree = _subtree_errors(work, state, node)
+    errors_branch = _branch_errors(work, state, largest, X, y, samples)
     if errors_leaf <= errors_tree + C45_SLACK and errors_leaf <= errors_branch + C45_SLACK:
         work.make_leaf(node)
         return
@@ -258,53 +359,11 @@ def _prune_node(work: _Work, node, X, y, samples, confidence: float, raising: bo
         work.float_nodes[node, L.THRESHOLD] = work.float_nodes[largest, L.THRESHOLD]
         work.float_nodes[node, L.SCORE] = work.float_nodes[largest, L.SCORE]
         work.children[node] = work.children[largest]
-        _redistribute(work, node, X, y, samples)
-        _prune_node(work, node, X, y, samples, confidence, raising)
+        _redistribute(work, state, node, X, y, samples)
+        _prune_node(work, state, node, X, y, samples)
 
 
 # -- CART cost-complexity pruning --------------------------------------------------------------
-def _weakest_links(work: _Work) -> tuple[list[int], np.ndarray]:
-    """Internal nodes still in the tree and their g(t) = (R(t) - R(T_t)) / (|T_t| - 1).
-
-    One post-order pass gives every subtree's leaf errors and leaf count, so a
-    pruning step costs O(nodes) rather than a leaf walk per node.
-    """
-    total = float(work.counts[0].sum())
-    order = _descendants(work, 0)  # parents before children
-    subtree_errors: dict[int, float] = {}
-    subtree_leaves: dict[int, int] = {}
-    nodes, links = [], []
-    for node in reversed(order):
-        own_errors = float(work.counts[node].sum() - work.counts[node].max())
-        kids = work.children[node]
-        if not kids:
-            subtree_errors[node], subtree_leaves[node] = own_errors, 1
-            continue
-        subtree_errors[node] = sum(subtree_errors[k] for k in kids)
-        subtree_leaves[node] = sum(subtree_leaves[k] for k in kids)
-        nodes.append(node)
-        links.append((own_errors - subtree_errors[node]) / total / (subtree_leaves[node] - 1))
-    return nodes[::-1], np.asarray(links[::-1])  # pre-order
-
-
-def _prune_weakest(work: _Work, alpha: float | None) -> list[tuple[float, int]]:
-    """Prune weakest links while g(t) <= alpha (down to the root if alpha is None).
-
-    Returns the path: (effective alpha, number of leaves) after each step.
-    """
-    path = [(0.0, len(work.leaves(0)))]
-    while work.children[0]:
-        nodes, links = _weakest_links(work)
-        weakest = float(links.min())
-        if alpha is not None and weakest > alpha + 1e-12:
-            break
-        for node, link in zip(nodes, links):
-            if link <= weakest + 1e-12:
-                work.make_leaf(node)  # a pruned ancestor makes this moot, harmlessly
-        path.append((max(weakest, 0.0), len(work.leaves(0))))
-    return path
-
-
 def _descendants(work: _Work, node: int) -> list[int]:
     out, stack = [], [node]
     while stack:
@@ -312,6 +371,40 @@ def _descendants(work: _Work, node: int) -> list[int]:
         out.append(current)
         stack.extend(work.children[current])
     return out
+
+
+def _prune_weakest(work: _Work, alpha: float | None) -> list[tuple[float, int]]:
+    """Prune weakest links while g(t) <= alpha (down to the root if alpha is None).
+
+    g(t) = (R(t) - R(T_t)) / (|T_t| - 1), R in fractions of the root's
+    samples; every node with the smallest g (within 1e-12) is pruned in one
+    step.  Returns the path: (effective alpha, number of leaves) after each
+    step.  The steps run in :func:`treebench.kernels.pruning.weakest_link_prune`.
+    """
+    from treebench.kernels.pruning import weakest_link_prune
+
+    counts = work.counts
+    n_nodes = counts.shape[0]
+    own_errors = np.asarray(counts.sum(axis=1) - counts.max(axis=1), dtype=np.float64)
+    total = float(counts[0].sum())
+    child_start = np.full(n_nodes, -1, np.int64)
+    n_children = np.zeros(n_nodes, np.int64)
+    is_leaf = np.ones(n_nodes, np.bool_)
+    for node, kids in enumerate(work.children):
+        if kids:
+            child_start[node], n_children[node], is_leaf[node] = kids[0], len(kids), False
+    if not is_leaf[0] and total == 0.0:
+        raise ZeroDivisionError("float division by zero")
+    n_internal = int((~is_leaf).sum())
+    path_alpha = np.empty(n_internal + 1, np.float64)
+    path_leaves = np.empty(n_internal + 1, np.int64)
+    length = weakest_link_prune(
+        child_start, n_children, own_errors, total, 0.0 if alpha is None else float(alpha), alpha is not None,
+        is_leaf, path_alpha, path_leaves,
+    )
+    for node in np.flatnonzero(is_leaf & (n_children > 0)).tolist():
+        work.make_leaf(node)
+    return list(zip(path_alpha[:length].tolist(), path_leaves[:length].tolist()))
 
 
 def prune_cost_complexity(tree: Tree, alpha: float) -> Tree:
