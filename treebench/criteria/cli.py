@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import numpy as np
 
 from treebench.criteria import available, criterion_class, get
 from treebench.criteria.certainty import Certainty
+from treebench.criteria.plugins import import_plugin
 from treebench.errors import TreebenchError
+
+_PLUGIN_HELP = "A .py file or module that registers criteria (repeatable)."
+
+
+def load_plugins(specs: tuple[str, ...]) -> None:
+    """Import every ``--plugin``: a ``.py`` file (relative to the working directory) or a module name."""
+    for spec in specs:
+        import_plugin(str(Path(spec).resolve()) if spec.endswith(".py") else spec)
 
 
 @click.group()
@@ -18,8 +28,10 @@ def criteria() -> None:
 
 
 @criteria.command("list")
-def list_criteria() -> None:
+@click.option("--plugin", "plugins", multiple=True, metavar="FILE", help=_PLUGIN_HELP)
+def list_criteria(plugins: tuple[str, ...]) -> None:
     """List the registered criteria with their parameters and valid ranges."""
+    load_plugins(plugins)
     rows = []
     for name in available():
         cls = criterion_class(name)
@@ -100,8 +112,13 @@ def parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option("--children", default=None, help='Branch counts of a split, e.g. "2,0,1;3,2,2"; candidates separated by "|".')
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.option("--digits", default=4, show_default=True, type=click.IntRange(0, 17), help="Decimals shown.")
-def eval_criterion(name: str, counts: str, params: tuple[str, ...], children: str | None, as_json: bool, digits: int) -> None:
+@click.option("--plugin", "plugins", multiple=True, metavar="FILE", help=_PLUGIN_HELP)
+def eval_criterion(
+    name: str, counts: str, params: tuple[str, ...], children: str | None, as_json: bool, digits: int,
+    plugins: tuple[str, ...],
+) -> None:
     """Print the node value of NAME for --counts and, with --children, split scores."""
+    load_plugins(plugins)
     criterion = get(name, **parse_params(params))
     parent = parse_counts(counts, "--counts")
     result: dict = {"criterion": criterion.name, "params": criterion.values, "counts": parent.tolist()}

@@ -1,14 +1,33 @@
-"""Name -> criterion class registry: ``get(name, **params)``, ``available()``."""
+"""Name -> criterion class registry: ``get(name, **params)``, ``available()``.
+
+Besides the built-in criteria and those registered by importing a module
+(``@register``), the registry reads the ``treebench.criteria`` entry-point
+group of the installed distributions, lazily: an entry point is loaded the
+first time its name is asked for (``criterion_class``), and all of them when
+the whole list is (``available``).  An entry point may name a
+:class:`Criterion` subclass (registered) or a module (whose import registers
+its criteria).  A plugin that fails to load is reported by one warning line
+on stderr naming it, once per process, and is otherwise ignored.
+"""
 
 from __future__ import annotations
 
 import difflib
+import sys
+import types
 from typing import Any
 
 from treebench.criteria.base import Criterion
 from treebench.errors import TreebenchError
 
 _REGISTRY: dict[str, type[Criterion]] = {}
+
+#: The entry-point group distributions declare their criteria in.
+ENTRY_POINT_GROUP = "treebench.criteria"
+#: Entry points already tried, by ``(name, value)``.
+_TRIED: set[tuple[str, str]] = set()
+#: The warning lines given so far (one per broken plugin).
+_PLUGIN_WARNINGS: list[str] = []
 
 
 def register(cls: type[Criterion]) -> type[Criterion]:
@@ -22,13 +41,62 @@ def register(cls: type[Criterion]) -> type[Criterion]:
     return cls
 
 
+def _entry_points() -> list[Any]:
+    from importlib.metadata import entry_points
+
+    try:
+        return list(entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as exc:  # a broken installed distribution's metadata
+        _warn(f"warning: cannot read the {ENTRY_POINT_GROUP!r} entry points: {type(exc).__name__}: {exc}")
+        return []
+
+
+def _warn(line: str) -> None:
+    if line not in _PLUGIN_WARNINGS:
+        _PLUGIN_WARNINGS.append(line)
+        print(line, file=sys.stderr)
+
+
+def _load_entry_point(point: Any) -> None:
+    key = (point.name, point.value)
+    if key in _TRIED:
+        return
+    _TRIED.add(key)
+    where = f"criterion plugin {point.name!r} ({point.value})"
+    try:
+        loaded = point.load()
+        if isinstance(loaded, type) and issubclass(loaded, Criterion):
+            register(loaded)
+        elif not isinstance(loaded, types.ModuleType):
+            raise TypeError(f"it names a {type(loaded).__name__}, not a Criterion subclass or a module")
+    except (Exception, SystemExit) as exc:  # a user's code: warn, never crash the caller
+        _warn(f"warning: {where} failed to load: {type(exc).__name__}: {exc}".rstrip())
+
+
+def load_entry_points(name: str | None = None) -> None:
+    """Load the ``treebench.criteria`` entry points (only those called ``name`` if given)."""
+    for point in _entry_points():
+        if name is None or point.name == name:
+            _load_entry_point(point)
+
+
+def plugin_warnings() -> list[str]:
+    """The warning lines given for broken entry-point plugins in this process."""
+    return list(_PLUGIN_WARNINGS)
+
+
 def available() -> list[str]:
-    """Sorted names of every registered criterion."""
+    """Sorted names of every registered criterion (entry-point plugins included)."""
+    load_entry_points()
     return sorted(_REGISTRY)
 
 
 def criterion_class(name: str) -> type[Criterion]:
     """The class registered under ``name``; unknown names list close matches."""
+    if name not in _REGISTRY:
+        load_entry_points(str(name))
+        if name not in _REGISTRY:  # a module entry point may register other names
+            load_entry_points()
     try:
         return _REGISTRY[name]
     except KeyError:

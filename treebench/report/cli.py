@@ -13,7 +13,8 @@ import click
 
 from treebench.errors import TreebenchError
 
-_TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
+_TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes")
+_CORRECTIONS = ("holm", "bonferroni", "none")
 #: Shown in --help; any fixed metric and any extra measure the store holds is accepted.
 _METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_quality, ... or an extra measure of the store"
 _FORMATS = ("md", "latex", "csv", "html")
@@ -43,8 +44,20 @@ def write_output(text: str, out: Path | None) -> None:
 @click.option("--test", "test", type=click.Choice(_TESTS), default="corrected-ttest", show_default=True,
               help="ttest/corrected-ttest: per-dataset paired test behind the v/* marks; "
                    "wilcoxon, friedman: across-dataset tests (marks from --paired); "
-                   "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis, then the best/worst flags.")
-@click.option("--baseline", metavar="ALG", help="Algorithm the marks compare against (default: the first).")
+                   "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis, then the best/worst flags; "
+                   "bayes: Bayesian signed-rank test per pair over datasets (with --rope).")
+@click.option("--baseline", metavar="ALG",
+              help="Algorithm the marks compare against (default: the config's first algorithm).")
+@click.option("--correction", type=click.Choice(_CORRECTIONS), default=None,
+              help="Multiple-comparison correction of each family of pairwise tests "
+                   "(marks per dataset, pairwise Wilcoxon, rank tests after Friedman)  "
+                   "[default: holm when a family has 2+ tests; Shaffer after Friedman]")
+@click.option("--rope", type=float, default=1.0, show_default=True,
+              help="bayes: half-width of the region of practical equivalence, in display units (e.g. accuracy points).")
+@click.option("--samples", type=int, default=50_000, show_default=True, help="bayes: Monte Carlo draws.")
+@click.option("--seed", type=int, default=0, show_default=True, help="bayes: seed of the Monte Carlo draws.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="bayes: also draw the posteriors in a simplex (PATH.png and PATH.svg).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
               show_default=True, help="Paired test behind the marks when --test is an across-dataset test.")
@@ -58,28 +71,40 @@ def write_output(text: str, out: Path | None) -> None:
 @click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio, underline_against,
-            datasets, algorithms, fmt, standalone, out) -> None:
+            datasets, algorithms, fmt, standalone, out, correction=None, rope=1.0, samples=50_000, seed=0,
+            plot_path=None) -> None:
     """Tabulate a results store: mean ± std per dataset and algorithm, with significance tests.
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """
     from treebench.report.formats import render
     from treebench.report.source import load_frame
-    from treebench.report.table import build_table
+    from treebench.report.table import build_table, source_algorithm_order
 
+    if plot_path is not None and test != "bayes":
+        raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     frame = load_frame(source)
     table = build_table(
         frame, metric=metric, test=test, baseline=baseline, alpha=alpha, paired_test=paired_test,
         test_train_ratio=test_train_ratio, underline_against=_names(underline_against),
         datasets=_names(datasets) or None, algorithms=_names(algorithms) or None,
+        correction=correction or "auto", algorithm_order=source_algorithm_order(source),
+        rope=rope, bayes_samples=samples, seed=seed,
     )
     write_output(render(table, fmt, standalone=standalone), out)
+    if plot_path is not None:
+        from treebench.stats.bayes import plot_simplex
+
+        if not table.analysis.bayes:
+            raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
+        for p in plot_simplex(table.analysis.bayes, plot_path):
+            click.echo(f"wrote {p}", err=True)
 
 
 @click.command()
 @click.argument("kind", type=click.Choice(("leaves", "param", "cd")))
 @click.argument("source", metavar="STORE_OR_CONFIG")
-@click.option("--param", help="param: the hyperparameter on the x axis (e.g. q, gamma).")
+@click.option("--param", help="param: the hyperparameter on the x axis, fixed by the algorithms' params (an untuned sweep; e.g. q, gamma).")
 @click.option("--dataset", help="param: only this dataset.")
 @click.option("--metric", default=None,
               help=f"leaves: bar height (default n_leaves); cd: ranked metric (default accuracy); {_METRICS_HELP}.")
@@ -89,7 +114,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Output path without suffix; .png and .svg are written (default: results/plots/KIND).")
 def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out) -> None:
-    """Draw a figure from a results store: leaves (grouped bars), param (metrics vs a hyperparameter), cd.
+    """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep), cd.
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """

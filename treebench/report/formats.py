@@ -16,6 +16,7 @@ import re
 
 from treebench.errors import one_of
 from treebench.report.table import AcrossAnalysis, Cell, ComparisonTable
+from treebench.stats import multiple
 
 FORMATS = ("md", "latex", "csv", "html")
 
@@ -68,8 +69,12 @@ def caption(t: ComparisonTable) -> str:
     return (
         f"{t.metric.label}{unit}: mean ± std over trials; bold = best per dataset; "
         f"v / * = significantly better / worse than {t.baseline} "
-        f"({_test_name(t.paired_test)}, alpha = {t.alpha:g})"
+        f"({_test_name(t.paired_test)}{_adjusted_by(t.mark_correction)}, alpha = {t.alpha:g})"
     )
+
+
+def _adjusted_by(correction: str) -> str:
+    return "" if correction == "none" else f", {multiple.label(correction)}-adjusted per dataset"
 
 
 def legend(t: ComparisonTable) -> list[str]:
@@ -83,6 +88,11 @@ def legend(t: ComparisonTable) -> list[str]:
         lines.append(
             "Underlined: significantly better than each of " + " and ".join(t.underline_against)
             + f" ({_test_name(t.paired_test)})."
+        )
+    if t.mark_correction != "none":
+        lines.append(
+            f"Marks use {multiple.label(t.mark_correction)}-adjusted p-values; the family is each dataset's "
+            f"{len(t.algorithms) - 1} comparisons with {t.baseline}."
         )
     if t.analysis.kind == "kruskal":
         lines.append(
@@ -98,6 +108,8 @@ def _analysis_heading(a: AcrossAnalysis) -> str:
         return f"Wilcoxon signed-rank tests over {where}"
     if a.kind == "friedman":
         return f"Friedman test and Nemenyi post-hoc over {where}"
+    if a.kind == "bayes":
+        return f"Bayesian signed-rank tests over {where}"
     return "Per-dataset Levene → ANOVA / Kruskal-Wallis (paper 001's protocol)"
 
 
@@ -108,6 +120,18 @@ def _analysis_notes(a: AcrossAnalysis) -> list[str]:
             "Only one dataset: the test pairs its trials (same repeat and fold) instead of datasets; "
             "trials share training data, so read p-values as descriptive."
         )
+    if a.kind == "wilcoxon" and a.correction != "none":
+        notes.append(
+            f"p ({multiple.label(a.correction)}): adjusted over the {len(a.wilcoxon)} pairwise tests; "
+            "'significant' uses the adjusted p-value."
+        )
+    if a.kind == "bayes" and a.bayes:
+        r = a.bayes[0]
+        notes.append(
+            f"Benavoli et al. (2017): Dirichlet-process posterior (prior weight 0.5 at zero), "
+            f"ROPE = ±{r.rope:g}, {len(r.samples)} Monte Carlo draws, seed {r.seed}; "
+            "each probability is the share of draws where that outcome is the most probable."
+        )
     if a.dropped:
         notes.append("Left out (some algorithm has no result): " + ", ".join(a.dropped) + ".")
     if a.error:
@@ -116,15 +140,69 @@ def _analysis_notes(a: AcrossAnalysis) -> list[str]:
 
 
 def _wilcoxon_rows(t: ComparisonTable) -> list[list[str]]:
+    a = t.analysis
+    adjusted = a.correction != "none" and len(a.wilcoxon_p_adjusted) == len(a.wilcoxon)
     rows = []
-    for r in t.analysis.wilcoxon:
-        sig = "yes" if r.significant(t.alpha) else "no"
+    for i, r in enumerate(a.wilcoxon):
+        p = a.wilcoxon_p_adjusted[i] if adjusted else r.p_value
+        sig = "yes" if p <= t.alpha else "no"
         stat = "–" if math.isnan(r.statistic) else f"{r.statistic:g}"
-        rows.append([r.a, r.b, stat, _p(r.p_value), f"{r.wins}/{r.ties}/{r.losses}", sig])
+        row = [r.a, r.b, stat, _p(r.p_value)] + ([_p(p)] if adjusted else [])
+        rows.append(row + [f"{r.wins}/{r.ties}/{r.losses}", sig])
     return rows
 
 
 _WILCOXON_HEAD = ["A", "B", "W", "p", "A better/tie/worse", "significant"]
+
+
+def _wilcoxon_head(t: ComparisonTable) -> tuple[list[str], str]:
+    """Header and alignment of the Wilcoxon table (an adjusted-p column when corrected)."""
+    c = t.analysis.correction
+    if c == "none":
+        return _WILCOXON_HEAD, "llrrrl"
+    return _WILCOXON_HEAD[:4] + [f"p ({multiple.label(c)})"] + _WILCOXON_HEAD[4:], "llrrrrl"
+
+
+_BAYES_HEAD = ["A", "B", "P(A better)", "P(equivalent)", "P(B better)"]
+
+
+def _posthoc_head(t: ComparisonTable) -> list[str]:
+    return ["A", "B", "z", "p", f"p ({t.analysis.posthoc_correction.capitalize()})", "significant"]
+
+
+def _posthoc_rows(t: ComparisonTable) -> list[list[str]]:
+    ph = t.analysis.posthoc
+    if ph is None:
+        return []
+    return [[r.a, r.b, f"{r.z:.3f}", _p(r.p), _p(r.p_adjusted), "yes" if r.p_adjusted <= t.alpha else "no"]
+            for r in ph.itertuples()]
+
+
+def _posthoc_note(t: ComparisonTable) -> str:
+    return (f"Pairwise rank z-tests after Friedman (García & Herrera 2008), "
+            f"{t.analysis.posthoc_correction.capitalize()}-adjusted over all pairs.")
+
+
+def _bayes_rows(t: ComparisonTable) -> list[list[str]]:
+    return [[r.a, r.b, f"{r.p_a_better:.3f}", f"{r.p_rope:.3f}", f"{r.p_b_better:.3f}"] for r in t.analysis.bayes]
+
+
+def _pvalue_rows(t: ComparisonTable) -> tuple[list[str], list[list[str]]]:
+    """Raw and adjusted p-values of the marks: one row per dataset, ``raw / adjusted``."""
+    others = [a for a in t.algorithms if a != t.baseline]
+    rows = []
+    for ds in t.datasets:
+        row = [ds]
+        for alg in others:
+            c = t.cells.get((ds, alg))
+            row.append("–" if c is None or c.p_value is None else f"{_p(c.p_value)} / {_p(c.p_adjusted)}")
+        rows.append(row)
+    return ["dataset"] + [f"{a} vs {t.baseline}" for a in others], rows
+
+
+def _pvalue_title(t: ComparisonTable) -> str:
+    return (f"p-values of the marks ({_test_name(t.paired_test)}): raw / "
+            f"{multiple.label(t.mark_correction)}-adjusted")
 
 
 def _friedman_lines(t: ComparisonTable) -> list[str]:
@@ -208,14 +286,24 @@ def markdown(t: ComparisonTable) -> str:
         rows.append(["(v/ /*)"] + _wtl_row(t))
     lines = [f"**{_md_escape(caption(t))}**", ""] + md_table(head, rows) + [""]
     lines += [_md_escape(x) for x in legend(t)]
+    if t.mark_correction != "none":
+        head, prow = _pvalue_rows(t)
+        lines += ["", f"### {_md_escape(_pvalue_title(t))}", ""]
+        lines += md_table([_md_escape(h) for h in head], [[_md_escape(x) for x in r] for r in prow])
     a = t.analysis
     if a.kind != "none":
         lines += ["", f"### {_analysis_heading(a)}", ""]
         if a.kind == "wilcoxon" and a.wilcoxon:
-            lines += md_table(_WILCOXON_HEAD, [[_md_escape(x) for x in r] for r in _wilcoxon_rows(t)], "llrrrl")
+            whead, walign = _wilcoxon_head(t)
+            lines += md_table(whead, [[_md_escape(x) for x in r] for r in _wilcoxon_rows(t)], walign)
+        elif a.kind == "bayes" and a.bayes:
+            lines += md_table(_BAYES_HEAD, [[_md_escape(x) for x in r] for r in _bayes_rows(t)], "llrrr")
         elif a.kind == "friedman" and a.friedman is not None:
             lines += md_table(["algorithm", "average rank"], [[_md_escape(x) for x in r] for r in _rank_rows(t)])
             lines += [""] + [_md_escape(x) for x in _friedman_lines(t)]
+            if a.posthoc is not None:
+                lines += ["", _md_escape(_posthoc_note(t)), ""]
+                lines += md_table(_posthoc_head(t), [[_md_escape(x) for x in r] for r in _posthoc_rows(t)], "llrrrl")
         elif a.kind == "kruskal" and a.oneway:
             lines += md_table(_ONEWAY_HEAD, [[_md_escape(x) for x in r] for r in _oneway_rows(t)], "lrlrrlll")
         notes = _analysis_notes(a)
@@ -294,11 +382,19 @@ def latex(t: ComparisonTable, *, standalone: bool = False) -> str:
                  rf"\caption{{{tex_escape(_analysis_heading(a))}. {tex_escape(' '.join(_analysis_notes(a)))}}}",
                  rf"\label{{tab:{_label(t.metric.name)}-{a.kind}}}"]
         if a.kind == "wilcoxon" and a.wilcoxon:
-            extra += _tex_tabular([tex_escape(h) for h in _WILCOXON_HEAD],
-                                  [[tex_escape(x) for x in r] for r in _wilcoxon_rows(t)], "llrrrl")
+            whead, walign = _wilcoxon_head(t)
+            extra += _tex_tabular([tex_escape(h) for h in whead],
+                                  [[tex_escape(x) for x in r] for r in _wilcoxon_rows(t)], walign)
+        elif a.kind == "bayes" and a.bayes:
+            extra += _tex_tabular([tex_escape(h) for h in _BAYES_HEAD],
+                                  [[tex_escape(x) for x in r] for r in _bayes_rows(t)], "llrrr")
         elif a.kind == "friedman" and a.friedman is not None:
             extra += _tex_tabular(["Algorithm", "Average rank"], [[tex_escape(x) for x in r] for r in _rank_rows(t)], "lr")
             extra += [r"\par\medskip", tex_escape(" ".join(_friedman_lines(t)))]
+            if a.posthoc is not None:
+                extra += [r"\par\medskip", tex_escape(_posthoc_note(t)), r"\par\medskip"]
+                extra += _tex_tabular([tex_escape(h) for h in _posthoc_head(t)],
+                                      [[tex_escape(x) for x in r] for r in _posthoc_rows(t)], "llrrrl")
         elif a.kind == "kruskal" and a.oneway:
             extra += _tex_tabular([tex_escape(h) for h in _ONEWAY_HEAD],
                                   [[tex_escape(x) for x in r] for r in _oneway_rows(t)], "lrlrrlll")
@@ -316,21 +412,91 @@ def latex(t: ComparisonTable, *, standalone: bool = False) -> str:
 
 
 # -- CSV ------------------------------------------------------------------------
+#: Columns of the CSV.  ``kind`` says what a row is: ``cell`` (one per dataset and
+#: algorithm, with its mark against the baseline), ``wilcoxon`` / ``bayes`` (one per
+#: pair, ``algorithm`` vs ``opponent``), ``friedman``, ``iman-davenport``, ``nemenyi-cd``,
+#: ``rank``, ``nemenyi`` and ``friedman-posthoc`` (one per pair), ``oneway`` (one per dataset).
+CSV_COLUMNS = [
+    "kind", "dataset", "algorithm", "opponent", "metric", "unit", "mean", "std", "n", "baseline", "test",
+    "mark", "statistic", "p_value", "p_adjusted", "correction", "significant", "best", "underline", "flag",
+    "wins", "ties", "losses", "p_better", "p_equivalent", "p_worse", "rope", "detail",
+]
+
+
 def to_csv(t: ComparisonTable) -> str:
-    """Tidy CSV, one row per cell, values in display units."""
+    """Tidy CSV: one row per cell (values in display units), then one per test result.
+
+    See :data:`CSV_COLUMNS`; columns that do not apply to a row are empty.
+    """
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["dataset", "algorithm", "metric", "unit", "mean", "std", "n", "baseline", "test",
-                "mark", "p_value", "best", "underline", "flag"])
+    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
+    w.writeheader()
+    common = {"metric": t.metric.name, "unit": t.metric.unit}
     for ds in t.datasets:
         for alg in t.algorithms:
             c = t.cells.get((ds, alg))
             if c is None:
                 continue
-            w.writerow([
-                ds, alg, t.metric.name, t.metric.unit, _num(c.mean), _num(c.std), c.n, t.baseline,
-                t.paired_test, c.mark or "", _num(c.p_value), int(c.best), int(c.underline), c.flag,
-            ])
+            w.writerow({
+                **common, "kind": "cell", "dataset": ds, "algorithm": alg, "mean": _num(c.mean),
+                "std": _num(c.std), "n": c.n, "baseline": t.baseline, "test": t.paired_test,
+                "mark": c.mark or "", "p_value": _num(c.p_value), "p_adjusted": _num(c.p_adjusted),
+                "correction": t.mark_correction if c.mark is not None else "",
+                "significant": "" if c.mark is None else int(c.mark != ""),
+                "best": int(c.best), "underline": int(c.underline), "flag": c.flag,
+            })
+    a = t.analysis
+    scope = "datasets" if a.unit == "datasets" else a.unit
+    for i, r in enumerate(a.wilcoxon):
+        adj = a.wilcoxon_p_adjusted[i] if i < len(a.wilcoxon_p_adjusted) else r.p_value
+        w.writerow({
+            **common, "kind": "wilcoxon", "algorithm": r.a, "opponent": r.b, "n": r.n, "test": "wilcoxon",
+            "statistic": _num(r.statistic), "p_value": _num(r.p_value), "p_adjusted": _num(adj),
+            "correction": a.correction, "significant": int(adj <= t.alpha),
+            "wins": r.wins, "ties": r.ties, "losses": r.losses, "detail": scope,
+        })
+    for r in a.bayes:
+        w.writerow({
+            **common, "kind": "bayes", "algorithm": r.a, "opponent": r.b, "n": r.n, "test": "bayes",
+            "p_better": _num(r.p_a_better), "p_equivalent": _num(r.p_rope), "p_worse": _num(r.p_b_better),
+            "rope": _num(r.rope), "detail": f"{len(r.samples)} draws, seed {r.seed}",
+        })
+    f = a.friedman
+    if f is not None:
+        k = len(f.ranks)
+        w.writerow({**common, "kind": "friedman", "n": f.n_datasets, "test": "friedman",
+                    "statistic": _num(f.statistic), "p_value": _num(f.p_value),
+                    "significant": int(f.p_value <= t.alpha), "detail": f"df={k - 1}"})
+        w.writerow({**common, "kind": "iman-davenport", "n": f.n_datasets, "test": "friedman",
+                    "statistic": _num(f.iman_davenport), "p_value": _num(f.iman_davenport_p),
+                    "significant": int(f.iman_davenport_p <= t.alpha),
+                    "detail": f"df=({k - 1}, {(k - 1) * (f.n_datasets - 1)})"})
+        w.writerow({**common, "kind": "nemenyi-cd", "n": f.n_datasets, "test": "friedman",
+                    "statistic": _num(f.cd), "detail": f"alpha={f.alpha:g}"})
+        for name, rank in f.ranks.items():
+            w.writerow({**common, "kind": "rank", "algorithm": name, "n": f.n_datasets, "test": "friedman",
+                        "statistic": _num(rank)})
+        names = list(f.ranks.index)
+        for i, x in enumerate(names):
+            for y in names[i + 1:]:
+                pv = float(f.nemenyi_p.loc[x, y])
+                w.writerow({**common, "kind": "nemenyi", "algorithm": x, "opponent": y, "n": f.n_datasets,
+                            "test": "nemenyi", "p_value": _num(pv), "significant": int(pv <= t.alpha)})
+    if a.posthoc is not None:
+        for r in a.posthoc.itertuples():
+            w.writerow({**common, "kind": "friedman-posthoc", "algorithm": r.a, "opponent": r.b,
+                        "n": a.n_units, "test": "rank-z", "statistic": _num(r.z), "p_value": _num(r.p),
+                        "p_adjusted": _num(r.p_adjusted), "correction": a.posthoc_correction,
+                        "significant": int(r.p_adjusted <= t.alpha)})
+    for ds, r in a.oneway.items():
+        w.writerow({
+            **common, "kind": "oneway", "dataset": ds, "test": r.test, "statistic": _num(r.statistic),
+            "p_value": _num(r.p_value), "significant": int(r.p_value <= t.alpha),
+            "detail": f"levene_p={_num(r.levene_p)}; posthoc={r.posthoc}; best={'/'.join(r.best)}; "
+                      f"worst={'/'.join(r.worst)}",
+        })
+    if a.error:
+        w.writerow({**common, "kind": a.kind, "test": a.kind, "detail": "not computed: " + a.error})
     return buf.getvalue()
 
 
@@ -362,14 +528,23 @@ def to_html(t: ComparisonTable) -> str:
     out = ['<div class="treebench-compare">', f"<p><strong>{html.escape(caption(t))}</strong></p>"]
     out += _html_table(head, rows, escape_cells=False)
     out += [f"<p>{html.escape(x)}</p>" for x in legend(t)]
+    if t.mark_correction != "none":
+        head, prow = _pvalue_rows(t)
+        out.append(f"<h3>{html.escape(_pvalue_title(t))}</h3>")
+        out += _html_table(head, prow)
     a = t.analysis
     if a.kind != "none":
         out.append(f"<h3>{html.escape(_analysis_heading(a))}</h3>")
         if a.kind == "wilcoxon" and a.wilcoxon:
-            out += _html_table(_WILCOXON_HEAD, _wilcoxon_rows(t))
+            out += _html_table(_wilcoxon_head(t)[0], _wilcoxon_rows(t))
+        elif a.kind == "bayes" and a.bayes:
+            out += _html_table(_BAYES_HEAD, _bayes_rows(t))
         elif a.kind == "friedman" and a.friedman is not None:
             out += _html_table(["algorithm", "average rank"], _rank_rows(t))
             out += [f"<p>{html.escape(x)}</p>" for x in _friedman_lines(t)]
+            if a.posthoc is not None:
+                out.append(f"<p>{html.escape(_posthoc_note(t))}</p>")
+                out += _html_table(_posthoc_head(t), _posthoc_rows(t))
         elif a.kind == "kruskal" and a.oneway:
             out += _html_table(_ONEWAY_HEAD, _oneway_rows(t))
         out += [f"<p>{html.escape(x)}</p>" for x in _analysis_notes(a)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -71,8 +72,8 @@ def plot_leaves(
     return save(fig, path)
 
 
-def _param_values(frame: pd.DataFrame, param: str) -> pd.Series:
-    """The value of ``param`` per trial: tuned (``chosen``) first, then ``params``."""
+def _json_values(frame: pd.DataFrame, column: str, param: str) -> pd.Series:
+    """The numeric value of ``param`` in each trial's JSON ``column`` (NaN where absent)."""
     def read(text: object) -> float:
         try:
             data = json.loads(text) if isinstance(text, str) and text else {}
@@ -81,11 +82,45 @@ def _param_values(frame: pd.DataFrame, param: str) -> pd.Series:
         v = data.get(param) if isinstance(data, dict) else None
         return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
 
-    values = pd.Series(np.nan, index=frame.index)
-    for col in ("params", "chosen"):
-        if col in frame.columns:
-            values = frame[col].map(read).where(lambda s: s.notna(), values)
-    return values
+    if column not in frame.columns:
+        return pd.Series(np.nan, index=frame.index, dtype=float)
+    return frame[column].map(read).astype(float)
+
+
+def _other_params(text: object, param: str) -> str:
+    """The trial's ``params`` JSON without ``param`` (what must agree along one curve)."""
+    try:
+        data = json.loads(text) if isinstance(text, str) and text else {}
+    except ValueError:
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    return json.dumps({k: v for k, v in data.items() if k != param}, sort_keys=True)
+
+
+def _stem(name: str, param: str) -> str:
+    """``tree-q0.5`` -> ``tree``: an algorithm name without its trailing value (and param name)."""
+    stem = re.sub(r"[\d.]+$", "", name).rstrip("-_=")
+    if stem.lower().endswith(param.lower()):
+        stem = stem[: len(stem) - len(param)].rstrip("-_=")
+    return stem or name
+
+
+def _sweep_lines(data: pd.DataFrame, param: str) -> pd.Series:
+    """One curve label per trial: an algorithm that takes several values of ``param`` is its own
+    curve; algorithms fixing one value each (``name-q0.5``, ``name-q1``, ...) join the curve of
+    their name's stem and other params."""
+    values_per_alg = data.groupby("algorithm")["_x"].nunique()
+    others = data["params"].map(lambda t: _other_params(t, param)) if "params" in data.columns else ""
+    single = data["algorithm"].map(values_per_alg) < 2
+    stems = data["algorithm"].astype(str).map(lambda n: _stem(n, param))
+    key = pd.Series(np.where(single, stems + "\x00" + others, data["algorithm"].astype(str) + "\x00*"),
+                    index=data.index)
+    # A stem shared by groups with different other params would draw two curves under one name.
+    label = key.str.split("\x00").str[0]
+    clash = key.groupby(label).transform("nunique") > 1
+    label = label.where(~clash, label + " " + key.str.split("\x00").str[1])
+    return label
 
 
 def plot_param(
@@ -97,15 +132,21 @@ def plot_param(
     metrics: Sequence[str] = ("accuracy", "n_nodes"),
     algorithms: Sequence[str] | None = None,
 ) -> list[Path]:
-    """Metrics against a hyperparameter (e.g. a criterion's parameter): one panel per metric.
+    """A sensitivity curve: metrics against a hyperparameter fixed (not tuned) at each value.
 
-    Each line is one algorithm (one per dataset and algorithm when several
-    datasets are plotted); the band is ± one std over trials at that value.
+    The values come from the trials' ``params``; trials whose value was chosen by inner-CV
+    tuning (``param`` in their ``chosen`` column) are left out, since the outer-fold score
+    grouped by the tuned choice is not how the metric responds to the parameter.  One curve per
+    dataset and algorithm: an algorithm that takes several values (a plugin sweep) is its own
+    curve; algorithms fixing one value each (``tree-q0.5``, ``tree-q1``, ... with
+    ``params: {q: ...}``) are joined by their name's stem.  Points are means over trials, the
+    band ± one std; one panel per metric.
 
     Raises
     ------
     TreebenchError
-        When no trial records ``param`` or it takes fewer than two values.
+        When only tuned trials carry ``param`` (one line naming the config change that makes an
+        untuned sweep), or no trial fixes it at two or more values.
     """
     data = frame
     if "status" in data.columns:
@@ -117,14 +158,25 @@ def plot_param(
         data = data[data["dataset"].astype(str) == dataset]
     if algorithms:
         data = data[data["algorithm"].isin(list(algorithms))]
-    data = data.assign(_x=_param_values(data, param)).dropna(subset=["_x"])
-    if data["_x"].nunique() < 2:
+    tuned = _json_values(data, "chosen", param).notna()
+    data = data[~tuned].assign(_x=_json_values(data[~tuned], "params", param)).dropna(subset=["_x"])
+    if data.empty or data.groupby("dataset")["_x"].nunique().max() < 2:
+        where = f" on {dataset}" if dataset else ""
+        if tuned.any():
+            raise TreebenchError(
+                f"{param} was tuned by inner CV in these results{where} (it is in the trials' `chosen`), and "
+                f"scores grouped by the tuned value are not a sensitivity curve; sweep it untuned: list the values "
+                f"as separate algorithms with `params: {{{param}: VALUE}}` and no `grid:` or `tune_as:` "
+                f"(e.g. name: NAME-{param}0.5, ...), one per value, then run the config and plot that store"
+            )
         raise TreebenchError(
-            f"no trials vary parameter {param!r}" + (f" on {dataset}" if dataset else "")
-            + "; plot param needs results at two or more values (a grid run without tuning)"
+            f"no trials vary parameter {param!r}{where}; plot param needs an untuned sweep at two or more values: "
+            f"one algorithm per value with `params: {{{param}: VALUE}}` and no `grid:`"
         )
+    data = data.assign(_line=_sweep_lines(data, param))
     several = data["dataset"].nunique() > 1
-    data = data.assign(_line=data["dataset"] + " / " + data["algorithm"] if several else data["algorithm"])
+    if several:
+        data = data.assign(_line=data["dataset"].astype(str) + " / " + data["_line"])
     lines = list(dict.fromkeys(data["_line"]))
     fig, axes = new_figure(5.0 * len(metrics) + 0.6, 3.9, ncols=len(metrics))
     axes = np.atleast_1d(axes)
@@ -136,15 +188,16 @@ def plot_param(
             y, s = g["mean"] * m.scale, g["std"].fillna(0) * m.scale
             ax.plot(g.index, y, marker="o", ms=3.5, lw=1.4, color=colour, label=line)
             ax.fill_between(g.index, y - s, y + s, color=colour, alpha=0.15, lw=0)
-            best = y.idxmax() if m.higher_is_better else y.idxmin()
-            ax.plot([best], [y[best]], marker="*", ms=11, color=colour, mec="black", mew=0.6, zorder=5)
-        ax.set_xlabel(param)
+            if len(g) > 1 and y.notna().any():
+                best = y.idxmax() if m.higher_is_better else y.idxmin()
+                ax.plot([best], [y[best]], marker="*", ms=11, color=colour, mec="black", mew=0.6, zorder=5)
+        ax.set_xlabel(f"{param} (fixed, untuned)")
         ax.set_ylabel(m.label + (f" ({m.unit})" if m.unit else ""))
         ax.grid(alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
     title = f"{dataset}: " if dataset else ""
-    fig.suptitle(f"{title}{' and '.join(metric_in(frame, x).label for x in metrics)} against {param} (★ = best)",
-                 fontsize=11)
+    fig.suptitle(f"{title}{' and '.join(metric_in(frame, x).label for x in metrics)} against {param}, "
+                 f"mean ± std over splits (★ = best mean)", fontsize=11)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(lines), 4), frameon=False,
                bbox_to_anchor=(0.5, -0.02 - 0.045 * ((len(lines) - 1) // 4)), fontsize=9)

@@ -8,6 +8,7 @@ user asked for.  Renderers in :mod:`treebench.report.formats` only format it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,12 +17,14 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError, one_of
-from treebench.stats import across, oneway, paired
+from treebench.stats import across, bayes, multiple, oneway, paired, posthoc
 from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
 from treebench.stats.metrics import Metric, metric_in
 
-#: ``--test`` choices: two per-dataset paired tests and three across-dataset analyses.
-TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal")
+#: ``--test`` choices: two per-dataset paired tests and four across-dataset analyses.
+TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes")
+#: ``correction`` choices: ``auto`` is Holm for a family of two or more tests, else none.
+CORRECTIONS = ("auto", *multiple.CORRECTIONS)
 
 
 @dataclass
@@ -38,6 +41,7 @@ class Cell:
     n: int
     mark: str | None = None
     p_value: float | None = None
+    p_adjusted: float | None = None
     best: bool = False
     underline: bool = False
     flag: str = ""
@@ -72,6 +76,11 @@ class AcrossAnalysis:
     oneway: dict[str, oneway.OneWayResult] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     error: str = ""
+    wilcoxon_p_adjusted: list[float] = field(default_factory=list)
+    correction: str = "none"
+    bayes: list[bayes.BayesResult] = field(default_factory=list)
+    posthoc: pd.DataFrame | None = None
+    posthoc_correction: str = "none"
 
 
 @dataclass
@@ -103,6 +112,9 @@ class ComparisonTable:
         The across-dataset analysis.
     notes
         Lines to print under the table (excluded trials, fallbacks...).
+    mark_correction
+        Correction applied to the marks' p-values (``"holm"``, ``"bonferroni"``,
+        ``"none"``); the family is one dataset's comparisons with the baseline.
     """
 
     metric: Metric
@@ -117,6 +129,7 @@ class ComparisonTable:
     underline_against: tuple[str, ...]
     analysis: AcrossAnalysis
     notes: list[str] = field(default_factory=list)
+    mark_correction: str = "none"
 
     def fmt(self, value: float) -> str:
         """A value in display units with the metric's decimals."""
@@ -137,6 +150,11 @@ def build_table(
     underline_against: Sequence[str] = (),
     datasets: Sequence[str] | None = None,
     algorithms: Sequence[str] | None = None,
+    correction: str = "none",
+    algorithm_order: Sequence[str] | None = None,
+    rope: float = 1.0,
+    bayes_samples: int = bayes.DEFAULT_SAMPLES,
+    seed: int = bayes.DEFAULT_SEED,
 ) -> ComparisonTable:
     """Build the comparison of every algorithm on every dataset.
 
@@ -167,14 +185,36 @@ def build_table(
         significantly better (paired test) than every one of these.
     datasets, algorithms
         Optional selection and order.
+    correction
+        Multiple-comparison correction of every family of pairwise tests (one of
+        :data:`CORRECTIONS`): the marks (per dataset, the comparisons with the
+        baseline) and the pairwise Wilcoxon tests.  ``"auto"`` (``compare``'s
+        default) is Holm for a family of two or more tests; the default here,
+        ``"none"``, keeps the raw p-values.
+    algorithm_order
+        Preferred column order when ``algorithms`` is not given (e.g. the
+        config's order); names absent from the results are ignored, results
+        not named keep their first-appearance order after the named ones.  The
+        default baseline is the first column.
+    rope
+        ``test="bayes"``: half-width of the region of practical equivalence,
+        in display units (accuracy points for accuracy).
+    bayes_samples, seed
+        ``test="bayes"``: Monte Carlo draws and their seed.
     """
     if test not in TESTS:
         raise one_of(test, TESTS, "test")
+    if correction not in CORRECTIONS:
+        raise one_of(correction, CORRECTIONS, "correction")
     if not 0.0 < alpha < 1.0:
         raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
     m = metric_in(frame, metric)
     trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
     algs = list(trials.algorithms)
+    if algorithm_order and not algorithms:
+        known = [a for a in dict.fromkeys(algorithm_order) if a in algs]
+        algs = known + [a for a in algs if a not in known]
+        trials = dataclasses.replace(trials, algorithms=tuple(algs))
     if baseline is None:
         baseline = algs[0]
     elif baseline not in algs:
@@ -189,7 +229,7 @@ def build_table(
     ratios = _ratios(frame, trials, test_train_ratio)
     cells = _cells(trials)
     _mark_best(cells, trials, m)
-    wtl = _marks(cells, trials, baseline, ptest, alpha, ratios)
+    wtl, mark_correction = _marks(cells, trials, baseline, ptest, alpha, ratios, correction)
     if underline_against:
         _underline(cells, trials, tuple(underline_against), ptest, alpha, ratios)
 
@@ -198,7 +238,7 @@ def build_table(
         notes.append(f"{trials.n_failed} failed trial(s) excluded.")
     if trials.n_missing:
         notes.append(f"{trials.n_missing} finished trial(s) without a {m.name} value excluded.")
-    analysis = _analysis(test, trials, alpha)
+    analysis = _analysis(test, trials, alpha, correction, rope, bayes_samples, seed)
     if test == "kruskal":
         for ds, res in analysis.oneway.items():
             for alg in res.best:
@@ -218,6 +258,7 @@ def build_table(
         underline_against=tuple(underline_against),
         analysis=analysis,
         notes=notes,
+        mark_correction=mark_correction,
     )
 
 
@@ -266,10 +307,19 @@ def _marks(
     test: str,
     alpha: float,
     ratios: dict[str, float],
-) -> dict[str, tuple[int, int, int]]:
-    """Weka marks of every cell against the baseline, and win/tie/loss counts."""
+    correction: str = "none",
+) -> tuple[dict[str, tuple[int, int, int]], str]:
+    """Weka marks of every cell against the baseline, and win/tie/loss counts.
+
+    On each dataset the comparisons with the baseline form one family: their
+    p-values are adjusted together (``correction``) and a cell is marked when
+    its adjusted p-value is at most ``alpha``.  Returns the counts and the
+    correction applied (``"auto"`` resolved by the largest family).
+    """
     wtl = {a: [0, 0, 0] for a in trials.algorithms if a != baseline}
+    applied = "none"
     for ds in trials.datasets:
+        found: list[tuple[str, Cell, paired.PairedResult]] = []
         for alg in wtl:
             cell = cells.get((ds, alg))
             if cell is None or (ds, baseline) not in cells:
@@ -277,9 +327,18 @@ def _marks(
             x, y = trials.paired(ds, alg, baseline)
             res = paired.run_paired(test, x, y, ratios[ds])
             cell.p_value = res.p_value if res.k > 1 else None
-            cell.mark = paired.weka_mark(res, alpha, trials.metric.higher_is_better)
+            found.append((alg, cell, res))
+        raw = np.array([np.nan if c.p_value is None else c.p_value for _, c, _ in found], dtype=float)
+        method = multiple.resolve(correction, multiple.family_size(raw))
+        if method != "none":
+            applied = method
+        adjusted = multiple.adjust(raw, method)
+        for (alg, cell, res), adj in zip(found, adjusted):
+            cell.p_adjusted = None if np.isnan(adj) else float(adj)
+            ok = cell.p_adjusted is not None and cell.p_adjusted <= alpha
+            cell.mark = paired.weka_mark(res, alpha, trials.metric.higher_is_better) if ok else ""
             wtl[alg][{"v": 0, "": 1, "*": 2}[cell.mark]] += 1
-    return {a: (counts[0], counts[1], counts[2]) for a, counts in wtl.items()}
+    return {a: (counts[0], counts[1], counts[2]) for a, counts in wtl.items()}, applied
 
 
 def _underline(
@@ -304,7 +363,15 @@ def _underline(
         cell.underline = ok
 
 
-def _analysis(test: str, trials: Trials, alpha: float) -> AcrossAnalysis:
+def _analysis(
+    test: str,
+    trials: Trials,
+    alpha: float,
+    correction: str = "none",
+    rope: float = 1.0,
+    bayes_samples: int = bayes.DEFAULT_SAMPLES,
+    seed: int = bayes.DEFAULT_SEED,
+) -> AcrossAnalysis:
     """Run the across-dataset analysis named by ``test``."""
     hib = trials.metric.higher_is_better
     if test in paired.PAIRED_TESTS:
@@ -326,11 +393,24 @@ def _analysis(test: str, trials: Trials, alpha: float) -> AcrossAnalysis:
         return out
     if test == "wilcoxon":
         out.wilcoxon = across.pairwise_wilcoxon(units, hib)
+        raw = np.array([r.p_value for r in out.wilcoxon], dtype=float)
+        out.correction = multiple.resolve(correction, multiple.family_size(raw))
+        out.wilcoxon_p_adjusted = [float(p) for p in multiple.adjust(raw, out.correction)]
+    elif test == "bayes":
+        if unit != "datasets":
+            out.error = "the Bayesian signed-rank test compares over datasets; this comparison has only one"
+            return out
+        out.bayes = bayes.pairwise_signed_rank(units * trials.metric.scale, rope, hib,
+                                               nsamples=bayes_samples, seed=seed)
     else:
         try:
             out.friedman = across.friedman(units, hib, alpha)
         except TreebenchError as exc:
             out.error = str(exc)
+            return out
+        if correction != "none":  # pairwise rank z-tests, Shaffer's static procedure by default
+            out.posthoc_correction = "shaffer" if correction == "auto" else correction
+            out.posthoc = posthoc.friedman_posthoc(units, hib, out.posthoc_correction)
     return out
 
 
@@ -354,3 +434,48 @@ def _units(trials: Trials) -> tuple[pd.DataFrame, str, list[str]]:
     wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
     wide = wide.reindex(columns=list(trials.algorithms)).dropna()
     return wide, "folds", []
+
+
+def config_algorithm_order(config_text: str) -> list[str]:
+    """Algorithm names in the order an experiment config lists them.
+
+    Reads the ``algorithms:`` list of the YAML text (each entry's ``name``);
+    returns an empty list when the text is not such a config.
+    """
+    import yaml
+
+    try:
+        data = yaml.safe_load(config_text)
+    except yaml.YAMLError:
+        return []
+    entries = data.get("algorithms") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [str(e["name"]) for e in entries if isinstance(e, dict) and e.get("name") is not None]
+
+
+def source_algorithm_order(source: str) -> list[str]:
+    """The config order of the algorithms behind a ``compare`` source, if known.
+
+    A config (``.yaml``) gives its own order; a results store gives the order
+    of the config text the runner saved in its ``meta`` table.  Anything else
+    (an exported frame, a store without that text) gives an empty list, and
+    ``build_table`` keeps the results' first-appearance order.
+    """
+    from pathlib import Path
+
+    from treebench.report.source import CONFIG_SUFFIXES, STORE_SUFFIXES
+
+    path = Path(source)
+    suffix = path.suffix.lower()
+    try:
+        if suffix in CONFIG_SUFFIXES:
+            return config_algorithm_order(path.read_text(encoding="utf-8"))
+        if suffix in STORE_SUFFIXES:
+            from treebench.experiment.store import ResultsStore
+
+            with ResultsStore(path) as store:
+                return config_algorithm_order(store.meta().get("config", ""))
+    except (OSError, TreebenchError):
+        return []
+    return []

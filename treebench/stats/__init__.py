@@ -7,6 +7,9 @@
 * :mod:`treebench.stats.across` — Wilcoxon signed-rank, Friedman + Nemenyi (Demšar 2006).
 * :mod:`treebench.stats.oneway` — Levene, then ANOVA + Tukey or Kruskal-Wallis + Dunn
   (paper 001's protocol).
+* :mod:`treebench.stats.multiple` — Holm and Bonferroni corrections of a family of p-values.
+* :mod:`treebench.stats.posthoc` — pairwise rank z-tests after Friedman, Shaffer's static procedure.
+* :mod:`treebench.stats.bayes` — Bayesian signed-rank test with a ROPE (Benavoli et al. 2017).
 
 Every function takes a pandas DataFrame (or arrays); nothing here reads SQLite.
 See ``docs/statistics.md``.

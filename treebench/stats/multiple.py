@@ -5,6 +5,8 @@
 make the sequence non-decreasing (running maximum) and cap it at 1.  Rejecting
 the hypotheses whose adjusted p-value is at most ``alpha`` controls the
 family-wise error rate at ``alpha`` under any dependence between the tests.
+:func:`bonferroni` multiplies every p-value by ``m``; :func:`adjust` applies
+one of :data:`CORRECTIONS` (or ``"auto"``: Holm when ``m > 1``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
+from treebench.errors import one_of
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -40,3 +44,80 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out[order] = np.minimum(1.0, stepped)
     return out
+
+
+#: ``--correction`` choices; ``"auto"`` means Holm for a family of two or more tests, else none.
+CORRECTIONS = ("holm", "bonferroni", "none")
+
+
+def bonferroni(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Bonferroni-adjusted p-values, in the input order.
+
+    Each p-value is multiplied by the family size ``m`` (NaN entries do not
+    count) and capped at 1.
+
+    Parameters
+    ----------
+    p_values
+        Raw p-values of one family of tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``min(1, m * p)``; NaN stays NaN.
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = int(np.count_nonzero(~np.isnan(p)))
+    return np.minimum(1.0, p * m)
+
+
+def family_size(p_values: Sequence[float] | np.ndarray) -> int:
+    """Number of tests in a family: the p-values that are not NaN."""
+    return int(np.count_nonzero(~np.isnan(np.asarray(p_values, dtype=float))))
+
+
+def resolve(method: str, m: int) -> str:
+    """The correction to apply to a family of ``m`` tests.
+
+    ``"auto"`` is Holm when ``m > 1`` and ``"none"`` otherwise; a single test
+    needs no correction, whatever the method.
+
+    Raises
+    ------
+    TreebenchError
+        For an unknown method.
+    """
+    if method not in (*CORRECTIONS, "auto"):
+        raise one_of(method, CORRECTIONS, "correction")
+    if m <= 1:
+        return "none"
+    return "holm" if method == "auto" else method
+
+
+def adjust(p_values: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
+    """Adjust one family of p-values.
+
+    Parameters
+    ----------
+    p_values
+        Raw p-values; NaN marks a test that was not run.
+    method
+        ``"holm"``, ``"bonferroni"``, ``"none"`` or ``"auto"`` (see :func:`resolve`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values in the input order (a copy of the input for ``"none"``).
+    """
+    p = np.asarray(p_values, dtype=float)
+    method = resolve(method, family_size(p))
+    if method == "holm":
+        return holm(p)
+    if method == "bonferroni":
+        return bonferroni(p)
+    return p.copy()
+
+
+def label(method: str) -> str:
+    """Display name of a resolved correction."""
+    return {"holm": "Holm", "bonferroni": "Bonferroni", "none": "none"}[method]

@@ -141,6 +141,12 @@ def grow(
             settings.threshold == "midpoint",
             weights,
         )
+    elif _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
+        # a plugin criterion given by a compiled impurity function: grown by its compiled scan
+        int_nodes, float_nodes, counts, catmap = criterion.grow_compiled(
+            X, y, int(n_classes), settings.max_depth, int(settings.min_samples_split),
+            int(settings.min_samples_leaf), settings.threshold == "midpoint",
+        )
     else:
         int_nodes, float_nodes, counts, catmap = build_generic(
             X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data, weights
@@ -164,3 +170,19 @@ def _strict_accept(criterion: Criterion) -> bool:
     Probed on the criterion itself so the kernel follows the Python method.
     """
     return not criterion.accepts(float(criterion.min_gain))
+
+
+def _compiled_impurity(criterion, engine: str, sample_data, weights, is_nominal: np.ndarray, X: np.ndarray) -> bool:
+    """Whether a plugin's compiled impurity scan (``ImpurityCriterion.grow_compiled``) can grow this tree.
+
+    It takes numeric, finite, unweighted data without per-sample data; anything
+    else goes to the numpy engine, which grows the same tree more slowly.
+    """
+    return (
+        callable(getattr(criterion, "grow_compiled", None))
+        and engine != "python"
+        and sample_data is None
+        and weights is None
+        and not is_nominal.any()
+        and bool(np.isfinite(X).all())
+    )

@@ -1,0 +1,188 @@
+"""Compiled split search for a criterion given as a count-level impurity ``f(counts, params) -> float``.
+
+``f`` is a ``numba.njit`` function of a float64 count vector (one entry per
+class, zeros included) and a float64 parameter vector.  A split's score is
+the impurity decrease ``f(parent) - sum_j (n_j / n) f(child_j)``, computed by
+:func:`split_scores` for the numpy engine and inside :func:`grow` for the
+compiled one, with the same arithmetic, so both engines see the same numbers.
+
+:func:`grow` is a compiled version of ``trees/generic.py`` restricted to
+numeric features without missing values, sample weights or per-sample data:
+same candidates, stopping rules, tie tolerance, feature choice and node
+numbering, so it returns the same arrays as ``build_generic``.  ``f`` is a
+function argument: numba compiles one specialisation per impurity function
+(in memory: function arguments are not cached on disk).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels import layout as L
+from treebench.kernels.tolerances import TIE_TOLERANCE
+
+
+@njit
+def _better(score, best):
+    if best == -np.inf:
+        return score > -np.inf
+    return score > best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+@njit
+def _decrease(f, params, parent_value, total, left, right):
+    n_left = left.sum()
+    n_right = right.sum()
+    size = n_left + n_right
+    # the numpy engine's order: weights = sizes / sizes.sum(); parent - (w0 f0 + w1 f1)
+    return parent_value - ((n_left / size) * f(left, params) + (n_right / size) * f(right, params))
+
+
+@njit
+def split_scores(f, params, parent, children):
+    """Impurity decrease of each candidate of ``children`` (m, r, k)."""
+    m, r, k = children.shape
+    parent_value = f(parent, params)
+    out = np.empty(m)
+    for i in range(m):
+        size = 0.0
+        for j in range(r):
+            size += children[i, j].sum()
+        weighted = 0.0
+        for j in range(r):
+            weighted += (children[i, j].sum() / size) * f(children[i, j].copy(), params)
+        out[i] = parent_value - weighted
+    return out
+
+
+@njit
+def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_leaf, midpoint, min_gain, strict):
+    """Grow a tree on numeric ``X`` (no NaN) and labels ``y`` (0..k-1); the kernel arrays.
+
+    Every feature is sorted once, at the root; a node's samples keep the same
+    position range ``start:stop`` in every feature's sorted rows, which a
+    stable partition maintains after each split (no sort below the root).
+    """
+    n, d = X.shape
+    cap = 2 * n + 1
+    ints = np.full((cap, L.N_INT_FIELDS), -1, np.int64)
+    floats = np.zeros((cap, L.N_FLOAT_FIELDS))
+    counts = np.zeros((cap, n_classes), np.int64)
+    ints[0, L.DEPTH] = 0
+    ints[0, L.KIND] = L.LEAF
+    n_nodes = 1
+    rows = np.empty((d, n), np.int64)
+    for feature in range(d):
+        rows[feature] = np.argsort(X[:, feature], kind="mergesort")
+    buffer = np.empty(n, np.int64)
+    stack = np.empty((cap, 3), np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, n
+    top = 1
+    parent = np.zeros(n_classes)
+    left = np.zeros(n_classes)
+    right = np.zeros(n_classes)
+    goes_left = np.zeros(n, np.bool_)
+    while top > 0:
+        top -= 1
+        node, start, stop = stack[top, 0], stack[top, 1], stack[top, 2]
+        depth = ints[node, L.DEPTH]
+        size = stop - start
+        parent[:] = 0.0
+        for i in range(start, stop):
+            parent[y[rows[0, i]]] += 1.0
+        nonzero = 0
+        for c in range(n_classes):
+            counts[node, c] = np.int64(parent[c])
+            if parent[c] > 0:
+                nonzero += 1
+        parent_value = f(parent, params)
+        floats[node, L.IMPURITY] = parent_value
+        if (
+            size < min_samples_split
+            or size < 2 * min_samples_leaf
+            or nonzero <= 1
+            or (max_depth >= 0 and depth >= max_depth)
+        ):
+            continue
+        best_feature = -1
+        best_score = -np.inf
+        best_threshold = 0.0
+        best_n_left = 0
+        for feature in range(d):
+            order = rows[feature]
+            left[:] = 0.0
+            feature_best = -np.inf
+            feature_index = -1
+            feature_threshold = 0.0
+            after = X[order[start], feature]
+            for i in range(start, stop - 1):
+                left[y[order[i]]] += 1.0
+                n_left = i - start + 1
+                here = after
+                after = X[order[i + 1], feature]
+                if n_left < min_samples_leaf or size - n_left < min_samples_leaf or not after > here:
+                    continue
+                for c in range(n_classes):
+                    right[c] = parent[c] - left[c]
+                score = _decrease(f, params, parent_value, size, left, right)
+                if not np.isfinite(score) and score != np.inf:
+                    continue
+                if feature_index < 0 or _better(score, feature_best):
+                    feature_best = score
+                    feature_index = n_left
+                    if midpoint:
+                        mid = here / 2.0 + after / 2.0
+                        feature_threshold = here if (mid == after or np.isinf(mid)) else mid
+                    else:
+                        feature_threshold = here
+            if feature_index < 0 or not np.isfinite(feature_best):
+                continue
+            # select_feature: best split score, lowest index on ties
+            if best_feature < 0 or _better(feature_best, best_score):
+                best_feature = feature
+                best_score = feature_best
+                best_threshold = feature_threshold
+                best_n_left = feature_index
+        if best_feature < 0:
+            continue
+        if not (best_score > min_gain if strict else best_score >= min_gain):
+            continue
+        chosen = rows[best_feature]
+        for i in range(start, start + best_n_left):
+            goes_left[chosen[i]] = True
+        for i in range(start + best_n_left, stop):
+            goes_left[chosen[i]] = False
+        for feature in range(d):  # stable partition of every feature's rows
+            if feature == best_feature:
+                continue
+            order = rows[feature]
+            write = start
+            spill = 0
+            for i in range(start, stop):
+                s = order[i]
+                if goes_left[s]:
+                    order[write] = s
+                    write += 1
+                else:
+                    buffer[spill] = s
+                    spill += 1
+            for i in range(spill):
+                order[write + i] = buffer[i]
+        first_child = n_nodes
+        for j in range(2):
+            ints[first_child + j, L.DEPTH] = depth + 1
+            ints[first_child + j, L.KIND] = L.LEAF
+        n_nodes += 2
+        ints[node, L.FEATURE] = best_feature
+        ints[node, L.KIND] = L.NUMERIC
+        ints[node, L.CHILD_START] = first_child
+        ints[node, L.N_CHILDREN] = 2
+        floats[node, L.THRESHOLD] = best_threshold
+        floats[node, L.SCORE] = best_score
+        # right child pushed first: the left one is grown first, as in the numpy engine
+        stack[top, 0], stack[top, 1], stack[top, 2] = first_child + 1, start + best_n_left, stop
+        top += 1
+        stack[top, 0], stack[top, 1], stack[top, 2] = first_child, start, start + best_n_left
+        top += 1
+    return ints[:n_nodes].copy(), floats[:n_nodes].copy(), counts[:n_nodes].copy()

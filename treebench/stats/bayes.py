@@ -1,0 +1,225 @@
+"""Bayesian signed-rank test with a region of practical equivalence (ROPE).
+
+Benavoli, Corani, Demšar & Zaffalon, "Time for a change: a tutorial for
+comparing multiple classifiers through Bayesian analysis", JMLR 18 (2017),
+section 4 (after Benavoli et al., ICML 2014).  The per-dataset differences
+``z_1..z_n`` get a Dirichlet-process posterior with a prior pseudo-observation
+at ``z_0 = 0`` of weight ``prior`` (0.5 in the paper).  A draw
+``w ~ Dirichlet(prior, 1, ..., 1)`` gives
+
+.. math:: \\theta_{better} = \\sum_{i,j} w_i w_j H(z_i + z_j - 2r), \\quad
+          \\theta_{worse} = \\sum_{i,j} w_i w_j H(-z_i - z_j - 2r),
+
+``theta_rope = 1 - theta_better - theta_worse`` (``H`` is the Heaviside step
+with ``H(0) = 1/2``, ``r`` the ROPE half-width).  P(A better), P(equivalent) and
+P(B better) are the fractions of draws in which each of the three is the
+largest.  Draws come from ``numpy.random.RandomState(seed).dirichlet``, so a
+given seed and sample count reproduce ``baycomp.SignedRankTest`` draw for draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebench.errors import TreebenchError
+
+#: Monte Carlo draws and seed used when the caller gives none.
+DEFAULT_SAMPLES = 50_000
+DEFAULT_SEED = 0
+#: Weight of the prior pseudo-observation at zero difference (Benavoli et al. 2017).
+DEFAULT_PRIOR = 0.5
+
+
+@dataclass(frozen=True)
+class BayesResult:
+    """Posterior of one pair's comparison over datasets.
+
+    Attributes
+    ----------
+    a, b
+        Algorithm names; "better" follows the metric's direction.
+    p_a_better, p_rope, p_b_better
+        Posterior probabilities (fractions of Monte Carlo draws) that A is
+        practically better, that they are practically equivalent, that B is better.
+    rope
+        Half-width of the ROPE, in the units of the differences.
+    n
+        Number of datasets.
+    samples
+        The draws, shape ``(nsamples, 3)``: columns ``theta_B_better, theta_rope,
+        theta_A_better`` (the order of the simplex plot).
+    seed
+        Seed of the draws.
+    """
+
+    a: str
+    b: str
+    p_a_better: float
+    p_rope: float
+    p_b_better: float
+    rope: float
+    n: int
+    samples: np.ndarray
+    seed: int
+
+
+def signed_rank_samples(
+    diffs: np.ndarray,
+    rope: float = 0.0,
+    *,
+    prior: float = DEFAULT_PRIOR,
+    nsamples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> np.ndarray:
+    """Posterior draws of ``(theta_worse, theta_rope, theta_better)``.
+
+    Parameters
+    ----------
+    diffs
+        Per-dataset differences, positive when the first algorithm is better.
+    rope
+        ROPE half-width (same units as ``diffs``), at least 0.
+    prior, nsamples, seed
+        Prior weight at zero, number of draws, seed of ``RandomState``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(nsamples, 3)``; each row sums to 1.
+    """
+    z = np.asarray(diffs, dtype=float)
+    if z.ndim != 1 or z.size < 1 or not np.all(np.isfinite(z)):
+        raise TreebenchError("the Bayesian signed-rank test needs finite differences on at least one dataset")
+    if rope < 0 or not np.isfinite(rope):
+        raise TreebenchError(f"--rope must be a finite value >= 0, got {rope}")
+    if nsamples < 1:
+        raise TreebenchError(f"the number of Monte Carlo samples must be positive, got {nsamples}")
+    full = np.concatenate(([0.0], z))
+    sums = full[:, None] + full[None, :]
+    above = (sums > 2 * rope) + 0.5 * (sums == 2 * rope)
+    below = (-sums > 2 * rope) + 0.5 * (-sums == 2 * rope)
+    weights = np.ones(full.size)
+    weights[0] = prior
+    w = np.random.RandomState(seed).dirichlet(weights, nsamples)
+    out = np.empty((nsamples, 3))
+    out[:, 2] = np.einsum("si,ij,sj->s", w, above, w)
+    if rope > 0:
+        out[:, 0] = np.einsum("si,ij,sj->s", w, below, w)
+    else:  # without a ROPE, ties at zero count for "better" by half, as in baycomp
+        out[:, 0] = 1.0 - out[:, 2]
+    out[:, 1] = 1.0 - out[:, 0] - out[:, 2]
+    return out
+
+
+def signed_rank(
+    x: np.ndarray,
+    y: np.ndarray,
+    a: str = "A",
+    b: str = "B",
+    *,
+    rope: float = 0.0,
+    higher_is_better: bool = True,
+    prior: float = DEFAULT_PRIOR,
+    nsamples: int = DEFAULT_SAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> BayesResult:
+    """Bayesian signed-rank test of ``a`` (scores ``x``) against ``b`` (``y``) over datasets.
+
+    Parameters
+    ----------
+    x, y
+        Per-dataset mean scores of ``a`` and ``b``, same units as ``rope``.
+    rope
+        Half-width of the region of practical equivalence (0: none).
+    higher_is_better
+        Metric direction; with ``False`` a lower score is "better".
+
+    Returns
+    -------
+    BayesResult
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape:
+        raise TreebenchError("the Bayesian signed-rank test needs the same datasets for both algorithms")
+    d = x - y if higher_is_better else y - x
+    s = signed_rank_samples(d, rope, prior=prior, nsamples=nsamples, seed=seed)
+    winners = np.argmax(s, axis=1)
+    pw, pe, pb = np.bincount(winners, minlength=3) / len(winners)
+    return BayesResult(a, b, float(pb), float(pe), float(pw), float(rope), int(d.size), s, int(seed))
+
+
+def pairwise_signed_rank(means, rope: float = 0.0, higher_is_better: bool = True, *,
+                         nsamples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> list[BayesResult]:
+    """:func:`signed_rank` for every pair of columns of a datasets x algorithms matrix.
+
+    Every pair uses the same ``seed``, so each result is reproducible on its own.
+    """
+    import itertools
+
+    cols = list(means.columns)
+    return [
+        signed_rank(means[a].to_numpy(), means[b].to_numpy(), str(a), str(b), rope=rope,
+                    higher_is_better=higher_is_better, nsamples=nsamples, seed=seed)
+        for a, b in itertools.combinations(cols, 2)
+    ]
+
+
+def plot_simplex(results: list[BayesResult], path, max_points: int = 5000) -> list:
+    """Draw each pair's posterior draws in a triangle (matplotlib).
+
+    Corners: B better (left), A better (right), equivalent (top).  One panel
+    per pair; ``path`` without suffix gets ``.png`` and ``.svg``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+    """
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not results:
+        raise TreebenchError("no pair to plot")
+    base = Path(path)
+    base = base.with_suffix("") if base.suffix in (".png", ".svg", ".pdf") else base
+    n = len(results)
+    fig, axes = plt.subplots(1, n, figsize=(4 * n, 3.8), squeeze=False)
+    corners = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])  # B, rope, A
+    for ax, r in zip(axes[0], results):
+        pts = r.samples[:max_points] @ corners
+        ax.scatter(pts[:, 0], pts[:, 1], s=2, alpha=0.3, color="tab:blue", linewidths=0)
+        tri = np.vstack([corners, corners[:1]])
+        ax.plot(tri[:, 0], tri[:, 1], color="black", lw=1)
+        # lines from the centre to the edges' midpoints separate the regions where each wins
+        centre = corners.mean(axis=0)
+        for i, j in ((0, 1), (1, 2), (0, 2)):
+            mid = (corners[i] + corners[j]) / 2
+            ax.plot([centre[0], mid[0]], [centre[1], mid[1]], color="grey", lw=0.8, ls="--")
+        ax.text(-0.02, -0.06, f"{r.b} better\n{r.p_b_better:.3f}", ha="left", va="top", fontsize=8)
+        ax.text(1.02, -0.06, f"{r.a} better\n{r.p_a_better:.3f}", ha="right", va="top", fontsize=8)
+        ax.text(0.5, np.sqrt(3) / 2 + 0.03, f"equivalent (ROPE ±{r.rope:g})\n{r.p_rope:.3f}",
+                ha="center", va="bottom", fontsize=8)
+        ax.set_xlim(-0.1, 1.1)
+        ax.set_ylim(-0.2, 1.05)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    fig.tight_layout()
+    out = []
+    try:
+        base.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in (".png", ".svg"):
+            target = base.with_suffix(suffix)
+            fig.savefig(target, dpi=150)
+            out.append(target)
+    except OSError as exc:
+        raise TreebenchError(f"cannot write {base}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return out
