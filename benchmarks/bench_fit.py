@@ -11,7 +11,6 @@ entropy tree.  Results go to stdout and ``benchmarks/results.md``.
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from _measure import machine
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
@@ -55,20 +55,6 @@ def median_seconds(estimator, X: np.ndarray, y: np.ndarray, repeats: int) -> tup
         model.fit(X, y)
         times.append(time.perf_counter() - started)
     return statistics.median(times), model
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import os
-
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def main(argv: list[str] | None = None) -> int:
