@@ -129,3 +129,17 @@ def test_generic_layers_name_no_paper():
                 if PAPER_WORDS.search(HARMLESS.sub("", line)):
                     found.append(f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}")
     assert not found, "generic modules naming a paper or its criterion:\n" + "\n".join(found)
+
+
+def test_command_line_start_up_imports_no_heavy_library():
+    """`treebench --help` loads the command groups only: no numba, pandas, scipy, matplotlib or scikit-learn."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from treebench.cli import cli; "
+        "print(sorted(m for m in ('numba', 'pandas', 'scipy', 'matplotlib', 'sklearn') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -27,7 +27,6 @@ import numpy as np
 
 from treebench.criteria.base import Criterion, as_children
 from treebench.errors import TreebenchError
-from treebench.kernels import custom
 
 
 def import_plugin(spec: str) -> None:
@@ -89,6 +88,8 @@ class ImpurityCriterion(Criterion):
     def split_scores(self, parent, children, context=None):  # noqa: ANN001, ANN201
         children = np.ascontiguousarray(as_children(children), dtype=np.float64)
         parent = np.ascontiguousarray(parent, dtype=np.float64)
+        from treebench.kernels import custom  # numba: only when a compiled criterion is used
+
         return custom.split_scores(self._function(), self.impurity_params(), parent, children)
 
     def grow_compiled(
@@ -115,6 +116,8 @@ class ImpurityCriterion(Criterion):
         if y.min() < 0 or y.max() >= n_classes:
             raise TreebenchError(f"labels must be 0..{n_classes - 1}; got {y.min()}..{y.max()}")
         strict = not self.accepts(float(self.min_gain))
+        from treebench.kernels import custom  # numba: only when a compiled criterion is used
+
         ints, floats, counts = custom.grow(
             self._function(), self.impurity_params(), X, y,
             int(n_classes), -1 if max_depth is None else int(max_depth), int(min_samples_split),
