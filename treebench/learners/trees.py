@@ -46,11 +46,12 @@ class CriterionLearner(TreeMeasures, Learner):
             return None
         from treebench.trees.builder import Presorted
         from treebench.trees.encoding import FeatureEncoder
+        from treebench.trees.fitted import label_codes
 
         # The same encoding and label codes as TreeClassifier.fit computes, so
         # every fit of a grid can share one sort of this training matrix.
         _, matrix = FeatureEncoder.fit(X)
-        codes = np.unique(y, return_inverse=True)[1].astype(np.int64).ravel()
+        codes = label_codes(y)[1]
         return Presorted.from_matrix(matrix, codes)
 
     def fit(

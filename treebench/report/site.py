@@ -553,10 +553,12 @@ def _tolerance(row: Any, tolerances: dict[str, float]) -> tuple[float | None, st
     if not _missing(own):
         return float(own), "tolerance"
     std = _field(row, "std")
-    if not _missing(std):
-        return float(std), "paper's std"
-    tol = tolerances.get(str(_field(row, "metric")))
-    return (float(tol), "spec's tolerance") if tol is not None else (None, "")
+    from treebench.report.cells import cell_tolerance  # pandas: only when a page is written
+
+    tol = cell_tolerance(std, str(_field(row, "metric")), tolerances)  # the rule calibration uses
+    if tol is None:
+        return None, ""
+    return tol, "spec's tolerance" if _missing(std) else "paper's std"
 
 
 def cell_class(row: Any, tolerances: dict[str, float]) -> str:
