@@ -103,6 +103,8 @@ def run(
         from treebench.experiment.pool import prestart
 
         prestart()  # the workers' imports overlap with the driver's
+    if not dry_run:
+        _announce_compile()
     from treebench.experiment.runner import run_experiment
 
     summary = run_experiment(
@@ -115,6 +117,14 @@ def run(
         dry=dry_run,
     )
     return summary.exit_code
+
+
+def _announce_compile() -> None:
+    """Say so before numba's first compile, which would otherwise look like a hang at 0%."""
+    from treebench.kernels.readiness import COMPILE_NOTICE, builder_cached
+
+    if builder_cached() is False:
+        _warn(COMPILE_NOTICE)
 
 
 def _warn(line: str) -> None:

@@ -50,9 +50,9 @@ class CriterionLearner(TreeMeasures, Learner):
 
         # The same encoding and label codes as TreeClassifier.fit computes, so
         # every fit of a grid can share one sort of this training matrix.
-        _, matrix = FeatureEncoder.fit(X)
+        encoder, matrix = FeatureEncoder.fit(X)
         codes = label_codes(y)[1]
-        return Presorted.from_matrix(matrix, codes)
+        return Presorted.from_matrix(matrix, codes, encoder.is_nominal)
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None

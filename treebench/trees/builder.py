@@ -16,7 +16,8 @@ import numpy as np
 
 from treebench.criteria import Criterion
 from treebench.errors import TreebenchError
-from treebench.kernels.induction import build, fill_sorted_row
+from treebench.kernels.induction import build
+from treebench.kernels.partition import fill_sorted_row
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.generic import build_generic
 from treebench.trees.settings import GrowSettings, validate_tree_param
@@ -29,47 +30,45 @@ MAX_BRANCHES = 2**16
 
 @dataclass
 class Presorted:
-    """Every feature sorted once: sample ids, dense value ranks and labels, (d, n).
+    """Every feature sorted once: sample ids, value ranks and labels, (d, n).
 
-    ``levels[level_start[f]:level_start[f + 1]]`` are feature ``f``'s distinct
-    values in increasing order (rank ``r`` is ``levels[level_start[f] + r]``);
-    NaN sorts last with the rank one past its feature's last level.  The
-    compiled builder partitions ``index``, ``rank`` and ``label`` in place, so
-    reuse across fits (e.g. a tuning grid on the same training data) goes
-    through :meth:`copy`.
+    Numeric ranks are dense (``0..m-1`` over the feature's ``m`` distinct
+    values) and NaN sorts last with the rank ``n_levels[f] = m``; nominal
+    ranks are the category codes.  Nine bytes per cell with int32 ids and
+    uint8 labels: no copy of the values is kept (thresholds are read from
+    the matrix the tree is grown on).  The compiled builder partitions
+    ``index``, ``rank`` and ``label`` in place, so reuse across fits (e.g. a
+    tuning grid on the same training data) goes through :meth:`copy`.
     """
 
     index: np.ndarray
     rank: np.ndarray
     label: np.ndarray
-    levels: np.ndarray
-    level_start: np.ndarray
+    n_levels: np.ndarray
 
     @classmethod
-    def from_matrix(cls, X: np.ndarray, y: np.ndarray) -> Presorted:
+    def from_matrix(cls, X: np.ndarray, y: np.ndarray, is_nominal: np.ndarray | None = None) -> Presorted:
+        """Sort the columns of ``X`` (n, d); ``is_nominal[f]`` marks columns of category codes."""
         n, d = X.shape
-        # X.T of a column-major matrix is already row-major: no copy then.
-        columns = np.ascontiguousarray(X.T, dtype=np.float64)
+        nominal = np.zeros(d, bool) if is_nominal is None else np.asarray(is_nominal, bool)
         # narrow labels cut the memory traffic of every scan and partition
         labels = y.astype(np.uint8 if int(y.max(initial=0)) < 256 else np.int32)
         index = np.empty((d, n), np.int32 if n < 2**31 else np.int64)
         rank = np.empty((d, n), np.int32)
         label = np.empty((d, n), labels.dtype)
-        levels_buffer = np.empty(n)
-        levels, level_start = [], np.zeros(d + 1, np.int64)
+        n_levels = np.zeros(d, np.int64)
         for f in range(d):
-            # Column by column: numpy's 2-D argsort along rows is about twice
-            # as slow here, and its stable sort (timsort) is the fastest on
-            # real columns, which have long runs of equal values.
-            order = np.argsort(columns[f], kind="stable")
-            n_levels = fill_sorted_row(columns[f], order, labels, index[f], rank[f], label[f], levels_buffer)
-            levels.append(levels_buffer[:n_levels].copy())
-            level_start[f + 1] = level_start[f] + n_levels
-        flat = np.concatenate(levels) if levels else np.zeros(0)
-        return cls(index, rank, label, flat, level_start)
+            # Column by column, one contiguous copy alive at a time: numpy's
+            # 2-D argsort along rows is about twice as slow here, and its
+            # stable sort (timsort) is the fastest on real columns, which
+            # have long runs of equal values.
+            column = np.ascontiguousarray(X[:, f], dtype=np.float64)
+            order = np.argsort(column, kind="stable")
+            n_levels[f] = fill_sorted_row(column, order, labels, bool(nominal[f]), index[f], rank[f], label[f])
+        return cls(index, rank, label, n_levels)
 
     def copy(self) -> Presorted:
-        return Presorted(self.index.copy(), self.rank.copy(), self.label.copy(), self.levels, self.level_start)
+        return Presorted(self.index.copy(), self.rank.copy(), self.label.copy(), self.n_levels)
 
 
 def grow(
@@ -118,14 +117,16 @@ def grow(
         )
     weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
     if use_kernel:
-        data = presorted if presorted is not None else Presorted.from_matrix(X, y)
+        data = presorted if presorted is not None else Presorted.from_matrix(X, y, is_nominal)
         max_branches = int(n_categories.max()) if n_categories.size else 2
+        values, values_by_row = _value_rows(X)
         int_nodes, float_nodes, counts, catmap = build(
             data.index,
             data.rank,
             data.label,
-            data.levels,
-            data.level_start,
+            values,
+            values_by_row,
+            data.n_levels,
             is_nominal,
             n_categories,
             int(n_classes),
@@ -162,6 +163,18 @@ def grow(
         categories=list(encoder.categories),
         criterion={"name": criterion.name, **criterion.values},
     )
+
+
+def _value_rows(X: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``X`` as one C-ordered float64 array without a copy where possible: ``(X, True)`` or ``(X.T, False)``.
+
+    One array layout keeps the compiled builder to one specialisation.
+    """
+    if X.dtype == np.float64 and X.flags.c_contiguous:
+        return X, True
+    if X.dtype == np.float64 and X.flags.f_contiguous:
+        return X.T, False
+    return np.ascontiguousarray(X, dtype=np.float64), True
 
 
 def _strict_accept(criterion: Criterion) -> bool:

@@ -1,0 +1,376 @@
+"""Compiled split search: the best candidate of one feature in one node.
+
+The rows a scan reads are one feature's slice ``[start, end)`` of the
+presorted arrays (see :mod:`treebench.kernels.induction`): sample ids, value
+ranks (NaN has the rank ``missing``, one past the last, and sorts last) and
+labels, all in increasing value order.  A numeric scan moves one sample at a
+time from the right child to the left and scores every position where the
+rank changes; a nominal feature is tabulated per category instead.
+
+One scan per criterion family, chosen once per call, so the loop that runs
+once per sample holds only that family's arithmetic:
+
+* :func:`_scan_additive` -- entropy, gain ratio, Gini, Tsallis: a child's
+  mass is a function of its size and ``G = sum_i g(c_i)``; ``G`` of both
+  children is updated in O(1) per sample and a candidate costs a few
+  scalar operations (no array is touched per candidate).
+* :func:`_scan_rows` -- certainty and possibilistic: a child's mass needs
+  its whole count row; the scan is compiled once per family (selected by
+  the type of ``z``: ``None`` for certainty, see
+  :func:`treebench.kernels.scoring.pair_mass`), so each family's loop is its
+  own machine code.
+
+All scans return ``(gain, n_left, tie_score, w_left)``: ``n_left = 0`` when
+the feature has no valid candidate, else the left child is the first
+``n_left`` positions (samples, for ``min_samples_leaf`` and the partition)
+and ``w_left`` their weight (their count without weights).  The threshold
+is read from the feature values at positions ``start + n_left - 1`` and
+``start + n_left`` (:func:`threshold_at`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.scoring import (
+    CERTAINTY,
+    ENTROPY,
+    child_mass,
+    g_term,
+    is_additive,
+    mass_from_sum,
+    pair_mass,
+    tie_score_binary,
+)
+from treebench.kernels.tolerances import TIE_TOLERANCE
+from treebench.kernels.weights import sample_weight
+
+
+@njit(cache=True, inline="always")
+def better(score: float, best: float) -> bool:
+    """Strictly better beyond the tie tolerance (ties keep the earlier candidate)."""
+    if best == -np.inf:
+        return score > -np.inf
+    return score > best + TIE_TOLERANCE * max(1.0, abs(best))
+
+
+@njit(cache=True, inline="always")
+def ties(a: float, b: float) -> bool:
+    """Equal within the tie tolerance."""
+    return not better(a, b) and not better(b, a)
+
+
+@njit(cache=True, inline="always")
+def take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total):
+    """Whether a candidate replaces the best so far, and its tie score.
+
+    Better by more than the tolerance wins; within the tolerance, with
+    ``tie_break``, the higher entropy gain wins; otherwise the earlier
+    candidate stays.  ``right`` must hold the right child's counts.
+    """
+    if not tie_break:
+        return better(gain, best), 0.0
+    if not better(gain, best) and not ties(gain, best):
+        return False, 0.0
+    tie = tie_score_binary(parent_entropy, left, right, w_left, total)
+    if better(gain, best):
+        return True, tie
+    return better(tie, best_tie), tie
+
+
+@njit(cache=True, inline="always")
+def feature_value(values: np.ndarray, by_row: bool, f: int, sample: int) -> float:
+    """Value of feature ``f`` for ``sample``: ``values`` is (n, d) when ``by_row``, else (d, n)."""
+    if by_row:
+        return values[sample, f]
+    return values[f, sample]
+
+
+@njit(cache=True)
+def threshold_at(
+    values: np.ndarray, by_row: bool, f: int, low_sample: int, high_sample: int, high_missing: bool, midpoint: bool
+) -> float:
+    """Threshold between two neighbouring samples of the sorted order (the high one may be missing).
+
+    As scikit-learn: the midpoint, unless rounding makes it equal to the
+    upper value (then the lower value); next to the NaN block, or with
+    ``midpoint=False``, the lower (observed) value.
+    """
+    low = feature_value(values, by_row, f, low_sample)
+    if high_missing or not midpoint:
+        return low
+    high = feature_value(values, by_row, f, high_sample)
+    threshold = low / 2.0 + high / 2.0
+    if threshold == high or math.isinf(threshold):
+        threshold = low
+    return threshold
+
+
+@njit(cache=True)
+def scan_numeric(
+    ranks: np.ndarray,
+    labels: np.ndarray,
+    index: np.ndarray,
+    weights: Any,
+    start: int,
+    end: int,
+    missing: int,
+    parent: np.ndarray,
+    total: Any,
+    parent_impurity: float,
+    cid: int,
+    params: np.ndarray,
+    table: np.ndarray,
+    min_leaf: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    scratch: np.ndarray,
+    tie_break: bool,
+    parent_entropy: float,
+):
+    """Best threshold of one numeric feature on positions ``[start, end)``, sample by sample.
+
+    ``total`` is the node's weight (its size without weights).  With
+    ``tie_break``, candidates whose scores tie are ranked by their entropy
+    gain.  Missing values sort last and always go right, so candidates stop
+    at the first one.  Returns ``(gain, n_left, tie_score, w_left)``.
+    """
+    if is_additive(cid):
+        return _scan_additive(
+            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params,
+            table, min_leaf, left,
+        )
+    if cid == CERTAINTY:
+        return _scan_rows(
+            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, None, params, table,
+            min_leaf, left, right, scratch, tie_break, parent_entropy,
+        )
+    # possibilistic: params = [gamma, z(r=1), z(r=2), ...]; a threshold split has two branches
+    return _scan_rows(
+        ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params[2], params, table,
+        min_leaf, left, right, scratch, tie_break, parent_entropy,
+    )
+
+
+@njit(cache=True)
+def _scan_additive(
+    ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params, table,
+    min_leaf, left,
+):
+    """:func:`scan_numeric` for the additive family: O(1) per sample, scalars only per candidate."""
+    k = parent.shape[0]
+    n = end - start
+    g_left = 0.0
+    g_right = 0.0
+    for i in range(k):
+        left[i] = 0
+        g_right += g_term(cid, params, table, parent[i])
+    w_left = total - total  # a zero of the counts' type
+    best = -np.inf
+    best_left = 0
+    best_w_left = w_left
+    for p in range(start, end - 1):
+        label = labels[p]
+        w = sample_weight(weights, index, p)
+        count = left[label]
+        # the right count is parent - left: deriving it avoids a second
+        # read-modify-write per sample on the critical path
+        rest = parent[label] - count
+        g_left += g_term(cid, params, table, count + w) - g_term(cid, params, table, count)
+        g_right += g_term(cid, params, table, rest - w) - g_term(cid, params, table, rest)
+        left[label] = count + w
+        w_left += w
+        n_left = p - start + 1
+        if n_left < min_leaf:
+            continue
+        if n - n_left < min_leaf:
+            break
+        here = ranks[p]
+        if here == missing:
+            break
+        if ranks[p + 1] == here:
+            continue
+        mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
+            cid, params, table, total - w_left, g_right
+        )
+        gain = parent_impurity - mass / total
+        if better(gain, best):
+            best = gain
+            best_left = n_left
+            best_w_left = w_left
+    return best, best_left, 0.0, best_w_left
+
+
+@njit(cache=True)
+def _scan_rows(
+    ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, z, params, table,
+    min_leaf, left, right, scratch, tie_break, parent_entropy,
+):
+    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`pair_mass`).
+
+    The tie score (certainty's entropy gain) is kept as running sums of
+    ``c log2 c`` read from ``table`` (the entropy table with ``tie_break``),
+    like the additive scan's: no array is touched for it per candidate (see
+    the hot-path rule in :mod:`treebench.kernels.scoring`).
+    """
+    k = parent.shape[0]
+    n = end - start
+    h_left = 0.0
+    h_right = 0.0
+    for i in range(k):
+        left[i] = 0
+        if tie_break:
+            h_right += g_term(ENTROPY, params, table, parent[i])
+    w_left = total - total
+    best = -np.inf
+    best_tie = -np.inf
+    best_left = 0
+    best_w_left = w_left
+    for p in range(start, end - 1):
+        label = labels[p]
+        w = sample_weight(weights, index, p)
+        count = left[label]
+        if tie_break:
+            rest = parent[label] - count
+            h_left += g_term(ENTROPY, params, table, count + w) - g_term(ENTROPY, params, table, count)
+            h_right += g_term(ENTROPY, params, table, rest - w) - g_term(ENTROPY, params, table, rest)
+        left[label] = count + w
+        w_left += w
+        n_left = p - start + 1
+        if n_left < min_leaf:
+            continue
+        if n - n_left < min_leaf:
+            break
+        here = ranks[p]
+        if here == missing:
+            break
+        if ranks[p + 1] == here:
+            continue
+        mass = pair_mass(left, parent, right, w_left, total, z, scratch)
+        gain = parent_impurity - mass / total
+        tie = 0.0
+        if tie_break:
+            w_right = total - w_left
+            entropy_mass = (
+                g_term(ENTROPY, params, table, w_left) - h_left + g_term(ENTROPY, params, table, w_right) - h_right
+            )
+            tie = parent_entropy - entropy_mass / total
+        # take_candidate's rule on scalars
+        if not better(gain, best):
+            if not (tie_break and ties(gain, best) and better(tie, best_tie)):
+                continue
+        best = gain
+        best_tie = tie
+        best_left = n_left
+        best_w_left = w_left
+    return best, best_left, best_tie, best_w_left
+
+
+@njit(cache=True)
+def scan_numeric_histogram(
+    ranks: np.ndarray,
+    labels: np.ndarray,
+    start: int,
+    end: int,
+    missing: int,
+    parent: np.ndarray,
+    parent_impurity: float,
+    cid: int,
+    params: np.ndarray,
+    table: np.ndarray,
+    min_leaf: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    scratch: np.ndarray,
+    histogram: np.ndarray,
+    tie_break: bool,
+    parent_entropy: float,
+):
+    """:func:`scan_numeric` for a node with few distinct values (integer counts only).
+
+    One pass counts (rank, class) pairs -- a single increment per sample --
+    then candidates are scored per distinct value, O(k) each.  Worth it when
+    ``distinct values * k`` is well below the node size (the caller decides);
+    it finds the same candidates with the same scores.  Same return values as
+    :func:`scan_numeric` (``w_left = n_left``).
+    """
+    k = parent.shape[0]
+    n = end - start
+    first_rank = ranks[start]
+    span = ranks[end - 1] - first_rank + 1
+    histogram[:span, :] = 0
+    for p in range(start, end):
+        histogram[ranks[p] - first_rank, labels[p]] += 1
+    additive = is_additive(cid)
+    for i in range(k):
+        left[i] = 0
+    best = -np.inf
+    best_tie = -np.inf
+    best_left = 0
+    n_left = 0
+    seen = False
+    for r in range(span):
+        rank = first_rank + r
+        size = 0
+        for i in range(k):
+            size += histogram[r, i]
+        if size == 0:
+            continue
+        if seen and n_left >= min_leaf:
+            # a few candidates per node here (at most the distinct values), so
+            # scoring from the count rows costs little against the counting pass
+            for i in range(k):
+                right[i] = parent[i] - left[i]
+            n_right = n - n_left
+            mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
+                cid, params, table, right, n_right, 2, scratch
+            )
+            gain = parent_impurity - mass / n
+            if additive:
+                take, tie = better(gain, best), 0.0
+            else:
+                take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+            if take:
+                best = gain
+                best_tie = tie
+                best_left = n_left
+        if rank == missing or n - n_left - size < min_leaf:
+            break
+        for i in range(k):
+            left[i] += histogram[r, i]
+        n_left += size
+        seen = True
+    return best, best_left, best_tie, best_left
+
+
+@njit(cache=True)
+def tabulate_categories(
+    codes: np.ndarray, labels: np.ndarray, index: np.ndarray, weights: Any, start: int, end: int,
+    cat_counts: np.ndarray, cat_sizes: np.ndarray, cat_weights: np.ndarray, present: np.ndarray,
+) -> int:
+    """Class counts per category on ``[start, end)`` of a nominal row (sorted by code).
+
+    Fills ``present[:r]`` with the codes that occur, in increasing order, and
+    returns ``r``; ``cat_sizes`` counts samples, ``cat_weights`` their weight
+    (``cat_counts`` holds class weights; without weights both are counts).
+    """
+    r = 0
+    previous = -1
+    for p in range(start, end):
+        code = codes[p]
+        if code != previous:
+            present[r] = code
+            r += 1
+            cat_sizes[code] = 0
+            cat_weights[code] = 0
+            cat_counts[code, :] = 0
+            previous = code
+        w = sample_weight(weights, index, p)
+        cat_sizes[code] += 1
+        cat_weights[code] += w
+        cat_counts[code, labels[p]] += w
+    return r
