@@ -46,6 +46,7 @@ CERTAINTY = 5
 POSSIBILISTIC = 6
 
 LOG2 = math.log(2.0)
+LOG_HALF = math.log(0.5)
 
 
 @njit(cache=True, inline="always")
@@ -169,6 +170,11 @@ def possibilistic_entropy(row: np.ndarray, s: int, z: float, scratch: np.ndarray
         cumulative += scratch[i]
         t_star = cumulative / n
         if i == k - 1:
+            if t_star == 1.0:
+                # pi = 1 and t = 1: the term is log(1/2) exactly; skipping its two logs
+                # saves a quarter of the work at k = 4 (integer counts always land here)
+                total += LOG_HALF
+                continue
             pi = 1.0
         else:
             pi = min(_agresti_coull_upper(cumulative, n, z), 1.0)
