@@ -48,18 +48,16 @@ LEAF_TOLERANCE, MIN_LEAVES_WITHIN, MAX_MEAN_ACC_DIFF = 0.10, 13, 0.5
 # --------------------------------------------------------------------------- the learners
 def make_c45() -> Any:
     """treebench's C4.5 as compared with J48 ``-C 0.25 -M 2`` (later: the named ``c4.5`` configuration)."""
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.c45 import C45Classifier
 
-    return TreeClassifier(
-        "gain_ratio", pruning="pessimistic", confidence=0.25, min_samples_leaf=2, subtree_raising=True
-    )
+    return C45Classifier(confidence=0.25, min_samples_leaf=2)
 
 
 def make_c45_unpruned() -> Any:
     """treebench's unpruned gain-ratio tree, compared with J48 ``-U -M 2``."""
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.c45 import C45Classifier
 
-    return TreeClassifier("gain_ratio", min_samples_leaf=2)
+    return C45Classifier(unpruned=True, min_samples_leaf=2)
 
 
 MAKERS = {"pruned": make_c45, "unpruned": make_c45_unpruned}

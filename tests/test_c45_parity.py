@@ -74,7 +74,6 @@ def test_fixture_matches_the_mirror(name):
         assert run["accuracy"] == parity.accuracy(run["predictions"], truth)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 19: treebench's C4.5 does not yet follow J48's rules")
 def test_c45_leaves_and_accuracy_match_j48():
     rows = []
     for name in parity.DATASETS:

@@ -14,6 +14,7 @@ from typing import Any
 from treebench.errors import TreebenchError
 from treebench.learners.base import Learner
 from treebench.learners.belief import BeliefLearner
+from treebench.learners.c45 import C45Learner
 from treebench.learners.c50 import C50
 from treebench.learners.mee import MEELearner
 from treebench.learners.sklearn_cart import SklearnCart, SklearnCartCCP
@@ -36,6 +37,7 @@ BASELINES: dict[str, type[Learner]] = {
     "sklearn-cart-ccp": SklearnCartCCP,
     "weka-j48": WekaJ48,
     "c50": C50,
+    "c4.5": C45Learner,
 }
 #: The baselines a config's ``estimator:`` (a dotted class or factory path) configures.
 ESTIMATOR_BASELINES: dict[str, type[SklearnEstimator]] = {"sklearn": SklearnEstimator}

@@ -1,0 +1,85 @@
+"""treebench's C4.5, grown, collapsed and pruned by Weka J48's rules: the ``c4.5`` baseline.
+
+This is the configuration a config names when its paper says "C4.5" and real
+Weka J48 is not run (:class:`treebench.trees.c45.C45Classifier`: MDL-corrected
+numeric gain, J48's minimum-split rule, thresholds on data values, the
+average-gain rule, fractional cases for missing values, collapsing, pessimistic
+pruning with subtree raising).  The plain gain-ratio tree of the shared builder
+stays available as ``criterion: gain_ratio`` (optionally ``pruning:
+pessimistic``), so a report always says which of the two ran.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError, no_such_parameter
+from treebench.learners.base import Learner
+
+#: Parameters of ``c4.5``: name -> (accepted values, default), J48's option in brackets.
+PARAMS: dict[str, tuple[str, Any]] = {
+    "confidence": ("a number 0 < confidence <= 0.5 (-C, pruning confidence)", 0.25),
+    "min_samples_leaf": ("an integer >= 1 (-M, least weight in two branches)", 2),
+    "unpruned": ("true or false (-U: no error-based pruning)", False),
+    "subtree_raising": ("true or false (false: -S)", True),
+    "collapse": ("true or false (false: -O)", True),
+    "mdl_correction": ("true or false (false: -J)", True),
+}
+
+
+def _value_ok(key: str, value: Any) -> bool:
+    if key == "confidence":
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 0.5
+    if key == "min_samples_leaf":
+        return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+    return isinstance(value, bool)
+
+
+class C45Learner(Learner):
+    """The ``c4.5`` baseline: :class:`~treebench.trees.c45.C45Classifier` with the config's params.
+
+    Parameters
+    ----------
+    random_state:
+        The trial's model seed (unused: C4.5 has no randomness; kept for the interface).
+    """
+
+    name = "c4.5"
+
+    def __init__(self, random_state: int) -> None:
+        self.random_state = int(random_state)
+
+    @classmethod
+    def validate_params(cls, params: dict[str, Any]) -> None:
+        """Raise a one-line :class:`TreebenchError` for the first unknown or out-of-range parameter."""
+        listing = "; ".join(f"{key}: {text}" for key, (text, _) in PARAMS.items())
+        for key, value in params.items():
+            if key not in PARAMS:
+                raise no_such_parameter(f"baseline {cls.name!r}", key, list(PARAMS), listing)
+            if not _value_ok(key, value):
+                raise TreebenchError(
+                    f"baseline {cls.name!r}: {key} = {value!r} is out of range; accepted: {PARAMS[key][0]}"
+                )
+
+    def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> Any:
+        from treebench.trees.c45 import C45Classifier
+
+        return C45Classifier(**params).fit(X, y)
+
+    def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
+        return model.predict(X)
+
+    def n_leaves(self, model: Any) -> int:
+        return int(model.tree_.n_leaves)
+
+    def measures(self, model: Any) -> dict[str, Any]:
+        tree = model.tree_
+        return {
+            "n_leaves": int(tree.n_leaves),
+            "n_nodes": int(tree.n_nodes),
+            "depth": int(tree.max_depth),
+            "tree_quality": None,
+        }

@@ -1,0 +1,639 @@
+"""C4.5 as Weka's J48 grows it (C4.5 release 8 rules, Weka 3.6 ``weka.classifiers.trees.j48``).
+
+A self-contained learner whose trees follow J48 ``-C 0.25 -M 2`` node for node:
+
+* **growing** (``C45ModelSelection.selectModel``, ``C45Split``): a node is a leaf when its weight
+  is below ``2 M`` or pure; every attribute proposes one split: numeric attributes a binary cut
+  chosen by information gain among cuts leaving at least ``minSplit`` weight on each side, with
+  Quinlan's MDL penalty ``log2(#cuts) / weight``; nominal attributes one branch per declared value
+  (empty ones included).  Gains are scaled by the known fraction and gain ratios use a split
+  entropy with the unknowns as one more bag.  The winner has the largest gain ratio among splits
+  whose gain is at least the average gain; its cut is moved down to a value of the training data.
+* **missing values** (``Distribution.addInstWithUnknown``, ``ClassifierSplitModel.split``,
+  ``ClassifierTree.getProbs``): a case whose split value is unknown goes down every branch with
+  its weight times the branch's share of the known weight, at training and at prediction.
+* **pruning** (``C45PruneableClassifierTree``): collapse, then pessimistic error-based pruning
+  with subtree raising, the estimated errors of ``Stats.addErrs``.
+
+The tolerances of ``weka.core.Utils`` (``gr``, ``sm``, ``eq``: 1e-6) are kept where they decide
+a comparison, since they decide ties and so the shape of the tree.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from treebench.errors import TreebenchError
+from treebench.kernels.c45_scan import first_record
+from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
+from treebench.trees.pruning import added_errors
+
+#: ``weka.core.Utils.SMALL``: the slack of every Weka comparison.
+SMALL = 1e-6
+#: Consecutive sorted values closer than this are one value for a numeric cut (``C45Split``).
+SAME_VALUE = 1e-5
+_LOG2 = math.log(2.0)
+
+
+# --------------------------------------------------------------------------- entropy pieces
+def _xlog2x(a: Any) -> np.ndarray:
+    """``x log2 x`` elementwise, 0 below 1e-6 (``EntropyBasedSplitCrit.logFunc``)."""
+    a = np.asarray(a, dtype=np.float64)
+    out = np.zeros_like(a)
+    big = a >= SMALL
+    out[big] = a[big] * np.log(a[big]) / _LOG2
+    return out
+
+
+def _old_ent(per_class: np.ndarray) -> float:
+    """Entropy (times weight) of the class distribution before the split (``oldEnt``)."""
+    return float(_xlog2x(per_class.sum()) - _xlog2x(per_class).sum())
+
+
+def info_gain(bags: np.ndarray, node_weight: float) -> float:
+    """``InfoGainSplitCrit.splitCritValue``: gain per unit of known weight, scaled by the known share.
+
+    Parameters
+    ----------
+    bags:
+        ``(n_bags, n_classes)`` weights of the cases with a known value.
+    node_weight:
+        All the node's weight, unknowns included.
+    """
+    known = float(bags.sum())
+    numerator = _old_ent(bags.sum(axis=0)) - _new_ent(bags)
+    numerator *= 1.0 - (node_weight - known) / node_weight
+    if abs(numerator) < SMALL:
+        return 0.0
+    return numerator / known
+
+
+def _new_ent(bags: np.ndarray) -> float:
+    """Weighted entropy after the split (``newEnt``)."""
+    return float(_xlog2x(bags.sum(axis=1)).sum() - _xlog2x(bags).sum())
+
+
+def split_info(per_bag: np.ndarray, node_weight: float) -> float:
+    """Split entropy with the unknown weight as one more bag (``GainRatioSplitCrit.splitEnt``)."""
+    known = float(per_bag.sum())
+    if known <= SMALL:
+        return 0.0
+    return float(-_xlog2x(per_bag).sum() - _xlog2x(node_weight - known) + _xlog2x(node_weight))
+
+
+def gain_ratio(gain: float, per_bag: np.ndarray, node_weight: float) -> float:
+    """``GainRatioSplitCrit.splitCritValue``: 0 for a trivial split."""
+    entropy = split_info(per_bag, node_weight)
+    if abs(entropy) < SMALL:
+        return 0.0
+    return gain / (entropy / node_weight)
+
+
+def mdl_penalty(n_cuts: int, node_weight: float) -> float:
+    """Quinlan's (1996) correction of a numeric gain: ``log2(#candidate cuts) / weight``."""
+    return math.log2(n_cuts) / node_weight
+
+
+def min_split(known_weight: float, n_classes: int, min_leaf: float) -> float:
+    """Least weight on each side of a numeric cut: ``0.1 * known / classes`` clamped to ``[M, 25]``."""
+    value = 0.1 * known_weight / n_classes
+    if value - min_leaf < SMALL:  # Utils.smOrEq
+        return float(min_leaf)
+    return 25.0 if value - 25.0 > SMALL else value
+
+
+def first_max(values: np.ndarray, start: float) -> int:
+    """Index of the running best of a Weka ``Utils.gr`` scan: later values must beat it by > 1e-6.
+
+    Returns -1 when none beats ``start``.
+    """
+    return int(first_record(np.ascontiguousarray(values, dtype=np.float64), float(start), SMALL))
+
+
+def max_class(per_class: np.ndarray) -> int:
+    """``Distribution.maxClass``: first class with the largest weight (0 when all are empty)."""
+    return max(first_max(per_class, 0.0), 0)
+
+
+def num_incorrect(dist: np.ndarray) -> float:
+    """Weight not of the majority class (``Distribution.numIncorrect``)."""
+    per_class = dist.sum(axis=0)
+    return float(per_class.sum() - per_class[max_class(per_class)])
+
+
+def estimated_errors(dist: np.ndarray, confidence: float) -> float:
+    """Pessimistic errors of a leaf holding ``dist`` (``getEstimatedErrorsForDistribution``)."""
+    total = float(dist.sum())
+    if abs(total) < SMALL:
+        return 0.0
+    wrong = num_incorrect(dist)
+    return wrong + added_errors(total, wrong, confidence)
+
+
+# --------------------------------------------------------------------------- candidate splits
+@dataclass
+class Candidate:
+    """One attribute's best split at a node (a ``C45Split`` that passed ``checkModel``)."""
+
+    feature: int
+    gain: float
+    ratio: float
+    bags: np.ndarray  # (n_bags, n_classes) weights of the known cases
+    cut: float = math.nan  # numeric: the midpoint cut before snapping to a data value
+
+
+def numeric_candidate(
+    j: int, x: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, node_weight: float, min_leaf: float,
+    mdl: bool,
+) -> Candidate | None:
+    """``C45Split.handleNumericAttribute``: the best binary cut of one numeric attribute, or ``None``."""
+    known = ~np.isnan(x)
+    n_known = int(known.sum())
+    order = np.argsort(x[known], kind="stable")
+    xs, ys, ws = x[known][order], y[known][order], w[known][order]
+    cum = np.zeros((n_known, k))
+    cum[np.arange(n_known), ys] = ws
+    np.cumsum(cum, axis=0, out=cum)
+    known_weight = float(cum[-1].sum()) if n_known else 0.0
+    least = min_split(known_weight, k, min_leaf)
+    if 2 * least - n_known > SMALL:  # Weka counts cases here, not weight
+        return None
+    # cut after position p - 1 when the next value differs by more than 1e-5
+    cuts = np.flatnonzero(xs[:-1] + SAME_VALUE < xs[1:])  # index of the last case on the left
+    left_w = np.cumsum(ws)[cuts]
+    ok = (left_w - least > -SMALL) & ((known_weight - left_w) - least > -SMALL)
+    cuts = cuts[ok]
+    if cuts.size == 0:
+        return None
+    left = cum[cuts]
+    right = cum[-1] - left
+    old = _old_ent(cum[-1])
+    new = (_xlog2x(left.sum(axis=1)) - _xlog2x(left).sum(axis=1)
+           + _xlog2x(right.sum(axis=1)) - _xlog2x(right).sum(axis=1))
+    numerator = (old - new) * (1.0 - (node_weight - known_weight) / node_weight)
+    gains = np.where(np.abs(numerator) < SMALL, 0.0, numerator / known_weight)
+    best = first_max(gains, 0.0)
+    gain = (float(gains[best]) if best >= 0 else 0.0) - (mdl_penalty(cuts.size, node_weight) if mdl else 0.0)
+    if gain < SMALL:  # Utils.smOrEq(gain, 0)
+        return None
+    at = int(cuts[best])
+    cut = (xs[at] + xs[at + 1]) / 2
+    if cut == xs[at + 1]:  # rounding put the midpoint on the upper value
+        cut = xs[at]
+    bags = np.vstack([cum[at], cum[-1] - cum[at]])
+    return Candidate(j, gain, gain_ratio(gain, bags.sum(axis=1), node_weight), bags, float(cut))
+
+
+def nominal_candidate(
+    j: int, x: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, n_values: int, node_weight: float,
+    min_leaf: float,
+) -> Candidate | None:
+    """``C45Split.handleEnumeratedAttribute``: one branch per value; ``None`` unless two reach ``M``."""
+    known = ~np.isnan(x)
+    codes = x[known].astype(np.int64)
+    bags = np.bincount(codes * k + y[known], weights=w[known], minlength=n_values * k).reshape(n_values, k)
+    if int((bags.sum(axis=1) - min_leaf > -SMALL).sum()) < 2:
+        return None
+    gain = info_gain(bags, node_weight)
+    return Candidate(j, gain, gain_ratio(gain, bags.sum(axis=1), node_weight), bags)
+
+
+# --------------------------------------------------------------------------- the tree
+@dataclass(eq=False)
+class Node:
+    """A J48 node: a leaf (one bag) or a split with one child per bag.
+
+    ``dist`` is the node's ``(n_bags, n_classes)`` training distribution, unknowns included;
+    ``rows``/``weights`` the (fractional) training cases reaching it, kept for subtree raising.
+    """
+
+    dist: np.ndarray
+    rows: np.ndarray
+    weights: np.ndarray
+    feature: int = -1
+    threshold: float = math.nan
+    nominal: bool = False
+    children: list[Node] = field(default_factory=list)
+    is_empty: bool = False
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    def shares(self) -> np.ndarray:
+        """Each branch's share of the weight (``C45Split.weights``)."""
+        per_bag = self.dist.sum(axis=1)
+        return per_bag / per_bag.sum()
+
+    def make_leaf(self) -> None:
+        self.children, self.feature = [], -1
+        self.dist = self.dist.sum(axis=0, keepdims=True)
+
+
+@dataclass
+class TreeInfo:
+    """Sizes counted as J48 does (empty leaves included)."""
+
+    root: Node
+    n_leaves: int
+    n_nodes: int
+    max_depth: int
+    node_count: int = 0
+
+    def __post_init__(self) -> None:
+        self.node_count = self.n_nodes
+
+
+def _sizes(node: Node, depth: int = 0) -> tuple[int, int, int]:
+    if node.is_leaf:
+        return 1, 1, depth
+    leaves, nodes, deepest = 0, 1, depth
+    for child in node.children:
+        a, b, c = _sizes(child, depth + 1)
+        leaves, nodes, deepest = leaves + a, nodes + b, max(deepest, c)
+    return leaves, nodes, deepest
+
+
+class _Grower:
+    """Grows, collapses and prunes one tree on an encoded training matrix."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, n_values: np.ndarray, k: int, est: C45Classifier):
+        self.X, self.y, self.n_values, self.k = X, y, n_values, k
+        self.min_leaf = float(est.min_samples_leaf)
+        self.confidence = float(est.confidence)
+        self.mdl = bool(est.mdl_correction)
+        self.n_train = X.shape[0]
+        # C45ModelSelection: many-valued nominal attributes drop out of the average gain unless
+        # every attribute is such a one
+        self.many_valued = (n_values > 0) & ~(n_values - 0.3 * self.n_train < -SMALL)
+        self.multi_val = bool(self.many_valued.all())
+        self.sorted_values = [
+            np.unique(X[~np.isnan(X[:, j]), j]) if n_values[j] == 0 else None for j in range(X.shape[1])
+        ]
+
+    # -- growing ------------------------------------------------------------------------------
+    def grow(self, rows: np.ndarray, weights: np.ndarray) -> Node:
+        per_class = np.bincount(self.y[rows], weights=weights, minlength=self.k).astype(np.float64)
+        node = Node(per_class[None, :], rows, weights)
+        best = self.select(rows, weights, per_class)
+        if best is None:
+            node.is_empty = abs(float(per_class.sum())) < SMALL
+            return node
+        node.feature, node.nominal = best.feature, self.n_values[best.feature] > 0
+        if not node.nominal:
+            node.threshold = self.snap(best.feature, best.cut)
+        node.dist = self.with_unknowns(best.bags, rows, weights, best.feature)
+        node.children = [self.grow(r, w) for r, w in self.split(node, rows, weights)]
+        return node
+
+    def select(self, rows: np.ndarray, weights: np.ndarray, per_class: np.ndarray) -> Candidate | None:
+        """``C45ModelSelection.selectModel``: the split to make, or ``None`` for a leaf."""
+        total = float(per_class.sum())
+        if 2 * self.min_leaf - total > SMALL or abs(total - per_class[max_class(per_class)]) < SMALL:
+            return None
+        y = self.y[rows]
+        found: list[Candidate] = []
+        for j in range(self.X.shape[1]):
+            x = self.X[rows, j]
+            if self.n_values[j] > 0:
+                cand = nominal_candidate(j, x, y, weights, self.k, int(self.n_values[j]), total, self.min_leaf)
+            else:
+                cand = numeric_candidate(j, x, y, weights, self.k, total, self.min_leaf, self.mdl)
+            if cand is not None:
+                found.append(cand)
+        counted = [c.gain for c in found if self.multi_val or not self.many_valued[c.feature]]
+        if not counted:
+            return None
+        average = sum(counted) / len(counted)
+        best, top = None, 0.0
+        for cand in found:
+            if cand.gain >= average - 1e-3 and cand.ratio - top > SMALL:
+                best, top = cand, cand.ratio
+        return best
+
+    def snap(self, j: int, cut: float) -> float:
+        """``C45Split.setSplitPoint``: the largest training value of the attribute not above the cut."""
+        values = self.sorted_values[j]
+        below = values[values - cut < SMALL]
+        return float(below[-1]) if below.size else cut
+
+    def with_unknowns(self, bags: np.ndarray, rows: np.ndarray, weights: np.ndarray, j: int) -> np.ndarray:
+        """The chosen split's distribution with the cases whose value is unknown added."""
+        missing = np.isnan(self.X[rows, j])
+        return self.add_unknowns(bags, self.y[rows[missing]], weights[missing])
+
+    def route(self, node: Node, rows: np.ndarray) -> np.ndarray:
+        """Branch of each case, -1 when its value is unknown (``C45Split.whichSubset``)."""
+        x = self.X[rows, node.feature]
+        bag = np.full(len(rows), -1, dtype=np.int64)
+        known = ~np.isnan(x)
+        if node.nominal:
+            bag[known] = x[known].astype(np.int64)
+        else:
+            bag[known] = np.where(x[known] - node.threshold < SMALL, 0, 1)
+        return bag
+
+    def split(self, node: Node, rows: np.ndarray, weights: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``ClassifierSplitModel.split``: unknown cases go to every branch of positive share."""
+        bag = self.route(node, rows)
+        unknown = bag < 0
+        shares = node.shares()
+        parts = []
+        for b, share in enumerate(shares):
+            mine = bag == b
+            if share > SMALL and unknown.any():
+                parts.append((np.concatenate([rows[mine], rows[unknown]]),
+                              np.concatenate([weights[mine], weights[unknown] * share])))
+            else:
+                parts.append((rows[mine], weights[mine]))
+        return parts
+
+    def reset_distribution(self, node: Node, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """``C45Split.resetDistribution``: known cases by branch, then the unknown ones added by the
+        branches' new known shares (``addInstWithUnknown``); a leaf (``NoSplit``) holds them all."""
+        y = self.y[rows]
+        if node.is_leaf:
+            return np.bincount(y, weights=weights, minlength=self.k).astype(np.float64)[None, :]
+        bag = self.route(node, rows)
+        n_bags = len(node.children)
+        known = bag >= 0
+        bags = np.bincount(bag[known] * self.k + y[known], weights=weights[known],
+                           minlength=n_bags * self.k).reshape(n_bags, self.k).astype(np.float64)
+        return self.add_unknowns(bags, y[~known], weights[~known])
+
+    def add_unknowns(self, bags: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """``Distribution.addInstWithUnknown``: unknown cases added to every bag by its known share."""
+        if y.size == 0:
+            return bags
+        total = bags.sum()
+        probs = bags.sum(axis=1) / total if abs(total) >= SMALL else np.full(len(bags), 1.0 / len(bags))
+        unknown = np.bincount(y, weights=weights, minlength=self.k)
+        return bags + probs[:, None] * unknown[None, :]
+
+    # -- collapsing and pruning ---------------------------------------------------------------
+    def training_errors(self, node: Node) -> float:
+        if node.is_leaf:
+            return num_incorrect(node.dist)
+        return sum(self.training_errors(c) for c in node.children)
+
+    def collapse(self, node: Node) -> None:
+        """``ClassifierTree.collapse``: a subtree no better than a leaf on training data becomes one."""
+        if node.is_leaf:
+            return
+        if self.training_errors(node) >= num_incorrect(node.dist) - 1e-3:
+            node.make_leaf()
+            return
+        for child in node.children:
+            self.collapse(child)
+
+    def subtree_errors(self, node: Node) -> float:
+        if node.is_leaf:
+            return estimated_errors(node.dist, self.confidence)
+        return sum(self.subtree_errors(c) for c in node.children)
+
+    def branch_errors(self, node: Node, rows: np.ndarray, weights: np.ndarray) -> float:
+        """``getEstimatedErrorsForBranch``: estimated errors of ``node``'s subtree on other cases."""
+        if node.is_leaf:
+            per_class = np.bincount(self.y[rows], weights=weights, minlength=self.k)
+            return estimated_errors(per_class[None, :].astype(np.float64), self.confidence)
+        saved = node.dist
+        node.dist = self.reset_distribution(node, rows, weights)
+        parts = self.split(node, rows, weights)
+        node.dist = saved
+        return sum(self.branch_errors(c, r, w) for c, (r, w) in zip(node.children, parts, strict=True))
+
+    def new_distribution(self, node: Node, rows: np.ndarray, weights: np.ndarray) -> None:
+        """``newDistribution``: re-fill a raised subtree with the cases of its new position."""
+        node.dist = self.reset_distribution(node, rows, weights)
+        node.rows, node.weights = rows, weights
+        if node.is_leaf:
+            if abs(float(weights.sum())) >= SMALL:
+                node.is_empty = False
+            return
+        for child, (r, w) in zip(node.children, self.split(node, rows, weights), strict=True):
+            self.new_distribution(child, r, w)
+
+    def prune(self, node: Node, raising: bool) -> None:
+        """``C45PruneableClassifierTree.prune``: leaf, largest branch or subtree, by estimated errors."""
+        if node.is_leaf:
+            return
+        for child in node.children:
+            self.prune(child, raising)
+        per_bag = node.dist.sum(axis=1)
+        largest = int(np.flatnonzero(per_bag - per_bag.max() > -SMALL)[-1])  # maxBag: last maximum
+        branch = (self.branch_errors(node.children[largest], node.rows, node.weights)
+                  if raising else math.inf)
+        leaf = estimated_errors(node.dist, self.confidence)
+        tree = self.subtree_errors(node)
+        if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
+            node.make_leaf()
+            return
+        if branch - (tree + 0.1) < SMALL:
+            raised = node.children[largest]
+            node.children, node.feature = raised.children, raised.feature
+            node.threshold, node.nominal, node.dist = raised.threshold, raised.nominal, raised.dist
+            self.new_distribution(node, node.rows, node.weights)
+            self.prune(node, raising)
+
+
+# --------------------------------------------------------------------------- the estimator
+class C45Classifier(ClassifierMixin, BaseEstimator):
+    """C4.5 grown, collapsed and pruned exactly as Weka's J48.
+
+    Parameters
+    ----------
+    confidence:
+        Pruning confidence ``CF`` (J48 ``-C``), in ``(0, 0.5]``.
+    min_samples_leaf:
+        ``M`` (J48 ``-M``): least weight in two branches of a split.
+    unpruned:
+        J48 ``-U``: no error-based pruning (collapsing still applies, as in J48).
+    subtree_raising:
+        Consider raising the largest branch while pruning (J48 default; ``-S`` turns it off).
+    collapse:
+        Collapse subtrees that do not reduce training errors (J48 default; ``-O`` turns it off).
+    mdl_correction:
+        Quinlan's MDL penalty on numeric cuts (J48 default; ``-J`` turns it off).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The sorted class labels.
+    tree_ : TreeInfo
+        The root and J48's sizes: ``n_leaves``, ``n_nodes`` (every node, empty leaves included).
+    """
+
+    def __init__(
+        self,
+        confidence: float = 0.25,
+        min_samples_leaf: int = 2,
+        unpruned: bool = False,
+        subtree_raising: bool = True,
+        collapse: bool = True,
+        mdl_correction: bool = True,
+    ) -> None:
+        self.confidence = confidence
+        self.min_samples_leaf = min_samples_leaf
+        self.unpruned = unpruned
+        self.subtree_raising = subtree_raising
+        self.collapse = collapse
+        self.mdl_correction = mdl_correction
+
+    # -- fitting ---------------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        if not isinstance(self.confidence, (int, float)) or not 0 < self.confidence <= 0.5:
+            raise TreebenchError(f"confidence must be in (0, 0.5]; got {self.confidence!r}")
+        if isinstance(self.min_samples_leaf, bool) or not isinstance(self.min_samples_leaf, (int, np.integer)) \
+                or self.min_samples_leaf < 1:
+            raise TreebenchError(f"min_samples_leaf must be an integer >= 1; got {self.min_samples_leaf!r}")
+
+    def _encode(self, X: Any, fit: bool) -> np.ndarray:
+        """Float matrix with nominal codes ``0..c-1`` and NaN for missing (unseen categories too)."""
+        if fit:
+            ordered = None
+            if isinstance(X, pd.DataFrame):
+                # J48 sees every categorical, ordered or not, as nominal (multiway)
+                ordered = [i for i, c in enumerate(X.columns)
+                           if isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.ordered] or None
+            self.encoder_, Z = FeatureEncoder.fit(X, ordered)
+        else:
+            check_is_fitted(self, "tree_")
+            Z = self.encoder_.transform(X)
+        Z = np.array(Z, dtype=np.float64, order="F")
+        for j, cats in enumerate(self.encoder_.categories):
+            if cats is not None:
+                Z[Z[:, j] >= len(cats), j] = np.nan  # the encoder's "missing" code
+        if np.isinf(Z).any():
+            raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
+        return Z
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
+        """Grow (and unless ``unpruned``, prune) the tree on ``X``, ``y``.
+
+        Parameters
+        ----------
+        X:
+            Array or DataFrame; categorical/string columns are nominal, NaN is missing.
+        y:
+            Class labels.
+        sample_weight:
+            Case weights (Weka instance weights); zero-weight rows are dropped.
+        """
+        self._check_params()
+        Z = self._encode(X, fit=True)
+        labels = as_labels(y, Z.shape[0])
+        self.classes_, codes = label_codes(labels)
+        weights = check_sample_weight(sample_weight, Z)
+        weights = np.ones(Z.shape[0]) if weights is None else weights
+        self.n_features_in_ = Z.shape[1]
+        n_values = np.array([len(c) if c is not None else 0 for c in self.encoder_.categories], dtype=np.int64)
+        keep = np.flatnonzero(weights > 0)
+        grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 10_000))
+        try:
+            root = grower.grow(np.arange(len(keep)), weights[keep].astype(np.float64))
+            if self.collapse:
+                grower.collapse(root)
+            if not self.unpruned:
+                grower.prune(root, bool(self.subtree_raising))
+        finally:
+            sys.setrecursionlimit(limit)
+        self.tree_ = TreeInfo(root, *_sizes(root))
+        return self
+
+    # -- prediction ------------------------------------------------------------------------------
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities (``ClassifierTree.getProbs``; unknown values share out by branch weight)."""
+        Z = self._encode(X, fit=False)
+        out = np.zeros((Z.shape[0], len(self.classes_)))
+        self._descend(self.tree_.root, Z, np.arange(Z.shape[0]), np.ones(Z.shape[0]), out)
+        return out
+
+    def _descend(self, node: Node, Z: np.ndarray, rows: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        if node.is_leaf:
+            out[rows] += weight[:, None] * _probs(node.dist.sum(axis=0))[None, :]
+            return
+        x = Z[rows, node.feature]
+        known = ~np.isnan(x)
+        bag = np.full(len(rows), -1, dtype=np.int64)
+        if node.nominal:
+            bag[known] = x[known].astype(np.int64)
+        else:
+            bag[known] = np.where(x[known] - node.threshold < SMALL, 0, 1)
+        shares = node.shares()
+        for b, child in enumerate(node.children):
+            mine = bag == b
+            if child.is_empty:  # the parent's distribution answers for an empty branch
+                bag_dist = node.dist[b] if node.dist[b].sum() > SMALL else node.dist.sum(axis=0)
+                out[rows[mine]] += weight[mine, None] * _probs(bag_dist)[None, :]
+                continue
+            self._descend(child, Z, rows[mine], weight[mine], out)
+            self._descend(child, Z, rows[~known], weight[~known] * shares[b], out)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of largest probability, the first on near-ties (``ClassifierTree.classifyInstance``)."""
+        proba = self.predict_proba(X)
+        best = np.zeros(len(proba), dtype=np.int64)
+        top = np.full(len(proba), -1.0)
+        for c in range(proba.shape[1]):
+            better = proba[:, c] - top > SMALL
+            best[better], top[better] = c, proba[better, c]
+        return self.classes_[best]
+
+    # -- printing --------------------------------------------------------------------------------
+    def export_text(self) -> str:
+        """The tree in J48's layout (``attr <= v``, ``|   `` per level, ``class (weight/errors)``)."""
+        check_is_fitted(self, "tree_")
+        root = self.tree_.root
+        if root.is_leaf:
+            return ": " + self._label(root.dist.sum(axis=0))
+        lines: list[str] = []
+        self._dump(root, 0, lines)
+        return "\n".join(lines)
+
+    def _dump(self, node: Node, depth: int, lines: list[str]) -> None:
+        name = self.encoder_.names[node.feature]
+        for b, child in enumerate(node.children):
+            if node.nominal:
+                test = f"{name} = {self.encoder_.categories[node.feature][b]}"
+            else:
+                test = f"{name} {'<=' if b == 0 else '>'} {_weka_number(node.threshold)}"
+            text = "|   " * depth + test
+            if child.is_leaf:
+                lines.append(f"{text}: {self._label(node.dist[b], node.dist.sum(axis=0))}")
+            else:
+                lines.append(text)
+                self._dump(child, depth + 1, lines)
+
+    def _label(self, per_class: np.ndarray, fallback: np.ndarray | None = None) -> str:
+        """``NoSplit``/``C45Split.dumpLabel``: majority class, weight and errors rounded to 2 places."""
+        source = per_class if per_class.sum() > 0 or fallback is None else fallback
+        label = self.classes_[max_class(source)]
+        total = float(per_class.sum())
+        wrong = total - float(per_class[max_class(source)])
+        tail = f"/{round(wrong, 2)}" if wrong > SMALL else ""
+        return f"{label} ({round(total, 2)}{tail})"
+
+
+def _probs(per_class: np.ndarray) -> np.ndarray:
+    """``Distribution.prob``: relative weights, all 0 for an empty distribution."""
+    total = per_class.sum()
+    return per_class / total if abs(total) >= SMALL else np.zeros_like(per_class)
+
+
+def _weka_number(value: float) -> str:
+    """``Utils.doubleToString(value, 6)``: at most 6 decimals, no trailing zeros."""
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
