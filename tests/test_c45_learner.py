@@ -83,3 +83,19 @@ def test_the_learner_predicts_with_fractional_missing_values():
     assert set(learner.predict(model, X)) <= {0, 1}
     sizes = learner.measures(model)
     assert sizes["n_leaves"] == model.tree_.n_leaves and sizes["tree_quality"] is None
+
+
+def test_under_nominal_codes_c4_5_splits_the_codes_by_thresholds():
+    from treebench.experiment.trial import nominal_as_codes
+
+    rng = np.random.default_rng(0)
+    colours = rng.choice(list("abcdef"), 300)
+    X = pd.DataFrame({"c": pd.Categorical(colours), "n": rng.normal(size=300)})
+    y = np.isin(colours, list("abc")).astype(int)
+    learner = C45Learner(0)
+    multiway = learner.fit({}, X, y)
+    assert multiway.tree_.n_nodes < 2 * multiway.tree_.n_leaves - 1  # one branch per category: not binary
+    coded = nominal_as_codes(X)
+    binary = learner.fit({}, learner.view(coded), y)
+    assert binary.tree_.n_nodes == 2 * binary.tree_.n_leaves - 1
+    assert (learner.predict(binary, coded.iloc[:50]) == y[:50]).all()

@@ -166,7 +166,7 @@ BAD = {
     ),
     "unknown baseline": (
         GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-c4.5"),
-        ["c.yaml:11:", "unknown baseline 'sklearn-c4.5'", "accepted: c50, sklearn, sklearn-cart, sklearn-cart-ccp, weka-j48"],
+        ["c.yaml:11:", "unknown baseline 'sklearn-c4.5'", "accepted: c4.5, c50, sklearn, sklearn-cart, sklearn-cart-ccp, weka-j48"],
     ),
     "bad c50 parameter": (
         GOOD.replace("baseline: sklearn-cart", "baseline: c50").replace("criterion: gini}", "CF: 0}"),
@@ -195,7 +195,7 @@ BAD = {
     ),
     "both criterion and baseline": (
         GOOD.replace("baseline: sklearn-cart", "baseline: sklearn-cart\n    criterion: gini"),
-        ["c.yaml:10:", "give exactly one of 'criterion'", "or 'baseline' (accepted: c50, sklearn, sklearn-cart, sklearn-cart-ccp, weka-j48)"],
+        ["c.yaml:10:", "give exactly one of 'criterion'", "or 'baseline' (accepted: c4.5, c50, sklearn, sklearn-cart, sklearn-cart-ccp, weka-j48)"],
     ),
     "duplicate algorithm name": (
         GOOD.replace("name: CART", "name: PiTree"),

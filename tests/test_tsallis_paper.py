@@ -54,7 +54,7 @@ def small_run(tmp_path_factory):
     config = small_config(tmp)
     store = tmp / "tsallis.sqlite"
     summary = run_experiment(config, store_path=store, quiet=True, echo=lambda *_: None, jobs=1)
-    assert (summary.done, summary.failed) == (2 * 2 * 5, 0)
+    assert (summary.done, summary.failed) == (2 * 2 * 7, 0)
     with ResultsStore(store) as opened:
         frame = opened.to_frame(all_columns=True)
     return config, frame
@@ -63,13 +63,16 @@ def small_run(tmp_path_factory):
 # -- the paper's config ------------------------------------------------------------
 def test_paper_config_follows_the_protocol():
     config = load_config(PAPER_CONFIG)
-    assert [a.name for a in config.algorithms] == ["id3", "cart", "c45", "tsallis", "tsallis-gr"]
+    names = [a.name for a in config.algorithms]
+    assert names == ["id3", "cart", "c45", "tsallis", "tsallis-gr", "cart-sklearn", "c45-j48"]
     assert len(config.datasets) == 11 and all(d.nominal == "codes" for d in config.datasets)
     protocol = config.datasets[0].protocol
     assert (protocol.kind, protocol.test_size, protocol.repeats) == ("holdout", 0.3, 10)
     assert config.tuning.folds == 10
     for algorithm in config.algorithms:
-        assert algorithm.fixed_params == {"min_samples_leaf": 5} and algorithm.pruning is None
+        assert algorithm.fixed_params["min_samples_leaf"] == 5 and algorithm.pruning is None
+    # the "reference implementations" reading: J48 unpruned (-U -M 5), scikit-learn's CART
+    assert config.algorithms[6].fixed_params == {"min_samples_leaf": 5, "unpruned": True}
     qs = [p["q"] for p in config.algorithms[3].grid_points()]
     published = {0.6, 0.8, 1.2, 1.4, 2.6, 3.1, 7.1, 8.6, 8.9}  # the q row of Table II
     assert published <= set(qs)

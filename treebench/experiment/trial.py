@@ -30,7 +30,7 @@ from treebench.experiment.protocols import (
 )
 from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
 from treebench.experiment.tuning import TuningOutcome, grid_search
-from treebench.learners.base import Learner
+from treebench.learners.base import NOMINAL_MODE, Learner
 from treebench.sampling import Split, model_seed, rng_for
 
 #: Bumped when the meaning of a stored trial changes (invalidates every key).
@@ -238,6 +238,9 @@ def nominal_as_codes(X: pd.DataFrame) -> pd.DataFrame:
         elif pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             categories = sorted(out[name].dropna().unique().tolist())
             out[name] = pd.Categorical(out[name], categories=categories, ordered=True)
+    # ordinal attributes are ordered categoricals too: the mark tells a learner that keeps
+    # ordinal attributes nominal (c4.5, as J48 reading ARFF) to use these as numbers
+    out.attrs[NOMINAL_MODE] = "codes"
     return out
 
 

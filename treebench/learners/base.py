@@ -32,6 +32,15 @@ import pandas as pd
 
 from treebench.stats.metrics import Metric
 
+#: Key of ``DataFrame.attrs`` set to ``"codes"`` on a frame whose nominal attributes a config turned
+#: into category codes (``nominal: codes``; they are ordered categoricals then, like ordinal attributes).
+NOMINAL_MODE = "treebench.nominal"
+
+
+def nominal_codes_mode(X: pd.DataFrame | np.ndarray) -> bool:
+    """Whether ``X`` carries the ``nominal: codes`` mark (pandas keeps ``attrs`` through row selection)."""
+    return isinstance(X, pd.DataFrame) and X.attrs.get(NOMINAL_MODE) == "codes"
+
 
 def take(X: pd.DataFrame | np.ndarray, rows: np.ndarray) -> pd.DataFrame | np.ndarray:
     """Rows of a frame or of a matrix."""

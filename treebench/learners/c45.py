@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError, no_such_parameter
-from treebench.learners.base import Learner
+from treebench.learners.base import Learner, nominal_codes_mode
 
 #: Parameters of ``c4.5``: name -> (accepted values, default), J48's option in brackets.
 PARAMS: dict[str, tuple[str, Any]] = {
@@ -36,6 +36,24 @@ def _value_ok(key: str, value: Any) -> bool:
     if key == "min_samples_leaf":
         return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
     return isinstance(value, bool)
+
+
+def as_numbers_if_codes(X: pd.DataFrame) -> pd.DataFrame:
+    """Under ``nominal: codes``, the coded (ordered categorical) columns as float codes.
+
+    C4.5, like J48 reading ARFF, splits every categorical multiway, ordered or
+    not; a config that asks for codes wants thresholds on them instead, which
+    is what J48 does with a numeric column of codes.  Missing stays NaN.
+    """
+    if not nominal_codes_mode(X):
+        return X
+    out = X.copy()
+    for name in out.columns:
+        if isinstance(out[name].dtype, pd.CategoricalDtype):
+            codes = out[name].cat.codes.to_numpy().astype(np.float64)
+            codes[codes < 0] = np.nan
+            out[name] = codes
+    return out
 
 
 class C45Learner(Learner):
@@ -64,13 +82,16 @@ class C45Learner(Learner):
                     f"baseline {cls.name!r}: {key} = {value!r} is out of range; accepted: {PARAMS[key][0]}"
                 )
 
+    def view(self, X: pd.DataFrame) -> pd.DataFrame:
+        return as_numbers_if_codes(X)  # once for a whole tuning grid
+
     def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> Any:
         from treebench.trees.c45 import C45Classifier
 
-        return C45Classifier(**params).fit(X, y)
+        return C45Classifier(**params).fit(as_numbers_if_codes(X), y)
 
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
-        return model.predict(X)
+        return model.predict(as_numbers_if_codes(X))
 
     def n_leaves(self, model: Any) -> int:
         return int(model.tree_.n_leaves)

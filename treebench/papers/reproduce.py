@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pandas as pd
+
 from treebench.errors import TreebenchError
 from treebench.papers.catalogue import PAPERS, get_paper
 from treebench.report.reference import load_reference
@@ -53,11 +55,34 @@ def _store_of(config: Path) -> Path:
     return store
 
 
+def reading_configs(spec: PaperSpec) -> list[Path]:
+    """The configs of the spec's readings that have their own (run beside the paper's own config)."""
+    return [Path(r.config) for r in spec.readings if r.config]
+
+
+def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:
+    """Reading name -> its trials, for the readings whose config has a store already."""
+    sources = {}
+    for reading in spec.readings:
+        if reading.config:
+            store = store_path_for_config(Path(reading.config))
+            if store.exists():
+                sources[reading.name] = current_trials(read_store(store), Path(reading.config))
+    return sources
+
+
+def _run_with_readings(spec: PaperSpec, config: Path, workers: int | None) -> None:
+    """Run the paper's config, then each reading's own config (both resume)."""
+    run_config(config, workers)
+    for extra in reading_configs(spec):
+        run_config(extra, workers)
+
+
 def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[Report, list[Path], int, int]:
     """Read the store, build and write the report; return it, the files written and the trial counts."""
     frame = current_trials(read_store(store), config)
     reference = load_reference(spec.reference)
-    report = build_report(spec, frame, reference, out_dir, extras=True)
+    report = build_report(spec, frame, reference, out_dir, extras=True, reading_sources=_reading_sources(spec))
     paths = write_report(report, out_dir, config=str(config), store=str(store))
     n_ok = int((frame["status"].astype(str) == "ok").sum()) if "status" in frame.columns else len(frame)
     return report, paths + [p for _, p in report.figures], len(frame), n_ok
@@ -91,7 +116,7 @@ def reproduce_paper(
     config = Path(config or spec.config)
     out_dir = Path(out_dir or Path("results") / spec.key)
     if run:
-        run_config(config, workers)
+        _run_with_readings(spec, config, workers)
     return _report(spec, config, _store_of(config), out_dir)[1]
 
 
@@ -113,7 +138,7 @@ def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path
     if run:
         started = time.perf_counter()
         try:
-            run_config(config, workers)
+            _run_with_readings(spec, config, workers)
         except Exception as exc:  # the report still says what the store holds
             reason, page.error_details = failure_text(exc)
             page.problems.append(f"the run failed: {reason}")

@@ -48,7 +48,14 @@ from treebench.report.claims import (
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
 from treebench.report.sections import Section
-from treebench.report.spec import Figure, PaperSpec, SectionBuilder, SectionContext, section_builder
+from treebench.report.spec import (
+    Figure,
+    PaperSpec,
+    Reading,
+    SectionBuilder,
+    SectionContext,
+    section_builder,
+)
 from treebench.report.table import build_table
 from treebench.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from treebench.stats.metrics import METRICS, frame_metrics
@@ -91,6 +98,63 @@ class Report:
     notes: list[str]
     sections: list[Section] = field(default_factory=list)
     calibration: Calibration | None = None
+    readings: list[ReadingOutcome] = field(default_factory=list)
+
+
+@dataclass
+class ReadingOutcome:
+    """The cells and claims recomputed under one of the spec's other readings.
+
+    ``status`` is ``"ok"``, or why the reading could not be judged (its
+    trials are not in the store yet).
+    """
+
+    reading: Reading
+    cells: pd.DataFrame
+    claims: list[ClaimOutcome]
+    calibration: Calibration | None
+    status: str = "ok"
+
+
+def reading_frame(frame: pd.DataFrame, reading: Reading, source: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The trials as ``reading`` sees them: its algorithms stand in for the ones they rename.
+
+    ``source`` holds the reading's trials when they come from another store
+    (``reading.config``); the rest comes from ``frame``.  Algorithms the
+    reading replaces, and the replacements' own names, leave the base frame.
+    """
+    source = frame if source is None else source
+    if not len(source) or "algorithm" not in source.columns:
+        return source.iloc[0:0]
+    variant = source[source["algorithm"].isin(list(reading.rename))]
+    variant = variant.assign(algorithm=variant["algorithm"].map(reading.rename))
+    replaced = set(reading.rename) | set(reading.rename.values())
+    base = frame[~frame["algorithm"].isin(replaced)] if len(frame) else frame
+    return pd.concat([base, variant], ignore_index=True)
+
+
+def judge_readings(
+    spec: PaperSpec, frame: pd.DataFrame, reference: pd.DataFrame, sources: dict[str, pd.DataFrame] | None = None
+) -> list[ReadingOutcome]:
+    """Every reading of ``spec`` judged like the default one (cells, calibration, claims)."""
+    outcomes = []
+    for reading in spec.readings:
+        source = (sources or {}).get(reading.name) if reading.config else None
+        if reading.config and source is None:
+            outcomes.append(ReadingOutcome(reading, pd.DataFrame(), [], None,
+                                           f"not run: no store for {reading.config} yet"))
+            continue
+        seen = frame if source is None else source
+        missing = sorted(set(reading.rename) - set(seen["algorithm"] if "algorithm" in seen.columns else ()))
+        if missing:
+            outcomes.append(ReadingOutcome(reading, pd.DataFrame(), [], None,
+                                           f"not run: no trials of {', '.join(missing)} in the store"))
+            continue
+        view = reading_frame(frame, reading, source)
+        cells = compare_cells(reference, view)
+        calibration, claims = judge_claims(spec, cells, view)
+        outcomes.append(ReadingOutcome(reading, cells, claims, calibration))
+    return outcomes
 
 
 def build_report(
@@ -101,6 +165,7 @@ def build_report(
     *,
     figures: bool = True,
     extras: bool | dict[str, dict[str, Any]] = False,
+    reading_sources: dict[str, pd.DataFrame] | None = None,
 ) -> Report:
     """Compare, recompute the claims, draw the figures (PNG + SVG in ``out_dir``) and build the sections.
 
@@ -120,6 +185,9 @@ def build_report(
         Build the spec's extra sections (``spec.sections``): ``True`` all of
         them with their default settings, or ``{name: {setting: value}}`` only
         the named ones, with those settings.
+    reading_sources
+        Reading name -> its trials, for the spec's readings that have their
+        own config (``Reading.config``); the others read ``frame``.
     """
     cells = compare_cells(reference, frame)
     calibration, claims = judge_claims(spec, cells, frame)
@@ -141,7 +209,8 @@ def build_report(
     context = SectionContext(Path(out_dir), frame, reference, spec, notes=notes)
     sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
     sections = tree_quality(context) + sections
-    return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration)
+    readings = judge_readings(spec, frame, reference, reading_sources) if len(frame) else []
+    return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings)
 
 
 def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame) -> tuple[Calibration, list[ClaimOutcome]]:
@@ -408,6 +477,59 @@ def _test_parts(rep: Report) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _readings_intro(rep: Report) -> list[str]:
+    default = rep.spec.default_reading or "the config's own algorithms"
+    return [
+        f"Default reading: {default}.  Where the paper's text allows more than one reading, each other "
+        "reading is run and judged exactly like the default one (cells, calibration, claims); the default "
+        "is chosen from the text and the mathematics (docs/reports.md), never by closeness to the "
+        "published numbers.",
+    ]
+
+
+def _reading_summary_rows(rep: Report) -> list[list[str]]:
+    rows = [["default", rep.spec.default_reading or "the config's algorithms",
+             "; ".join(_summary(rep.cells, rep.spec.tolerances)) or "–",
+             _tally(rep.claims, "effect"), _tally(rep.claims, "calibrated")]]
+    for r in rep.readings:
+        if r.status != "ok":
+            rows.append([r.reading.name, r.reading.description, r.status, "–", "–"])
+            continue
+        rows.append([r.reading.name, r.reading.description,
+                     "; ".join(_summary(r.cells, rep.spec.tolerances)) or "–",
+                     _tally(r.claims, "effect"), _tally(r.claims, "calibrated")])
+    return rows
+
+
+def _reading_verdict_rows(rep: Report) -> tuple[list[str], list[list[str]]]:
+    """Claim by claim, the verdict (all datasets / calibrated) under each reading."""
+    judged = [r for r in rep.readings if r.status == "ok"]
+    head = ["claim", "default"] + [r.reading.name for r in judged]
+
+    def both(outcome: ClaimOutcome) -> str:
+        verdicts = [getattr(outcome, a).verdict if getattr(outcome, a, None) is not None else NOT_TESTABLE
+                    for a in ("effect", "calibrated")]
+        return " / ".join(verdicts)
+
+    rows = []
+    for i, claim in enumerate(rep.claims):
+        rows.append([claim.text, both(claim)] + [both(r.claims[i]) for r in judged])
+    return head, rows
+
+
+def readings_markdown(rep: Report) -> list[str]:
+    """The readings part of a report as Markdown lines (the report and the HTML page both show it)."""
+    esc = lambda x: x.replace("|", r"\|")  # noqa: E731
+    lines = _readings_intro(rep) + [""]
+    lines += ["| reading | what it takes | cells | verdicts (all datasets) | verdicts (calibrated) |",
+              "| --- | --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _reading_summary_rows(rep)]
+    head, rows = _reading_verdict_rows(rep)
+    lines += ["", "Verdict of each claim under each reading (all datasets / calibrated datasets):", "",
+              "| " + " | ".join(head) + " |", "| " + " | ".join("---" for _ in head) + " |"]
+    return lines + ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows]
+
+
 def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     """The Markdown report."""
     s = rep.spec
@@ -436,6 +558,8 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
+    if rep.readings:
+        lines += ["", "## Readings", ""] + readings_markdown(rep)
     lines += ["", "## The paper's conclusions, recomputed", "",
               "| claim | paper | paper's own numbers | ours | agrees |", "| --- | --- | --- | --- | --- |"]
     for c in rep.claims:
@@ -512,6 +636,19 @@ def report_latex(rep: Report) -> str:
         out += [rf"\item {_tex(p)}" for p in parts.get(text, [])]
         out.append(r"\end{itemize}")
     out.append(r"\end{itemize}")
+    if rep.readings:
+        out += [r"\subsection*{Readings}"] + [_latex_prose(x) for x in _readings_intro(rep)]
+        out += [r"\begin{itemize}"]
+        for name, what, cells, tally, cal_tally in _reading_summary_rows(rep):
+            out.append(rf"\item \textbf{{{_tex(name)}}} ({_tex(what)}): {_tex(cells)}; verdicts over all "
+                       rf"datasets: {_tex(tally)}; over the calibrated ones: {_tex(cal_tally)}.")
+        out.append(r"\end{itemize}")
+        head, rows = _reading_verdict_rows(rep)
+        out += [r"\begin{itemize}"]
+        for row in rows:
+            out.append(rf"\item \textbf{{{_tex(row[0])}}}: " + "; ".join(
+                f"{_tex(h)}: {_tex(v)}" for h, v in zip(head[1:], row[1:])) + ".")
+        out.append(r"\end{itemize}")
     out += [r"\subsection*{The paper's conclusions, recomputed}", r"\begin{itemize}"]
     for c in rep.claims:
         out.append(rf"\item \textbf{{{_tex(c.text)}}} --- paper: {_tex(c.paper)}; "

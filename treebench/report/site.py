@@ -656,7 +656,7 @@ def _section_figures(section: Any, images: _Images) -> str:
 
 #: The parts of a :class:`~treebench.report.reproduce.Report` the page lays out itself; any other
 #: field a report carries is shown after them by :func:`_extra_part`.
-KNOWN_PARTS = ("spec", "cells", "claims", "figures", "compare_md", "notes", "sections")
+KNOWN_PARTS = ("spec", "cells", "claims", "figures", "compare_md", "notes", "sections", "readings")
 
 
 def _records_table(records: Sequence[Any]) -> str:
@@ -753,6 +753,10 @@ def _paper_html(page: PaperPage, page_dir: Path, inline: bool) -> str:
         for fig, path in rep.figures:
             caption = getattr(fig, "caption", "") or Path(path).stem
             out.append(f"<figure>{images.tag(Path(path), caption)}<figcaption>{esc(caption)}</figcaption></figure>")
+    if getattr(rep, "readings", None):
+        from treebench.report.reproduce import readings_markdown
+
+        out += ["<h3>Readings</h3>", md(readings_markdown(rep))]
     for section in rep.sections:
         out += [f"<h3>{esc(section.title)}</h3>", md(section.markdown), _section_figures(section, images)]
     if dataclasses.is_dataclass(rep):

@@ -152,6 +152,36 @@ def section_builder(name: str) -> Callable[[Callable[[SectionContext], Sequence[
 
 
 @dataclass(frozen=True)
+class Reading:
+    """Another reading of an under-specified protocol or formula, run beside the default one.
+
+    The report recomputes every cell and claim under each reading and shows the
+    verdicts side by side; the default reading is the one the config's own
+    algorithm names carry, chosen from the text (the reasoning is in the docs).
+
+    Attributes
+    ----------
+    name
+        Short label (a column heading).
+    description
+        What the text allows that this reading takes, in one sentence.
+    rename
+        Algorithm run under this reading -> the algorithm it stands in for
+        (e.g. ``{"cart-sklearn": "cart"}``); the stood-in-for algorithm's own
+        rows are left out of the reading.
+    config
+        Another experiment config whose store holds the reading's trials
+        (e.g. the same experiment with a different split order), relative to
+        the repository root; ``None``: the paper's own config and store.
+    """
+
+    name: str
+    description: str
+    rename: dict[str, str] = field(default_factory=dict)
+    config: str | None = None
+
+
+@dataclass(frozen=True)
 class PaperSpec:
     """One paper to reproduce.
 
@@ -195,6 +225,10 @@ class PaperSpec:
     excluded
         Dataset (card name or the reference's label) -> why it is left out of
         the claims and of the calibration counts (its cells are still listed).
+    default_reading
+        One line: what the default reading is, for the readings section.
+    readings
+        The other readings the text allows, each run and shown beside it.
     """
 
     key: str
@@ -214,6 +248,8 @@ class PaperSpec:
     datasets: dict[str, PaperDataset] = field(default_factory=dict)
     dataset_source: str = ""
     excluded: dict[str, str] = field(default_factory=dict)
+    default_reading: str = ""
+    readings: tuple[Reading, ...] = ()
 
     @property
     def config(self) -> str:
