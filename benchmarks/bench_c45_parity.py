@@ -31,6 +31,7 @@ import sys
 from datetime import date
 from typing import Any
 
+import numpy as np
 from _c45_parity import (
     Row,
     compare,
@@ -68,6 +69,37 @@ def row(name: str, live: bool, variant: str, ordinal_as_nominal: bool = False) -
     return compare(ds, live_record(ds, record) if live else record, variant, ordinal_as_nominal)
 
 
+def c50_result(name: str, variant: str) -> tuple[int, float] | None:
+    """Quinlan's C5.0 on the fixture's split: (leaves, test accuracy), ``None`` without the binary.
+
+    Pruned: C5.0's defaults (CF 25 %, global pruning); unpruned: ``-g`` with CF 100 %.
+    """
+    from treebench.learners.c50 import C50
+
+    if C50.availability() is not None:
+        return None
+    record, ds = read_fixture(name), load_dataset(name)
+    train, test = record["train"], record["test"]
+    params = {} if variant == "pruned" else {"global_pruning": False, "CF": 100}
+    learner = C50(0)
+    model = learner.fit(params, ds.X.iloc[train], ds.y[train])
+    predicted = np.asarray(learner.predict(model, ds.X.iloc[test]))
+    accuracy = float(np.mean(predicted == np.asarray(ds.y[test])))
+    return int(learner.measures(model)["n_leaves"]), accuracy
+
+
+def c50_table(rows: list[Row], c50: dict[str, tuple[int, float] | None]) -> list[str]:
+    """Leaves and accuracy of treebench's C4.5, J48 and C5.0 side by side."""
+    lines = ["| dataset | leaves C4.5 (treebench) | leaves J48 | leaves C5.0 | acc C4.5 | acc J48 | acc C5.0 |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        leaves, acc = c50.get(r.dataset) or (None, None)
+        lines.append(f"| {r.dataset} | {r.leaves} | {r.leaves_j48} | {leaves if leaves is not None else '–'} | "
+                     f"{100 * r.acc:.1f} | {100 * r.acc_j48:.1f} | "
+                     f"{f'{100 * acc:.1f}' if acc is not None else '–'} |")
+    return lines
+
+
 def report(rows: list[Row], live: bool, variant: str, ordinal_as_nominal: bool = False) -> list[str]:
     source = "live Weka run" if live else "stored J48 fixtures (tests/fixtures/j48)"
     if ordinal_as_nominal:
@@ -93,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         "--ordinal-as-nominal", action="store_true",
         help="give ordinal columns to treebench as nominal, as J48 sees them (car, credit-g)",
     )
+    parser.add_argument("--c50", action="store_true", help="add Quinlan's C5.0 on the same splits")
     parser.add_argument("--write", action="store_true", help="write the table to benchmarks/results.md")
     args = parser.parse_args(argv)
     names = args.datasets or fixture_names()
@@ -101,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     variant = "unpruned" if args.unpruned else "pruned"
     rows = [row(name, args.live, variant, args.ordinal_as_nominal) for name in names]
     lines = report(rows, args.live, variant, args.ordinal_as_nominal)
+    if args.c50:
+        c50 = {name: c50_result(name, variant) for name in names}
+        lines += ["", f"C4.5 (treebench), J48 and Quinlan's C5.0 ({variant}) on the same splits:", "",
+                  *c50_table(rows, c50)]
     print("\n".join(lines))
     if args.write:
         begin, end = (BEGIN, END) if variant == "pruned" else (
