@@ -51,7 +51,7 @@ def test_draws_equal_baycomp_for_the_same_seed_and_sample_count(x, y, rope, prob
 
 
 def test_draws_equal_an_installed_baycomp():
-    baycomp = pytest.importorskip("baycomp")  # optional: only where someone installed it by hand
+    baycomp = pytest.importorskip("baycomp")  # in the dev extra (make test installs it)
     theirs = baycomp.SignedRankTest.sample(X, Z, 0.5, nsamples=1000, random_state=7)
     np.testing.assert_allclose(bayes.signed_rank_samples(Z - X, 0.5, nsamples=1000, seed=7), theirs, atol=1e-9)
 
