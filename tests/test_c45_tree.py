@@ -236,6 +236,69 @@ def test_predict_checks_fit_and_width():
         model.predict([[1.0, 2.0]])
 
 
+# --------------------------------------------------------------------------- presorted growth
+def same_nodes(a, b) -> bool:
+    """Same structure, features, thresholds, distributions and empty flags, bit for bit."""
+    if (a.feature, a.nominal, a.is_empty, len(a.children)) != (b.feature, b.nominal, b.is_empty, len(b.children)):
+        return False
+    if not (np.array_equal(a.dist, b.dist) and np.array_equal(a.threshold, b.threshold, equal_nan=True)):
+        return False
+    return all(same_nodes(x, y) for x, y in zip(a.children, b.children, strict=True))
+
+
+def presorted_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Numeric data with ties, values 1e-6 apart, up to 10 classes and whole-number weights."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(30, 600)), int(rng.integers(1, 6))
+    k = int(rng.choice([2, 3, 9, 10]))
+    X = rng.normal(size=(n, p))
+    X[:, 0] = np.round(X[:, 0], 1)  # many ties
+    if p > 1:
+        m = n // 2
+        X[:m, 1] = X[m : 2 * m, 1] + 1e-6  # values closer than 1e-5
+    y = (X.sum(axis=1) * 2 + rng.normal(size=n)).astype(np.int64) % k
+    weights = rng.integers(1, 4, size=n).astype(float) if seed % 3 == 0 else None
+    return X, y, weights
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"unpruned": True}, {"subtree_raising": False}, {"collapse": False}, {"mdl_correction": False},
+     {"min_samples_leaf": 5, "confidence": 0.1}],
+)
+def test_presorted_growth_is_the_reference(seed, params, monkeypatch):
+    """Numeric data without missing values grows through ``c45_grow`` into the reference's tree."""
+    from treebench.trees import c45
+
+    X, y, weights = presorted_case(seed)
+    reference = C45Classifier(**params)
+    reference._presort = False
+    reference.fit(X, y, sample_weight=weights)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the reference grower ran")
+
+    monkeypatch.setattr(c45._Grower, "grow", refuse)
+    monkeypatch.setattr(c45._Grower, "branch_errors", refuse)
+    fast = C45Classifier(**params).fit(X, y, sample_weight=weights)
+    assert same_nodes(fast.tree_.root, reference.tree_.root)
+    assert fast.export_text() == reference.export_text()
+    np.testing.assert_array_equal(fast.predict_proba(X), reference.predict_proba(X))
+
+
+def test_fractional_weights_use_the_reference_grower(monkeypatch):
+    from treebench.kernels import c45_grow
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the presorted grower ran")
+
+    monkeypatch.setattr(c45_grow, "grow_node", refuse)
+    monkeypatch.setattr("treebench.trees.c45.grow_node", refuse)
+    X, y = load_iris(return_X_y=True)
+    C45Classifier().fit(X, y, sample_weight=np.full(len(y), 0.5))
+
+
 # --------------------------------------------------------------------------- J48's own trees
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import _c45_parity as parity  # noqa: E402

@@ -110,6 +110,36 @@ def threshold_at(
     return threshold
 
 
+#: What :func:`candidate_step` says about a position of the sorted scan.
+SKIP, STOP, SCORE = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def candidate_step(n_left: int, n: int, min_leaf: int, here: int, after: int, missing: int) -> int:
+    """Whether the cut after the current position is scored, skipped or ends the scan (scalars only).
+
+    Too few samples on the left: skip; too few on the right, or the current
+    value is missing (missing values sort last and go right): stop; the next
+    value equal to this one: no cut between them, skip.
+    """
+    if n_left < min_leaf:
+        return SKIP
+    if n - n_left < min_leaf or here == missing:
+        return STOP
+    return SKIP if after == here else SCORE
+
+
+@njit(cache=True, inline="always")
+def moved_terms(cid: int, params: np.ndarray, table: np.ndarray, count: Any, rest: Any, w: Any):
+    """Changes of ``sum g(left)`` and ``sum g(right)`` when one sample of weight ``w`` moves left.
+
+    ``count`` and ``rest`` are its class's left and right counts before the move.
+    """
+    d_left = g_term(cid, params, table, count + w) - g_term(cid, params, table, count)
+    d_right = g_term(cid, params, table, rest - w) - g_term(cid, params, table, rest)
+    return d_left, d_right
+
+
 @njit(cache=True)
 def scan_numeric(
     ranks: np.ndarray,
@@ -179,21 +209,17 @@ def _scan_additive(
         count = left[label]
         # the right count is parent - left: deriving it avoids a second
         # read-modify-write per sample on the critical path
-        rest = parent[label] - count
-        g_left += g_term(cid, params, table, count + w) - g_term(cid, params, table, count)
-        g_right += g_term(cid, params, table, rest - w) - g_term(cid, params, table, rest)
+        d_left, d_right = moved_terms(cid, params, table, count, parent[label] - count, w)
+        g_left += d_left
+        g_right += d_right
         left[label] = count + w
         w_left += w
+        step = candidate_step(p - start + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
+        if step == SKIP:
+            continue
+        if step == STOP:
+            break
         n_left = p - start + 1
-        if n_left < min_leaf:
-            continue
-        if n - n_left < min_leaf:
-            break
-        here = ranks[p]
-        if here == missing:
-            break
-        if ranks[p + 1] == here:
-            continue
         mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
             cid, params, table, total - w_left, g_right
         )
@@ -235,21 +261,17 @@ def _scan_rows(
         w = sample_weight(weights, index, p)
         count = left[label]
         if tie_break:
-            rest = parent[label] - count
-            h_left += g_term(ENTROPY, params, table, count + w) - g_term(ENTROPY, params, table, count)
-            h_right += g_term(ENTROPY, params, table, rest - w) - g_term(ENTROPY, params, table, rest)
+            d_left, d_right = moved_terms(ENTROPY, params, table, count, parent[label] - count, w)
+            h_left += d_left
+            h_right += d_right
         left[label] = count + w
         w_left += w
+        step = candidate_step(p - start + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
+        if step == SKIP:
+            continue
+        if step == STOP:
+            break
         n_left = p - start + 1
-        if n_left < min_leaf:
-            continue
-        if n - n_left < min_leaf:
-            break
-        here = ranks[p]
-        if here == missing:
-            break
-        if ranks[p + 1] == here:
-            continue
         mass = pair_mass(left, parent, right, w_left, total, z, scratch)
         gain = parent_impurity - mass / total
         tie = 0.0

@@ -15,6 +15,15 @@ A self-contained learner whose trees follow J48 ``-C 0.25 -M 2`` node for node:
 * **pruning** (``C45PruneableClassifierTree``): collapse, then pessimistic error-based pruning
   with subtree raising, the estimated errors of ``Stats.addErrs``.
 
+Speed: on numeric data without missing values and with whole-number weights (no
+``sample_weight``, or integer ones), every attribute is sorted once at the root and each node's
+cut search and stable partition run in :func:`treebench.kernels.c45_grow.grow_node`; subtree
+raising's branch errors run in :func:`treebench.kernels.c45_grow.branch_errors`.  Weight sums are
+then exact integers and ``x log2 x`` comes from a table this module computes, so the trees are
+the reference grower's bit for bit (``tests/test_c45_tree.py`` compares them).  Other data (nominal
+attributes, missing values, fractional weights) takes the reference grower below.  Collapsing and
+pruning add up every subtree's errors once, in the recursive definitions' order.
+
 The tolerances of ``weka.core.Utils`` (``gr``, ``sm``, ``eq``: 1e-6) are kept where they decide
 a comparison, since they decide ties and so the shape of the tree.
 """
@@ -32,6 +41,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench.errors import TreebenchError
+from treebench.kernels import c45_grow
+from treebench.kernels.c45_grow import grow_node, last_below
 from treebench.kernels.c45_scan import first_record
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
@@ -224,6 +235,7 @@ class Node:
     nominal: bool = False
     children: list[Node] = field(default_factory=list)
     is_empty: bool = False
+    index: int = -1  # position in the arrays of :meth:`_Grower.index_tree`
 
     @property
     def is_leaf(self) -> bool:
@@ -281,6 +293,47 @@ class _Grower:
         ]
 
     # -- growing ------------------------------------------------------------------------------
+    def presorted(self, weights: np.ndarray) -> bool:
+        """Whether :meth:`grow_presorted` applies: numeric attributes only, no missing value,
+        whole-number weights (every weight sum is then exact, whatever its order)."""
+        X = self.X
+        if X.shape[0] == 0 or X.shape[1] == 0 or (self.n_values > 0).any() or np.isnan(X).any():
+            return False
+        total = float(weights.sum())  # the x log2 x table has total + 1 entries
+        return bool((weights == np.floor(weights)).all()) and total <= 16.0 * len(weights) + 1e6 and self.k <= 128
+
+    def start_presorted(self, weights: np.ndarray) -> None:
+        """The index columns, sorted values and scratch of :func:`grow_node`."""
+        X, n, p = self.X, self.X.shape[0], self.X.shape[1]
+        self.order = np.empty((p + 1, n), dtype=np.int64)
+        self.sorted_x = np.empty((p, n))
+        for j in range(p):
+            self.order[j] = np.argsort(X[:, j], kind="stable")
+            self.sorted_x[j] = X[self.order[j], j]
+        self.order[p] = np.arange(n)
+        self.w = weights
+        self.table = _xlog2x(np.arange(int(weights.sum()) + 1, dtype=np.float64))
+        self.per_class = np.zeros(self.k)
+        self.bags = np.zeros((2, self.k))
+        self.mask = np.zeros(n, dtype=np.bool_)
+        self.buf = np.zeros(n, dtype=np.int64)
+        self.work = np.zeros((4 + p, self.k))
+
+    def grow_presorted(self, lo: int, hi: int) -> Node:
+        """:meth:`grow` on the rows ``order[-1, lo:hi]``, by :func:`grow_node`."""
+        rows = self.order[-1, lo:hi].copy()
+        feature, threshold, n_left = grow_node(
+            self.X, self.y, self.w, self.order, self.sorted_x, lo, hi, self.min_leaf, self.mdl,
+            self.table, self.per_class, self.bags, self.mask, self.buf, self.work,
+        )
+        node = Node(self.per_class[None, :].copy(), rows, self.w[rows])
+        if feature < 0:
+            node.is_empty = abs(float(self.per_class.sum())) < SMALL
+            return node
+        node.feature, node.threshold, node.dist = int(feature), float(threshold), self.bags.copy()
+        node.children = [self.grow_presorted(lo, lo + n_left), self.grow_presorted(lo + n_left, hi)]
+        return node
+
     def grow(self, rows: np.ndarray, weights: np.ndarray) -> Node:
         per_class = np.bincount(self.y[rows], weights=weights, minlength=self.k).astype(np.float64)
         node = Node(per_class[None, :], rows, weights)
@@ -323,8 +376,8 @@ class _Grower:
     def snap(self, j: int, cut: float) -> float:
         """``C45Split.setSplitPoint``: the largest training value of the attribute not above the cut."""
         values = self.sorted_values[j]
-        below = values[values - cut < SMALL]
-        return float(below[-1]) if below.size else cut
+        below = int(last_below(values, float(cut), SMALL))  # the predicate is monotone in value
+        return float(values[below]) if below >= 0 else cut
 
     def with_unknowns(self, bags: np.ndarray, rows: np.ndarray, weights: np.ndarray, j: int) -> np.ndarray:
         """The chosen split's distribution with the cases whose value is unknown added."""
@@ -380,20 +433,32 @@ class _Grower:
         return bags + probs[:, None] * unknown[None, :]
 
     # -- collapsing and pruning ---------------------------------------------------------------
-    def training_errors(self, node: Node) -> float:
+    def training_errors(self, node: Node, into: dict[int, float] | None = None) -> float:
+        """Training errors of ``node``'s leaves, summed recursively; ``into`` keeps every node's."""
         if node.is_leaf:
-            return num_incorrect(node.dist)
-        return sum(self.training_errors(c) for c in node.children)
+            value = num_incorrect(node.dist)
+        else:
+            value = sum(self.training_errors(c, into) for c in node.children)
+        if into is not None:
+            into[id(node)] = value
+        return value
 
-    def collapse(self, node: Node) -> None:
-        """``ClassifierTree.collapse``: a subtree no better than a leaf on training data becomes one."""
+    def collapse(self, node: Node, errors: dict[int, float] | None = None) -> None:
+        """``ClassifierTree.collapse``: a subtree no better than a leaf on training data becomes one.
+
+        Top-down, so a node's subtree is intact when it is judged: every node's training errors
+        are computed once beforehand (``errors``).
+        """
+        if errors is None:
+            errors = {}
+            self.training_errors(node, errors)
         if node.is_leaf:
             return
-        if self.training_errors(node) >= num_incorrect(node.dist) - 1e-3:
+        if errors[id(node)] >= num_incorrect(node.dist) - 1e-3:
             node.make_leaf()
             return
         for child in node.children:
-            self.collapse(child)
+            self.collapse(child, errors)
 
     def subtree_errors(self, node: Node) -> float:
         if node.is_leaf:
@@ -422,27 +487,73 @@ class _Grower:
         for child, (r, w) in zip(node.children, self.split(node, rows, weights), strict=True):
             self.new_distribution(child, r, w)
 
-    def prune(self, node: Node, raising: bool) -> None:
-        """``C45PruneableClassifierTree.prune``: leaf, largest branch or subtree, by estimated errors."""
+    def index_tree(self, root: Node) -> None:
+        """Number the nodes and keep the binary numeric tree in arrays for :func:`c45_grow.branch_errors`
+        (presorted growth only: numeric attributes, no missing values, whole-number weights)."""
+        nodes, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            node.index = len(nodes)
+            nodes.append(node)
+            stack.extend(node.children)
+        n = len(nodes)
+        self.feature = np.full(n, -1, dtype=np.int64)
+        self.threshold = np.zeros(n)
+        self.left = np.full(n, -1, dtype=np.int64)
+        self.right = np.full(n, -1, dtype=np.int64)
+        for node in nodes:
+            self.set_split(node)
+        self.counts = np.zeros((n, self.k))
+        from scipy.special import ndtri
+
+        self.z = float(ndtri(1.0 - self.confidence))
+
+    def set_split(self, node: Node) -> None:
+        """Copy ``node``'s split (or leaf) into the arrays of :meth:`index_tree`."""
+        i = node.index
         if node.is_leaf:
+            self.feature[i] = -1
             return
-        for child in node.children:
-            self.prune(child, raising)
+        self.feature[i], self.threshold[i] = node.feature, node.threshold
+        self.left[i], self.right[i] = node.children[0].index, node.children[1].index
+
+    def prune(self, node: Node, raising: bool, fast: bool = False) -> float:
+        """``C45PruneableClassifierTree.prune``: leaf, largest branch or subtree, by estimated errors.
+
+        Returns the pruned subtree's estimated errors (:meth:`subtree_errors`, summed the same
+        way), so that a parent need not add up its leaves again.  ``fast``: the branch errors of
+        subtree raising come from :func:`c45_grow.branch_errors` (after :meth:`index_tree`).
+        """
+        if node.is_leaf:
+            return estimated_errors(node.dist, self.confidence)
+        below = [self.prune(child, raising, fast) for child in node.children]
         per_bag = node.dist.sum(axis=1)
         largest = int(np.flatnonzero(per_bag - per_bag.max() > -SMALL)[-1])  # maxBag: last maximum
-        branch = (self.branch_errors(node.children[largest], node.rows, node.weights)
-                  if raising else math.inf)
+        if not raising:
+            branch = math.inf
+        elif fast:
+            branch = float(c45_grow.branch_errors(
+                self.X, self.y, node.rows, node.weights, node.children[largest].index, self.feature,
+                self.threshold, self.left, self.right, self.counts, self.confidence, self.z,
+            ))
+        else:
+            branch = self.branch_errors(node.children[largest], node.rows, node.weights)
         leaf = estimated_errors(node.dist, self.confidence)
-        tree = self.subtree_errors(node)
+        tree = sum(below)
         if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
             node.make_leaf()
-            return
+            if fast:
+                self.set_split(node)
+            return estimated_errors(node.dist, self.confidence)
         if branch - (tree + 0.1) < SMALL:
             raised = node.children[largest]
             node.children, node.feature = raised.children, raised.feature
             node.threshold, node.nominal, node.dist = raised.threshold, raised.nominal, raised.dist
+            if fast:
+                self.set_split(node)
             self.new_distribution(node, node.rows, node.weights)
-            self.prune(node, raising)
+            return self.prune(node, raising, fast)
+        return tree
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -516,6 +627,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
         return Z
 
+    #: Grow through :func:`treebench.kernels.c45_grow.grow_node` when it applies (tests turn it off
+    #: to compare with the reference grower).
+    _presort = True
+
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
         """Grow (and unless ``unpruned``, prune) the tree on ``X``, ``y``.
 
@@ -541,11 +656,19 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         try:
-            root = grower.grow(np.arange(len(keep)), weights[keep].astype(np.float64))
+            kept = weights[keep].astype(np.float64)
+            fast = self._presort and grower.presorted(kept)
+            if fast:
+                grower.start_presorted(kept)
+                root = grower.grow_presorted(0, len(keep))
+            else:
+                root = grower.grow(np.arange(len(keep)), kept)
             if self.collapse:
                 grower.collapse(root)
             if not self.unpruned:
-                grower.prune(root, bool(self.subtree_raising))
+                if fast:
+                    grower.index_tree(root)
+                grower.prune(root, bool(self.subtree_raising), fast)
         finally:
             sys.setrecursionlimit(limit)
         self.tree_ = TreeInfo(root, *_sizes(root))
