@@ -14,7 +14,7 @@ import click
 from treebench.errors import TreebenchError
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes")
-_CORRECTIONS = ("holm", "bonferroni", "none")
+_CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
 #: Shown in --help; any fixed metric and any extra measure the store holds is accepted.
 _METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_quality, ... or an extra measure of the store"
 _FORMATS = ("md", "latex", "csv", "html")
@@ -51,7 +51,9 @@ def write_output(text: str, out: Path | None) -> None:
 @click.option("--correction", type=click.Choice(_CORRECTIONS), default=None,
               help="Multiple-comparison correction of each family of pairwise tests "
                    "(marks per dataset, pairwise Wilcoxon, rank tests after Friedman)  "
-                   "[default: holm when a family has 2+ tests; Shaffer after Friedman]")
+                   "[default: holm when a family has 2+ tests; Shaffer after Friedman].  "
+                   "shaffer, bergmann-hommel (García & Herrera 2008; up to 9 algorithms): "
+                   "the rank tests after Friedman; Holm for the other families.")
 @click.option("--rope", type=float, default=1.0, show_default=True,
               help="bayes: half-width of the region of practical equivalence, in display units (e.g. accuracy points).")
 @click.option("--samples", type=int, default=50_000, show_default=True, help="bayes: Monte Carlo draws.")

@@ -24,6 +24,11 @@ _FLAG_TEXT = {"best": "▲", "worst": "▼"}
 _FLAG_TEX = {"best": r"$^{\uparrow}$", "worst": r"$^{\downarrow}$"}
 
 
+
+def correction_label(name: str) -> str:
+    """A correction's name as printed: ``holm`` -> Holm, ``bergmann-hommel`` -> Bergmann-Hommel."""
+    return "-".join(part.capitalize() for part in name.split("-"))
+
 def render(table: ComparisonTable, fmt: str = "md", *, standalone: bool = False) -> str:
     """Format ``table``.
 
@@ -167,7 +172,7 @@ _BAYES_HEAD = ["A", "B", "P(A better)", "P(equivalent)", "P(B better)"]
 
 
 def _posthoc_head(t: ComparisonTable) -> list[str]:
-    return ["A", "B", "z", "p", f"p ({t.analysis.posthoc_correction.capitalize()})", "significant"]
+    return ["A", "B", "z", "p", f"p ({correction_label(t.analysis.posthoc_correction)})", "significant"]
 
 
 def _posthoc_rows(t: ComparisonTable) -> list[list[str]]:
@@ -180,7 +185,7 @@ def _posthoc_rows(t: ComparisonTable) -> list[list[str]]:
 
 def _posthoc_note(t: ComparisonTable) -> str:
     return (f"Pairwise rank z-tests after Friedman (García & Herrera 2008), "
-            f"{t.analysis.posthoc_correction.capitalize()}-adjusted over all pairs.")
+            f"{correction_label(t.analysis.posthoc_correction)}-adjusted over all pairs.")
 
 
 def _bayes_rows(t: ComparisonTable) -> list[list[str]]:

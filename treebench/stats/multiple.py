@@ -7,6 +7,13 @@ the hypotheses whose adjusted p-value is at most ``alpha`` controls the
 family-wise error rate at ``alpha`` under any dependence between the tests.
 :func:`bonferroni` multiplies every p-value by ``m``; :func:`adjust` applies
 one of :data:`CORRECTIONS` (or ``"auto"``: Holm when ``m > 1``).
+
+:data:`PAIRWISE_CORRECTIONS` (Shaffer, Bergmann-Hommel) exploit the logical
+relations among the hypotheses of *all* pairwise comparisons of ``k``
+algorithms and are applied by :mod:`treebench.stats.posthoc` to the rank tests
+after Friedman; on any other family (the marks against a baseline, the
+pairwise Wilcoxon tests) they resolve to Holm, which is what both reduce to
+when no hypotheses are logically related.
 """
 
 from __future__ import annotations
@@ -46,8 +53,11 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
+#: Corrections for all pairwise comparisons after Friedman (:mod:`treebench.stats.posthoc`); Holm elsewhere.
+PAIRWISE_CORRECTIONS = ("shaffer", "bergmann-hommel")
+
 #: ``--correction`` choices; ``"auto"`` means Holm for a family of two or more tests, else none.
-CORRECTIONS = ("holm", "bonferroni", "none")
+CORRECTIONS = ("holm", "bonferroni", "none", *PAIRWISE_CORRECTIONS)
 
 
 def bonferroni(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -80,7 +90,9 @@ def resolve(method: str, m: int) -> str:
     """The correction to apply to a family of ``m`` tests.
 
     ``"auto"`` is Holm when ``m > 1`` and ``"none"`` otherwise; a single test
-    needs no correction, whatever the method.
+    needs no correction, whatever the method.  The pairwise-only corrections
+    (:data:`PAIRWISE_CORRECTIONS`) are Holm here: this function serves the
+    families they do not apply to.
 
     Raises
     ------
@@ -91,7 +103,7 @@ def resolve(method: str, m: int) -> str:
         raise one_of(method, CORRECTIONS, "correction")
     if m <= 1:
         return "none"
-    return "holm" if method == "auto" else method
+    return "holm" if method in ("auto", *PAIRWISE_CORRECTIONS) else method
 
 
 def adjust(p_values: Sequence[float] | np.ndarray, method: str) -> np.ndarray:
