@@ -20,8 +20,7 @@ from treebench.experiment.config import parse_config
 from treebench.kernels.mee import best_mee_split, xlogx_table
 from treebench.learners.mee import MEELearner
 from treebench.trees import TreeClassifier
-from treebench.trees.mee import MEETreeClassifier
-from treebench.trees.mee_reference import reference_best_split
+from treebench.trees.mee import MEETreeClassifier, reference_best_split
 
 
 def shannon(probabilities: list[float]) -> float:
@@ -154,6 +153,14 @@ def test_multiclass_split_merges_classes():
     assert model.tree_.int_nodes[0, 0] == 1 and model.tree_.float_nodes[0, 0] == x[:40].max()
 
 
+#: (min_child, error_rates, whole-range grid, must_lower): the readings the engines must agree on.
+ENGINE_CASES = (
+    (1, "joint", False, False), (4, "joint", False, False), (1, "printed", False, False),
+    (1, "joint", True, False), (1, "printed", True, False), (1, "joint", False, True),
+    (1, "printed", True, True), (4, "joint", True, True),
+)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_numba_and_reference_agree_on_random_data(seed):
     rng = np.random.default_rng(seed)
@@ -168,17 +175,84 @@ def test_numba_and_reference_agree_on_random_data(seed):
     for i, s in enumerate(sets):
         set_classes[i, : len(s)] = s
     sizes = np.array([len(s) for s in sets], np.int64)
-    for min_child, rates in ((1, "joint"), (4, "joint"), (1, "printed")):
-        fast = best_mee_split(X, y, set_classes, sizes, k, 100, min_child, rates == "printed", xlogx_table(n))
-        slow = reference_best_split(X, y, sets, 100, min_child, rates)
-        assert fast[1] >= 0 and fast[1:4] == slow[1:4] and fast[4:] == slow[4:]
+    # a "whole" range wider than these cases, as at a node below the root
+    span = (X.min(axis=0) - rng.uniform(0, 6, d), X.max(axis=0) + rng.uniform(0, 6, d))
+    for min_child, rates, whole, must_lower in ENGINE_CASES:
+        fast = best_mee_split(X, y, set_classes, sizes, k, 100, min_child, rates == "printed", xlogx_table(n),
+                              whole, span[0], span[1], must_lower)
+        slow = reference_best_split(X, y, sets, 100, min_child, rates, span=span if whole else None,
+                                    must_lower=must_lower)
+        assert fast[1:4] == slow[1:4] and fast[4:] == slow[4:]
         assert fast[0] == pytest.approx(slow[0], abs=1e-12)
-    for rates in ("joint", "printed"):
-        numba_tree = MEETreeClassifier(min_class_cases=2, error_rates=rates).fit(X, y).tree_
-        python_tree = MEETreeClassifier(min_class_cases=2, error_rates=rates, engine="python").fit(X, y).tree_
+    for _, rates, whole, must_lower in ENGINE_CASES:
+        kwargs = {"min_class_cases": 2, "error_rates": rates, "convexity_range": "whole" if whole else "node",
+                  "must_lower": must_lower}
+        numba_tree = MEETreeClassifier(**kwargs).fit(X, y).tree_
+        python_tree = MEETreeClassifier(engine="python", **kwargs).fit(X, y).tree_
         assert numba_tree.n_nodes > 1
         np.testing.assert_array_equal(numba_tree.int_nodes, python_tree.int_nodes)
         np.testing.assert_allclose(numba_tree.float_nodes, python_tree.float_nodes, rtol=0, atol=1e-12)
+
+
+# -- the readings of the text: the whole-range grid and no extra stopping rule ------------
+def test_the_convexity_grid_over_the_whole_range_can_make_a_node_curve_concave():
+    # ten cases 0..9, t = 1 below 5; orientation 0 (x <= threshold assigned t = 1)
+    x = np.arange(10.0)
+    t = np.where(x < 5, 1, -1)
+    grid, node, _ = error_entropy_curve(x, t, 100, 0)
+    assert grid[0] == 0.0 and grid[-1] == 9.0 and is_convex(node)  # the dip at 4 lies in the central fifths
+    grid, whole, _ = error_entropy_curve(x, t, 100, 0, span=(0.0, 100.0))
+    assert grid[0] == 0.0 and grid[-1] == 100.0
+    # past 9 every case goes left, assigned t = 1: five e = -2 errors, H = h(1/2) = ln 2 -- all the
+    # central fifths (20 <= x < 80); the dip (H = 0 for 4 <= x < 5) is in the first fifth: m_c > m_e
+    assert np.allclose(whole[grid >= 9.0], math.log(2))
+    assert whole[(grid >= 4) & (grid < 5)].tolist() == [0.0]
+    assert not is_convex(whole)
+    # the first grid point, x <= 0: one t = 1 case left (right), four t = 1 cases right: P(e=2) = 4/10
+    assert whole[0] == pytest.approx(shannon([0.4, 0.6]))
+
+
+def test_the_whole_range_grid_in_the_split_search_and_the_must_lower_rule():
+    x = np.arange(10.0)[:, None]
+    y = (x[:, 0] >= 5).astype(np.int64)  # class 0 = x < 5, the candidate set
+    sets, sizes = np.array([[0]]), np.array([1])
+    low, high = np.array([0.0]), np.array([100.0])
+
+    def search(whole, must_lower):
+        return best_mee_split(x, y, sets, sizes, 2, 100, 1, False, xlogx_table(10), whole, low, high, must_lower)
+
+    # node range: orientation 0 is convex, the perfect split x <= 4, H = 0
+    assert search(False, False) == (0.0, 0, 0, 0, 4.0, 5.0)
+    # whole range [0, 100]: orientation 0 is concave (test above); orientation 1 (x > threshold assigned
+    # the set) starts high -- x <= 0: one e = 2, five e = -2, H(.1, .5, .4) -- and stays at ln 2 past 9,
+    # so its end fifths outweigh its centre: convex.  Its lowest point is x <= 4 again, where all five
+    # set cases are left (e = 2) and all five others right (e = -2): H = h(1/2) = ln 2
+    h, s, f, orientation, threshold, _ = search(True, False)
+    assert (s, f, orientation, threshold) == (0, 0, 1, 4.0) and h == pytest.approx(math.log(2))
+    # ln 2 is also the error entropy of not splitting: the must-lower rule (not the paper's) refuses it
+    assert search(True, True)[1] == -1
+
+
+def test_without_the_must_lower_rule_a_convex_curve_splits_above_the_no_split_entropy():
+    # six cases 0..5 of classes 0 1 1 0 0 1; the set {0} coded t = 1; no split: h(1/2) = ln 2
+    X = np.arange(6.0)[:, None]
+    y = np.array([0, 1, 1, 0, 0, 1])
+    # x <= 2 with the right side assigned the set: one e = 2 (x = 0), one e = -2 (x = 5), four right
+    best = shannon([1 / 6, 1 / 6, 4 / 6])
+    assert best > math.log(2)
+    for engine in ("numba", "python"):
+        paper = MEETreeClassifier(min_class_cases=1, engine=engine).fit(X, y)
+        assert paper.tree_.n_nodes > 1 and paper.tree_.float_nodes[0, 0] == 2.0
+        assert paper.tree_.float_nodes[0, 2] == pytest.approx(best)  # the split's error entropy (SCORE)
+        assert MEETreeClassifier(min_class_cases=1, must_lower=True, engine=engine).fit(X, y).tree_.n_nodes == 1
+
+
+def test_mee_parameters_default_to_the_papers_text():
+    params = MEETreeClassifier().get_params()
+    assert params["error_rates"] == "joint" and params["convexity_range"] == "whole"
+    assert params["must_lower"] is False and params["convexity_points"] == 100
+    crit = criteria.get("mee")
+    assert crit.values["convexity_range"] == "whole" and crit.values["must_lower"] is False
 
 
 # -- estimator basics ------------------------------------------------------------
@@ -211,6 +285,7 @@ def test_estimator_basics():
         ({"min_class_cases": 0}, "min_class_cases=0 is out of range"),
         ({"max_depth": -1}, "accepted: None or an integer >= 0"),
         ({"convexity_points": 3}, "convexity_points=3 is out of range"),
+        ({"convexity_range": "feature"}, r"accepted: convexity_range in \{whole, node\}"),
     ],
 )
 def test_bad_parameters_give_one_line_errors(kwargs, message):
@@ -293,3 +368,4 @@ def test_criteria_list_shows_mee_with_its_parameters():
     result = CliRunner().invoke(cli, ["criteria", "list"])
     line = next(row for row in result.output.splitlines() if row.startswith("mee "))
     assert "min_class_cases >= 1 (default 5)" in line and "error_rates in {joint, printed}" in line
+    assert "convexity_range in {whole, node}" in line and "must_lower in {true, false}" in line

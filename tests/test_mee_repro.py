@@ -152,18 +152,89 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     frame = current_trials(read_store(tmp_path / "s.sqlite"), path)
     from treebench.learners.weka import availability
 
-    expected = {"mee", "mee-joint", "cart", "c45-tb"} | ({"c45"} if availability() is None else set())
-    assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     spec = get_paper("mee")
+    variants = {"mee"} | {alg for r in spec.readings if r.config is None for alg in r.rename}
+    assert variants == {"mee", "mee-printed"}  # the two readings of the text; the rest: mee-sensitivity.yaml
+    expected = variants | {"cart", "c45-tb"} | ({"c45"} if availability() is None else set())
+    assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
-                       "versus_ig": {"batches": 1, "runs": 10}}}
+                       "versus_ig": {"batches": 1, "runs": 10}, "cart25": None, "sensitivity": None}}
     rep = build_report(spec, frame, load_reference(spec.reference), tmp_path, figures=False, extras=options)
     md = report_markdown(rep)
-    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4"):
+    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity"):
         assert title in md
+    # every MEE reading judged; CART 25-fold waits for its own store
+    judged = {o.reading.name: o.status for o in rep.readings}
+    assert all(judged[r.name] == "ok" for r in spec.readings if r.config is None)
+    assert judged["CART 25-fold"].startswith("not run")
+    assert all(judged[r.name].startswith("not run") for r in spec.readings if not r.run)
+    assert "- Sensitivity, breast-tissue4: MEE LOO error" in md and "paper's protocol" in md
     assert "breast-tissue4 yes" in md or "breast-tissue4 no" in md
     assert ("smaller than C4.5's (Weka J48" in md) == ("c45" in expected)
     assert (tmp_path / "fig5_levels.png").exists() and (tmp_path / "fig1_error_entropy.png").exists()
+
+
+def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
+    from treebench.papers.catalogue import get_paper
+
+    spec = get_paper("mee")
+    assert spec.default_reading and "whole feature range" in spec.default_reading
+    renames = [r.rename for r in spec.readings]
+    assert {"mee-printed": "mee"} in renames and {"mee-node-range": "mee"} in renames
+    assert {"mee-must-lower": "mee"} in renames
+    cart = next(r for r in spec.readings if r.config == "configs/mee-cart25.yaml")
+    assert cart.rename == {"cart": "cart"} and cart.run
+    # the costly combinations come from their own config, not run by reproduce
+    assert all(not r.run for r in spec.readings if r.config == "configs/mee-sensitivity.yaml")
+    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 6
+    # the config holds every reading's algorithm, and `mee` is the default reading
+    import yaml
+
+    cfg = yaml.safe_load(open("configs/mee.yaml", encoding="utf-8"))
+    algorithms = {a["name"]: a.get("params", {}) for a in cfg["algorithms"]}
+    assert all(alg in algorithms for r in spec.readings if r.config is None for alg in r.rename)
+    sensitivity = yaml.safe_load(open("configs/mee-sensitivity.yaml", encoding="utf-8"))
+    assert {a["name"] for a in sensitivity["algorithms"]} == {
+        alg for r in spec.readings if r.config == "configs/mee-sensitivity.yaml" for alg in r.rename}
+    assert algorithms["mee"] == {"min_class_cases": 5, "error_rates": "joint", "convexity_range": "whole",
+                                 "must_lower": False}
+    assert spec.our_std == "binomial" and get_paper("serrurier2015").our_std == "sample"
+
+
+def test_our_std_beside_table2_is_binomial():
+    import pandas as pd
+
+    from treebench.report.cells import compare_cells
+
+    ref = pd.DataFrame([{"paper": "001", "source": "t", "dataset_label": "D", "dataset": "d", "algorithm_label": "A",
+                         "algorithm": "a", "metric": "error", "value": 0.3, "std": 0.2, "unit": "fraction",
+                         "mark": "", "note": ""}])
+    # 4 LOO trials, one error: m = 1/4 over n = 4 cases -> sqrt(.25 * .75 / 4)
+    loo = pd.DataFrame({"dataset": "d", "algorithm": "a", "status": "ok", "n_test": 1, "error": [1.0, 0.0, 0.0, 0.0],
+                        "repeat": 0, "fold": range(4)})
+    assert compare_cells(ref, loo, our_std="binomial")["our_std"].iloc[0] == pytest.approx((0.25 * 0.75 / 4) ** 0.5)
+    assert compare_cells(ref, loo, our_std="sample")["our_std"].iloc[0] == pytest.approx(0.5)  # std of 1,0,0,0
+    # 2-fold CV of 8 cases, errors 1/4 and 2/4: m = 3/8 over n = 8
+    cv = pd.DataFrame({"dataset": "d", "algorithm": "a", "status": "ok", "n_test": 4, "error": [0.25, 0.5],
+                       "repeat": 0, "fold": [0, 1]})
+    assert compare_cells(ref, cv, our_std="binomial")["our_std"].iloc[0] == pytest.approx((3 / 8 * 5 / 8 / 8) ** 0.5)
+    # the default is the std over trials; paper 001's spec asks for the binomial one
+    assert compare_cells(ref, loo)["our_std"].iloc[0] == pytest.approx(0.5)
+
+
+def test_sensitivity_rows_give_the_range_over_the_readings():
+    import pandas as pd
+
+    from treebench.papers.mee.sections import sensitivity_rows
+
+    rows = []
+    for alg, errors in (("mee", [1, 0, 0, 0]), ("mee-printed", [1, 1, 0, 0]), ("mee-node-range", [0, 0, 0, 0])):
+        rows += [{"dataset": "d", "algorithm": alg, "status": "ok", "n_test": 1, "error": float(e),
+                  "train_accuracy": 1.0, "n_leaves": 1, "n_nodes": 1} for e in errors]
+    out = sensitivity_rows(pd.DataFrame(rows), {"default": "mee", "printed": "mee-printed",
+                                                "node": "mee-node-range", "absent": "mee-x"})
+    assert len(out) == 1 and out[0]["low"] == 0.0 and out[0]["high"] == 0.5
+    assert out[0]["values"] == {"default": 0.25, "printed": 0.5, "node": 0.0, "absent": None}
 
 
 def test_lowest_r_is_named_per_dataset():

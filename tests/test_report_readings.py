@@ -50,7 +50,8 @@ def test_a_reading_without_its_trials_says_so(tmp_path):
     rep = build_report(spec, make_frame(lambda *_: 0.03), make_reference({"new": 83.0, "old": 80.0}), tmp_path,
                        figures=False)
     assert [r.status for r in rep.readings] == ["not run: no trials of old-b in the store",
-                                                "not run: no store for configs/none.yaml yet"]
+                                                "not run: no store for configs/none.yaml yet "
+                                                "(treebench run configs/none.yaml)"]
     assert "not run: no trials of old-b" in report_markdown(rep)
 
 

@@ -9,9 +9,14 @@ Shannon entropy (nats) of the error frequencies::
     P(e=-2) = n_{-1,1} / n     (other cases sent to the side of S)
     P(e=0)  = 1 - P(e=2) - P(e=-2)
 
-The paper prints ``P_2 = p n_{1,-1}/n``; with ``p = n_S / n`` and
-``n_{1,-1}/n_S`` the class-conditional error rate this is the joint
-frequency above, which is the reading implemented (see docs/criteria.md).
+The paper prints ``P_2 = p n_{1,-1}/n``.  ``P(E=2) = P(t=1, y=-1) =
+P(t=1) P(y=-1 | t=1)``: with ``p = n_S / n`` the prevalence, the second factor
+is the class-conditional rate ``n_{1,-1}/n_S``, so the estimate is the joint
+frequency above -- the default reading (``error_rates="joint"``).  The formula
+read literally, ``p n_{1,-1}/n`` (``"printed"``), weights the joint frequency
+by the prevalence a second time and is not an estimate of ``P(E=2)`` (its
+three "probabilities" do not describe the errors' distribution); it is kept as
+a named alternative.
 
 The tree itself (class-set enumeration, the convex/concave rule on the
 error-entropy curve, the split search) is :class:`treebench.trees.mee.MEETreeClassifier`;
@@ -32,6 +37,10 @@ from treebench.kernels.tolerances import CONVEX_TOLERANCE  # the compiled scan's
 
 #: Readings of the paper's error probabilities (see the module docstring).
 ERROR_RATES = ("joint", "printed")
+#: Where the convexity grid lies: ``whole`` -- "a 100-point grid on the whole
+#: feature range" (the training set's range of the feature, at every node);
+#: ``node`` -- the node's cases' range (treebench's former behaviour).
+CONVEXITY_RANGES = ("whole", "node")
 
 
 def error_entropy(confusion: np.ndarray, error_rates: str = "joint") -> float:
@@ -133,6 +142,7 @@ def error_entropy_curve(
     thresholds: np.ndarray | int | None = None,
     orientation: int | None = None,
     error_rates: str = "joint",
+    span: tuple[float, float] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Error entropy of the split ``x <= threshold`` for one feature and one coding.
 
@@ -144,13 +154,18 @@ def error_entropy_curve(
         Their codes in {-1, 1} (1 = candidate class set).
     thresholds:
         ``None``: the distinct observed values; an int: that many grid points
-        over ``[min x, max x]`` (the convexity grid); an array: those values.
+        over ``span`` (default ``[min x, max x]``; the convexity grid); an
+        array: those values.
     orientation:
         0: ``x <= threshold`` is assigned ``y = 1``; 1: ``x > threshold`` is.
         ``None`` returns the orientation whose curve reaches the lower
         minimum (0 on ties).
     error_rates:
         ``"joint"`` or ``"printed"`` (see :func:`error_entropy`).
+    span:
+        ``(low, high)`` of an int grid: the whole training set's range of
+        the feature, which may extend past the node's cases (points below
+        them send no case left, points above send every case left).
 
     Returns
     -------
@@ -168,7 +183,8 @@ def error_entropy_curve(
     if thresholds is None:
         grid = np.unique(x)
     elif isinstance(thresholds, (int, np.integer)):
-        grid = convexity_grid(float(x.min()), float(x.max()), int(thresholds))
+        low, high = (float(x.min()), float(x.max())) if span is None else (float(span[0]), float(span[1]))
+        grid = convexity_grid(low, high, int(thresholds))
     else:
         grid = np.asarray(thresholds, dtype=float)
     left = x[None, :] <= grid[:, None]
@@ -256,6 +272,19 @@ class MEE(Criterion):
             str,
             choices=ERROR_RATES,
             doc="P(e=2) = n(1,-1)/n (joint) or p n(1,-1)/n as printed",
+        ),
+        Param(
+            "convexity_range",
+            "whole",
+            str,
+            choices=CONVEXITY_RANGES,
+            doc="convexity grid over the training set's range of the feature (whole) or the node's (node)",
+        ),
+        Param(
+            "must_lower",
+            False,
+            bool,
+            doc="also require a split below the no-split error entropy (not in the paper)",
         ),
     )
     #: Trees of this criterion come from treebench.trees.mee (its own builder), not the generic builders.

@@ -7,6 +7,13 @@ sum over the set's few classes, and the error entropy at a level is three
 table look-ups of ``k ln k``.  The convex/concave rule reads the same
 entropies at the grid points, so a concave curve costs ``O(points)`` and only
 convex curves are scanned threshold by threshold.
+
+The grid spans either the node's range of the feature or a given range (the
+paper's "whole feature range": the training set's); grid points below the
+node's smallest value send no case left.  By default every threshold of a
+convex curve is a candidate (the paper's rule); ``must_lower`` adds
+treebench's former extra rule that a split must go below the error entropy of
+not splitting.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import numpy as np
 from numba import njit
 
 # TIE_TOLERANCE here is an absolute slack: two error entropies closer than it
-# count as tied (the first one wins), as in treebench.trees.mee_reference.
+# count as tied (the first one wins), as in treebench.trees.mee.reference_best_split.
 from treebench.kernels.tolerances import CONVEX_TOLERANCE, TIE_TOLERANCE
 
 
@@ -75,6 +82,10 @@ def best_mee_split(
     min_child: int,
     printed: bool,
     xlogx: np.ndarray,
+    whole: bool,
+    span_low: np.ndarray,
+    span_high: np.ndarray,
+    must_lower: bool,
 ):
     """Lowest error entropy over the node's usable curves.
 
@@ -96,6 +107,12 @@ def best_mee_split(
         the joint frequencies.
     xlogx:
         :func:`xlogx_table` of at least ``n``.
+    whole, span_low, span_high:
+        ``whole``: lay feature ``f``'s grid over ``[span_low[f], span_high[f]]``
+        (the whole training set's range) instead of the node's range.
+    must_lower:
+        Only splits below the error entropy of not splitting are candidates
+        (treebench's former extra rule; the paper has none).
 
     Returns
     -------
@@ -144,8 +161,11 @@ def best_mee_split(
             for k in range(n_classes):
                 left[j] += cum[j, k]
         # -- grid point -> last level <= grid value ---------------------------
-        low_v, high_v = levels[0], levels[m - 1]
-        j = 0
+        if whole:
+            low_v, high_v = span_low[f], span_high[f]
+        else:
+            low_v, high_v = levels[0], levels[m - 1]
+        j = -1  # -1: below the node's smallest value, nothing goes left
         for i in range(points):
             g = low_v + (high_v - low_v) * (i / (points - 1))
             if i == points - 1:
@@ -162,8 +182,9 @@ def best_mee_split(
             # curves are concave and need no more
             for i in range(points):
                 acc = 0
-                for a in range(set_sizes[s]):
-                    acc += cum[grid_level[i], set_classes[s, a]]
+                if grid_level[i] >= 0:
+                    for a in range(set_sizes[s]):
+                        acc += cum[grid_level[i], set_classes[s, a]]
                 s_grid[i] = acc
             have_levels = False
             for orientation in range(2):
@@ -171,7 +192,8 @@ def best_mee_split(
                 central, ends = 0.0, 0.0
                 for i in range(points):
                     jj = grid_level[i]
-                    plus, minus = _errors(orientation, s_grid[i], left[jj], ns, n)
+                    n_left = left[jj] if jj >= 0 else 0
+                    plus, minus = _errors(orientation, s_grid[i], n_left, ns, n)
                     h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
                     if lo_c <= i < hi_c:
                         central += h
@@ -182,11 +204,13 @@ def best_mee_split(
                 if central > ends + CONVEX_TOLERANCE:
                     continue  # concave: its minimum is useless
                 # The ends of the curve (every case on one side) are the error
-                # entropies of not splitting: a split must go below both.
-                unsplit = min(
-                    _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
-                    _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
-                )
+                # entropies of not splitting; under ``must_lower`` a split must go below both.
+                unsplit = np.inf
+                if must_lower:
+                    unsplit = min(
+                        _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
+                        _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
+                    )
                 if not have_levels:
                     for j in range(m):
                         acc = 0

@@ -56,8 +56,8 @@ def _store_of(config: Path) -> Path:
 
 
 def reading_configs(spec: PaperSpec) -> list[Path]:
-    """The configs of the spec's readings that have their own (run beside the paper's own config)."""
-    return [Path(r.config) for r in spec.readings if r.config]
+    """The configs of the spec's readings that ``reproduce`` runs beside the paper's own config."""
+    return [Path(r.config) for r in spec.readings if r.config and r.run]
 
 
 def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:

@@ -108,8 +108,38 @@ class Matcher:
         return self._find(self.frame_algorithms, name, label)
 
 
-def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+#: How ``our_std`` is computed: ``sample`` (the std over trials, every paper's
+#: default) or ``binomial`` (``sqrt(m (1 - m) / n)`` of the error rate ``m``
+#: over the ``n`` cases tested, the std some papers print beside an error).
+OUR_STD_KINDS = ("sample", "binomial")
+
+def binomial_std(frame: pd.DataFrame, metric: str, unit: str) -> float:
+    """``sqrt(m (1 - m) / n)`` of one cell's trials: ``m`` the error (or accuracy) rate over all
+    cases tested, ``n`` the cases tested per repeat (the data set's size under CV or LOO).
+
+    NaN for a metric that is not a rate (``error``/``accuracy``) or without ``n_test``.
+    """
+    if metric not in ("error", "accuracy") or unit not in ("fraction", "percent") or "n_test" not in frame.columns:
+        return math.nan
+    n_test = pd.to_numeric(frame["n_test"], errors="coerce")
+    rate = pd.to_numeric(frame[metric], errors="coerce")
+    keep = n_test.notna() & rate.notna() & (n_test > 0)
+    if not keep.any():
+        return math.nan
+    total = float(n_test[keep].sum())
+    m = float((rate[keep] * n_test[keep]).sum() / total)
+    repeats = frame.loc[keep, "repeat"].nunique() if "repeat" in frame.columns else 1
+    n = total / max(int(repeats), 1)
+    std = math.sqrt(max(m * (1.0 - m), 0.0) / n)
+    return std * 100.0 if unit == "percent" else std
+
+
+def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "sample") -> pd.DataFrame:
     """Every published number next to ours.
+
+    ``our_std`` is ``"sample"`` (the std over trials) or ``"binomial"``
+    (:func:`binomial_std`, like for like where the paper prints a binomial
+    std; :attr:`~treebench.report.spec.PaperSpec.our_std`).
 
     Returns
     -------
@@ -119,6 +149,8 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
         None without a paper std or without our value) and ``status``
         (``ok``, ``no dataset``, ``not run``, ``no value``).
     """
+    if our_std not in OUR_STD_KINDS:
+        raise ValueError(f"our_std={our_std!r} is invalid; accepted: {', '.join(OUR_STD_KINDS)}")
     ok = ok_trials(frame)
     match = Matcher.of(ok)
     rows = []
@@ -139,7 +171,10 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
             else:
                 row["status"] = "ok"
                 row["ours"] = float(vals.median() if ref.metric == "q" else vals.mean())
-                row["our_std"] = float(vals.std(ddof=1)) if len(vals) > 1 else math.nan
+                if our_std == "binomial":
+                    row["our_std"] = binomial_std(sub, ref.metric, ref.unit)
+                else:
+                    row["our_std"] = float(vals.std(ddof=1)) if len(vals) > 1 else math.nan
                 row["n"] = int(len(vals))
                 row["diff"] = row["ours"] - float(ref.value)
                 if not math.isnan(ref.std):

@@ -142,7 +142,8 @@ def judge_readings(
         source = (sources or {}).get(reading.name) if reading.config else None
         if reading.config and source is None:
             outcomes.append(ReadingOutcome(reading, pd.DataFrame(), [], None,
-                                           f"not run: no store for {reading.config} yet"))
+                                           f"not run: no store for {reading.config} yet "
+                                           f"(treebench run {reading.config})"))
             continue
         seen = frame if source is None else source
         missing = sorted(set(reading.rename) - set(seen["algorithm"] if "algorithm" in seen.columns else ()))
@@ -151,7 +152,7 @@ def judge_readings(
                                            f"not run: no trials of {', '.join(missing)} in the store"))
             continue
         view = reading_frame(frame, reading, source)
-        cells = compare_cells(reference, view)
+        cells = compare_cells(reference, view, spec.our_std)
         calibration, claims = judge_claims(spec, cells, view)
         outcomes.append(ReadingOutcome(reading, cells, claims, calibration))
     return outcomes
@@ -189,7 +190,7 @@ def build_report(
         Reading name -> its trials, for the spec's readings that have their
         own config (``Reading.config``); the others read ``frame``.
     """
-    cells = compare_cells(reference, frame)
+    cells = compare_cells(reference, frame, spec.our_std)
     calibration, claims = judge_claims(spec, cells, frame)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0

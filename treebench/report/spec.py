@@ -173,12 +173,17 @@ class Reading:
         Another experiment config whose store holds the reading's trials
         (e.g. the same experiment with a different split order), relative to
         the repository root; ``None``: the paper's own config and store.
+    run
+        Whether ``treebench reproduce`` runs ``config`` beside the paper's
+        (``False`` for a costly sensitivity sweep: the report shows it once
+        its store exists and otherwise says how to fill it).
     """
 
     name: str
     description: str
     rename: dict[str, str] = field(default_factory=dict)
     config: str | None = None
+    run: bool = True
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,10 @@ class PaperSpec:
         One line: what the default reading is, for the readings section.
     readings
         The other readings the text allows, each run and shown beside it.
+    our_std
+        How the "ours" std beside the paper's is computed: ``sample`` (over
+        the trials) or ``binomial`` (``sqrt(m (1 - m) / n)`` of the error
+        rate, for a paper that prints that), so like is shown beside like.
     """
 
     key: str
@@ -250,6 +259,7 @@ class PaperSpec:
     excluded: dict[str, str] = field(default_factory=dict)
     default_reading: str = ""
     readings: tuple[Reading, ...] = ()
+    our_std: str = "sample"
 
     @property
     def config(self) -> str:

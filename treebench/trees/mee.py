@@ -3,9 +3,12 @@
 At every node each candidate class set (one class, or up to ``max_merged``
 merged classes) is coded ``t = 1`` against the rest; for every feature the
 error-entropy curve of ``x <= threshold`` is computed in both orientations,
-curves the crude rule calls concave are discarded, and the split is the
+curves the crude rule calls concave (on a grid over the whole training set's
+range of the feature, as the paper says) are discarded, and the split is the
 lowest error entropy over the remaining ones.  No usable curve, no class set
-with enough cases, a pure node or ``max_depth`` makes a leaf.  No pruning.
+with enough cases, a pure node or ``max_depth`` makes a leaf -- the paper's
+stopping conditions; ``must_lower=True`` adds treebench's former extra one (a
+split must go below the error entropy of not splitting).  No pruning.
 
 The result is an ordinary :class:`treebench.trees.structure.Tree` (binary
 numeric splits), so prediction, sizes and ``export_text`` are shared with
@@ -23,10 +26,20 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from treebench.criteria.mee import MEE, class_sets, coded_error_entropy, count_class_sets
+from treebench.criteria.mee import (
+    MEE,
+    class_sets,
+    coded_error_entropy,
+    convexity_grid,
+    count_class_sets,
+    error_entropy_curve,
+    is_convex,
+    unsplit_error_entropy,
+)
 from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
+from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin
 from treebench.trees.settings import validate_tree_param
@@ -84,6 +97,15 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         means ``floor(c / 2)`` for the ``c`` classes present at the node.
     convexity_points:
         Grid size of the convex/concave rule (the paper: 100).
+    convexity_range:
+        ``"whole"`` (default; the paper: "a 100-point grid on the whole
+        feature range"): the grid spans the feature's range over the whole
+        training set at every node; ``"node"``: the node's cases' range.
+    must_lower:
+        ``False`` (default; the paper's rule): the lowest point of any convex
+        curve is the split.  ``True``: a split must also go below the error
+        entropy of not splitting, else the curve offers none (not in the
+        paper; treebench's former behaviour).
     max_depth:
         Maximum depth (root = 0); ``None`` for no limit.
     error_rates:
@@ -127,6 +149,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         convexity_points: int = 100,
         max_depth: int | None = None,
         error_rates: str = "joint",
+        convexity_range: str = "whole",
+        must_lower: bool = False,
         engine: str = "numba",
     ) -> None:
         self.threshold = threshold
@@ -136,6 +160,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.convexity_points = convexity_points
         self.max_depth = max_depth
         self.error_rates = error_rates
+        self.convexity_range = convexity_range
+        self.must_lower = must_lower
         self.engine = engine
 
     def _validate(self) -> MEE:
@@ -152,6 +178,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             max_merged=merged,
             convexity_points=self.convexity_points,
             error_rates=self.error_rates,
+            convexity_range=self.convexity_range,
+            must_lower=self.must_lower,
         )
 
     # -- fitting ------------------------------------------------------------------
@@ -246,10 +274,15 @@ def grow_mee(
     midpoint: bool = False,
     engine: str = "numba",
 ) -> _Nodes:
-    """Grow the node arrays depth-first; the children of a node get consecutive ids."""
+    """Grow the node arrays depth-first; the children of a node get consecutive ids.
+
+    The convexity grid of ``convexity_range="whole"`` spans each feature's
+    range over all of ``X`` (the training set), at every node.
+    """
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
     xlogx = xlogx_table(X.shape[0])
+    span = (np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)))
     nodes = _Nodes(n_classes)
     stack = [(nodes.add(0), np.arange(X.shape[0]))]
     while stack:
@@ -268,7 +301,9 @@ def grow_mee(
         sets = [s for s in sets if _enough_cases(counts, s, criterion.min_class_cases)]
         if not sets:
             continue  # every candidate class set is too small
-        h, s, f, orientation, low, high = _best_split(X[samples], labels, sets, n_classes, criterion, engine, xlogx)
+        h, s, f, orientation, low, high = _best_split(
+            X[samples], labels, sets, n_classes, criterion, engine, xlogx, span
+        )
         if s < 0:
             continue  # every curve is concave
         go_left = X[samples, f] <= low
@@ -287,13 +322,14 @@ def grow_mee(
     return nodes
 
 
-def _best_split(X, y, sets, n_classes, criterion, engine, xlogx):
+def _best_split(X, y, sets, n_classes, criterion, engine, xlogx, span):
     points = int(criterion.convexity_points)
+    whole = criterion.convexity_range == "whole"
+    must_lower = bool(criterion.must_lower)
     if engine == "python":
-        from treebench.trees.mee_reference import reference_best_split
-
         return reference_best_split(
-            X, y, sets, points, int(criterion.min_child_cases), str(criterion.error_rates)
+            X, y, sets, points, int(criterion.min_child_cases), str(criterion.error_rates),
+            span=span if whole else None, must_lower=must_lower,
         )
     width = max(len(s) for s in sets)
     set_classes = np.full((len(sets), width), -1, np.int64)
@@ -302,9 +338,58 @@ def _best_split(X, y, sets, n_classes, criterion, engine, xlogx):
     set_sizes = np.array([len(s) for s in sets], np.int64)
     h, s, f, o, low, high = best_mee_split(
         np.ascontiguousarray(X), y, set_classes, set_sizes, n_classes, points, int(criterion.min_child_cases),
-        criterion.error_rates == "printed", xlogx,
+        criterion.error_rates == "printed", xlogx, whole, span[0], span[1], must_lower,
     )
     return float(h), int(s), int(f), int(o), float(low), float(high)
+
+
+def reference_best_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    sets: list[tuple[int, ...]],
+    points: int,
+    min_child: int = 1,
+    error_rates: str = "joint",
+    *,
+    span: tuple[np.ndarray, np.ndarray] | None = None,
+    must_lower: bool = False,
+) -> tuple[float, int, int, int, float, float]:
+    """Plain-numpy reference of :func:`treebench.kernels.mee.best_mee_split` (slow; for tests).
+
+    It follows the definitions literally -- one error-entropy curve per
+    feature, class set and orientation, from
+    :func:`treebench.criteria.mee.error_entropy_curve` -- and visits
+    candidates in the compiled kernel's order (feature, class set,
+    orientation, threshold), so both must pick the same split.  ``span``
+    (per-feature lows and highs) lays the convexity grid over the whole
+    training set's range instead of the node's; ``must_lower`` keeps only
+    splits below the error entropy of not splitting.
+    """
+    best = (np.inf, -1, -1, -1, 0.0, 0.0)
+    for f in range(X.shape[1]):
+        x = X[:, f]
+        levels = np.unique(x)
+        if levels.size < 2:
+            continue
+        grid = points if span is None else convexity_grid(float(span[0][f]), float(span[1][f]), points)
+        for s, members in enumerate(sets):
+            t = np.where(np.isin(y, members), 1, -1)
+            unsplit = unsplit_error_entropy(float((t == 1).sum()), float(t.size), error_rates) if must_lower else np.inf
+            for orientation in (0, 1):
+                _, grid_curve, _ = error_entropy_curve(x, t, grid, orientation, error_rates)
+                if not is_convex(grid_curve):
+                    continue
+                _, curve, _ = error_entropy_curve(x, t, None, orientation, error_rates)
+                n_left = (x[None, :] <= levels[:, None]).sum(axis=1)
+                # the last level sends everything left; too small a side is no candidate
+                allowed = (n_left >= min_child) & (x.size - n_left >= min_child)
+                allowed[-1] = False
+                if not allowed.any():
+                    continue
+                j = int(np.argmin(np.where(allowed, curve, np.inf)))
+                if curve[j] < unsplit - TIE_TOLERANCE and curve[j] < best[0] - TIE_TOLERANCE:
+                    best = (float(curve[j]), s, f, orientation, float(levels[j]), float(levels[j + 1]))
+    return best
 
 
 def _enough_cases(counts: np.ndarray, members: tuple[int, ...], minimum: int) -> bool:
