@@ -64,7 +64,8 @@ def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:
     """Reading name -> its trials, for the readings whose config has a store already."""
     sources = {}
     for reading in spec.readings:
-        if reading.config:
+        # a reading whose config is not here (reproduce run elsewhere) is reported as not run
+        if reading.config and Path(reading.config).is_file():
             store = store_path_for_config(Path(reading.config))
             if store.exists():
                 sources[reading.name] = current_trials(read_store(store), Path(reading.config))

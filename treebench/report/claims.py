@@ -917,3 +917,100 @@ def evaluate_claim(claim: Claim, cells: pd.DataFrame, frame: pd.DataFrame) -> Cl
         else:  # a paper's own outcome type: give it the attributes the report reads
             out.effect, out.verdict = effect, effect.verdict
     return out
+
+
+#: The test :class:`FoldsClaim` runs on each dataset's folds, as the report names it.
+FOLD_TEST_NAMES = {"ttest": "paired t-test", "corrected-ttest": "corrected resampled t-test"}
+
+
+@dataclass(frozen=True)
+class FoldsClaim:
+    """"``a`` is (not) significantly better than ``b`` on ``metric``", tested over each dataset's outer folds.
+
+    For a paper whose "significantly" names no test, or whose own datasets are
+    not rerun (so :class:`WilcoxonClaim`, a test over the paper's datasets, has
+    nothing to work on).  Effect: the mean over the rerun's datasets of
+    ``a - b`` (``b - a`` for a metric where lower is better; + = ``a``
+    better), in the paper's unit, with the paired two-level bootstrap
+    interval; the paper's effect is the same difference on its table when it
+    prints both cells, else what the text states (``stated``:
+    ``paper_effect``).  ``significant`` false makes it a "no (significant)
+    difference" claim: reproduced when the interval holds 0.
+
+    Test (our choice, stated in the report): ``test`` on the paired fold values
+    of each dataset, two-sided; for a directional claim a dataset counts when
+    ``a`` is ahead and p <= ``alpha``; p-values Holm-adjusted over the datasets.
+    ``agrees``: a directional claim holds on more than half the datasets after
+    Holm; a "no difference" claim on none of them is a difference found.
+    """
+
+    text: str
+    a: str
+    b: str
+    metric: str
+    significant: bool = True
+    test: str = "ttest"
+    alpha: float = 0.05
+    stated: str = ""
+    paper_effect: float = math.nan
+
+    def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
+        """The per-dataset fold tests, the summary and the effect."""
+        from treebench.stats.multiple import holm
+        from treebench.stats.paired import run_paired
+
+        hib = _higher(self.metric)
+        sign = 1.0 if hib else -1.0
+        unit = _unit(cells, self.metric)
+        paper_says = ("significantly " if self.significant else "no significant difference: ") + (
+            f"{self.a} better than {self.b}" if self.significant else f"{self.a} equivalent to {self.b}")
+        out = ClaimOutcome(self.text, self.stated or paper_says, "–", "not run", None)
+        name = FOLD_TEST_NAMES.get(self.test, self.test)
+        test = ClaimTest(f"{name} over each dataset's outer folds (our choice: the paper names no test), "
+                         "Holm over the datasets", self.alpha)
+        measure = (f"mean {self.a} − {self.b} over datasets ({self.metric}, {_unit_name(unit, self.metric)}; "
+                   f"+ = {self.a} better)")
+        paper = self._paper(cells, sign, out)
+        rerun = _Rerun(cells, frame)
+        algs = rerun.algorithms([self.a, self.b])
+        if isinstance(algs, str):
+            return out.set_effect(_measured(measure, paper, [], None, null=not self.significant, empty=algs,
+                                            test=test))
+        units = rerun.units(algs, self.metric, unit, rerun.match.frame_datasets)
+        raw: list[tuple[str, float]] = []
+        for dataset, rows in units.items():
+            if len(rows) < 2:
+                continue
+            r = run_paired(self.test, rows[:, 0], rows[:, 1])
+            p = r.p_value if not math.isnan(r.p_value) else 1.0
+            if self.significant and not sign * r.mean_diff > 0:
+                p = 1.0  # not ahead: no evidence for the claimed direction
+            raw.append((str(dataset), p))
+        if raw:
+            adjusted = holm([p for _, p in raw])
+            test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            hits = int(np.sum(adjusted <= self.alpha))
+            what = f"{self.a} significantly better" if self.significant else "significantly different"
+            test.summary = (f"{what} on {sum(p <= self.alpha for _, p in raw)} of {len(raw)} datasets at "
+                            f"{self.alpha:g} ({hits} after Holm over the datasets)")
+            out.ours = test.summary
+            out.agrees = hits > len(raw) / 2 if self.significant else hits == 0
+            out.details = [f"{u}: p = {p:.4g}, Holm {q:.4g}" for u, p, q in test.parts]
+        effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), null=not self.significant,
+                           empty=f"no dataset rerun with {self.a} and {self.b}", test=test)
+        return out.set_effect(effect)
+
+    def _paper(self, cells: pd.DataFrame, sign: float, out: ClaimOutcome) -> tuple[float, int, str]:
+        """The paper's effect from its table when it prints both cells, else as stated."""
+        wide = _means(cells, self.metric, "value") if len(cells) else None
+        if wide is not None and self.a in wide and self.b in wide:
+            both = wide[[self.a, self.b]].dropna()
+            if len(both):
+                out.paper_numbers = "; ".join(f"{lab}: {self.a} {r[self.a]:g}, {self.b} {r[self.b]:g}"
+                                              for lab, r in both.iterrows())
+                d = sign * (both[self.a] - both[self.b])
+                n = len(both)
+                return float(d.mean()), n, f"its table, {n} dataset{'' if n == 1 else 's'}"
+        if self.significant:
+            return self.paper_effect, 0, "stated, no numbers"
+        return (0.0 if math.isnan(self.paper_effect) else self.paper_effect), 0, "stated in the text, not shown"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from treebench.report.cells import ok_trials
+from treebench.report.cells import excluded_reason, ok_trials
 from treebench.report.formats import md_table
 from treebench.report.sections import Section
 
@@ -54,19 +54,24 @@ def _int(value: object) -> str:
 
 
 def certainty_section(frame: pd.DataFrame, excluded: dict[str, str] | None = None) -> Section:
-    """The per-dataset error table, the filter flag and the claim count against real C5.0 (``excluded``
-    datasets -> reason: shown in the table, left out of the count)."""
+    """The per-dataset error table, the filter flag and the counts against real C5.0 (``excluded``
+    datasets -> reason: shown in the table, left out of every count: the filter's and C5.0's)."""
     counts = error_counts(frame)
     algorithms = list(dict.fromkeys(counts["algorithm"]))
     datasets = list(dict.fromkeys(counts["dataset"]))
     table = counts.set_index(["dataset", "algorithm"])
     head = ["dataset", "filter (certainty)"] + [f"{a} train / test errors (leaves)" for a in algorithms]
-    rows = []
+    excluded = excluded or {}
+    rows, kept, judged = [], [], 0
     for d in datasets:
         flag = ""
         if (d, CERTAINTY) in table.index:
             r = table.loc[(d, CERTAINTY)]
             flag = "kept" if passes_filter(r["test_errors"], r["n_test"]) else "dropped"
+            if excluded_reason(excluded, d) is None:  # excluded: flagged in the table, not counted
+                judged += 1
+                if flag == "kept":
+                    kept.append(d)
         cells = []
         for a in algorithms:
             if (d, a) in table.index:
@@ -85,7 +90,7 @@ def certainty_section(frame: pd.DataFrame, excluded: dict[str, str] | None = Non
     ]
     for c50 in C50_NAMES:
         wins, compared = [], 0
-        for d in [d for d in datasets if d not in (excluded or {})]:
+        for d in [d for d in datasets if excluded_reason(excluded, d) is None]:
             if (d, CERTAINTY) in table.index and (d, c50) in table.index:
                 compared += 1
                 mine, theirs = table.loc[(d, CERTAINTY)], table.loc[(d, c50)]
@@ -96,7 +101,10 @@ def certainty_section(frame: pd.DataFrame, excluded: dict[str, str] | None = Non
                 f"- Certainty makes fewer training **and** fewer test errors than real C5.0 (`{c50}`) on "
                 f"{len(wins)} of {compared} datasets" + (f": {', '.join(wins)}." if wins else ".")
             )
-    left_out = [f"{d} ({why})" for d, why in (excluded or {}).items() if d in datasets]
+    if judged:
+        lines.append(f"- The paper's filter keeps {len(kept)} of {judged} datasets"
+                     + (f": {', '.join(kept)}." if kept else "."))
+    left_out = [f"{d} ({excluded_reason(excluded, d)})" for d in datasets if excluded_reason(excluded, d) is not None]
     if left_out:
         lines.append("- Left out of these counts: " + "; ".join(left_out) + ".")
     if "kddcup99-10pct" in datasets:
