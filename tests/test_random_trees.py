@@ -121,13 +121,42 @@ def test_figures_are_written(small_frame, tmp_path):
 
 def test_summary_claims(small_frame):
     claims = summarize(small_frame)
-    assert len(claims) == 5
+    assert len(claims) == 6
     assert all(isinstance(c.holds, bool) and c.numbers for c in claims)
     assert "Spearman" in claims[-1].numbers
+    # the H* claims under the default (weighted) reading, each followed by eq. 18 as printed
+    assert "weighted, the default reading" in claims[1].text and "as printed" in claims[2].text
+    assert "weighted, the default reading" in claims[4].text and "as printed" in claims[5].text
+
+
+def test_default_reading_of_eq18_is_weighted_and_a_split_moves_it_by_minus_the_gain():
+    from treebench.criteria.possibilistic import z_value
+    from treebench.papers.serrurier2015.figures import H_STAR, H_STAR_PRINTED, PANELS, READING
+    from treebench.papers.serrurier2015.random_trees import possibilistic_rows
+
+    assert (H_STAR, H_STAR_PRINTED) == ("h_star_weighted", "h_star")
+    assert [m for _, m, _ in PANELS] == ["entropy", H_STAR, H_STAR_PRINTED]
+    assert "always decreases" in READING and "printed" in READING
+    # weighted, splitting leaf Z (n of N examples) changes H*(T) by -(n/N) * (H*(Z) - sum |v|/n H*(v)):
+    # eq. 17's gain with the children at gamma; unweighted, it adds sum H*(v) - H*(Z) instead
+    gamma = 0.05
+    history = grow_random_tree(split(), "possibilistic", 30, np.random.default_rng(4), gamma, history=True)["history"]
+    z = z_value(gamma)
+    for before, after in zip(history, history[1:]):
+        node = int(np.flatnonzero((after[: len(before)] != before).any(axis=1))[0])
+        parent, children = before[node], np.stack([after[node], after[-1]])
+        n, total = parent.sum(), before.sum()
+        gain = possibilistic_rows(parent[None, :], z)[0] - (children.sum(axis=1) / n) @ possibilistic_rows(children, z)
+        change = tree_h_star(after, gamma, weighted=True) - tree_h_star(before, gamma, weighted=True)
+        assert change == pytest.approx(-n / total * gain, abs=1e-12)
+        printed = tree_h_star(after, gamma) - tree_h_star(before, gamma)
+        assert printed == pytest.approx(possibilistic_rows(children, z).sum() - possibilistic_rows(parent[None], z)[0])
 
 
 def test_reproduce_hook_adds_the_section_and_reuses_the_cache(tmp_path, monkeypatch):
-    from tests.test_report_reproduce import fake_000
+    # the tests folder is on sys.path (no __init__.py); "tests." may resolve to another installed package
+    from test_report_reproduce import fake_000
+
     from treebench.papers.catalogue import get_paper
     from treebench.report.reference import load_reference
     from treebench.report.reproduce import build_report, report_latex, report_markdown

@@ -46,3 +46,23 @@ def test_online_tree_equals_batch_tree_when_order_cannot_matter(seed):
     for field in (L.FEATURE, L.KIND, L.N_CHILDREN):
         np.testing.assert_array_equal(online.int_nodes[:, field], batch.int_nodes[:, field])
     np.testing.assert_array_equal(online.counts, batch.counts)
+
+
+def test_config_and_spec_carry_both_gamma_readings():
+    # o-pitree: gamma cross-validated with online trees (the default reading, §4.2 "tuned as in the
+    # previous algorithm"); o-pitree-batch-tuned: the batch-tuned alternative, a Reading standing in for it
+    from pathlib import Path
+
+    from treebench.experiment.config import load_config
+    from treebench.papers.catalogue import get_paper
+
+    config = load_config(Path(__file__).resolve().parents[1] / "configs" / "serrurier2015.yaml")
+    algorithms = {a.name: a for a in config.algorithms}
+    online, batch_tuned = algorithms["o-pitree"], algorithms["o-pitree-batch-tuned"]
+    assert online.online and online.tune_online
+    assert batch_tuned.online and not batch_tuned.tune_online
+    assert online.grid == batch_tuned.grid == algorithms["pitree"].grid
+    spec = get_paper("serrurier2015")
+    assert spec.default_reading and "online" in spec.default_reading
+    (reading,) = spec.readings
+    assert reading.rename == {"o-pitree-batch-tuned": "o-pitree"} and reading.config is None

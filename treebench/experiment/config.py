@@ -545,6 +545,9 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
         check.add((*where, "online"), "online trees need a 'criterion'; baselines are batch learners")
     if online and pruning not in (None, "none"):
         check.add((*where, "online"), "online trees are not pruned; accepted here: pruning: none")
+    tune_online = check.boolean(entry.get("tune_online", True), (*where, "tune_online"))
+    if "tune_online" in entry and not online:
+        check.add((*where, "tune_online"), "tune_online applies to online trees only; add online: true or remove it")
     if len(check.problems) > before or checked is None:
         return None
     fixed, grid_values = checked
@@ -556,6 +559,7 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
         grid=tuple((k, tuple(v)) for k, v in grid_values.items()),
         pruning=None if pruning == "none" else pruning,
         online=bool(online),
+        tune_online=bool(tune_online),
         estimator=entry.get("estimator") if "baseline" in entry else None,
     )
 

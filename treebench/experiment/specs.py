@@ -61,7 +61,8 @@ DATASET_KEYS = ("name", "train", "test", "protocol")
 #: that names its id), task (its data and own splits) or suite (its tasks).
 OPENML_ENTRIES = ("openml:ID", "openml-task:ID", "openml-suite:ID", "openml-suite:ALIAS")
 ALGORITHM_KEYS = (
-    "name", "criterion", "baseline", "estimator", "params", "grid", "pruning", "online", "tune_as",
+    "name", "criterion", "baseline", "estimator", "params", "grid", "pruning", "online", "tune_online",
+    "tune_as",
 )
 TUNING_KEYS = ("folds", "metric")
 TUNING_METRICS = ("accuracy",)
@@ -177,8 +178,13 @@ class AlgorithmSpec:
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     pruning: str | None = None
     #: Grow the final tree online, one training example at a time in a seeded
-    #: order (O-ΠTree); grid values are still chosen with batch trees.
+    #: order (O-ΠTree).
     online: bool = False
+    #: With ``online``: tune the grid by cross-validating online trees (every
+    #: inner fit is grown one example at a time), the default; ``False`` tunes
+    #: it with batch trees of the same criterion and grows only the final tree
+    #: online.  Ignored without ``online``.
+    tune_online: bool = True
     #: Take the grid values chosen by this other algorithm's inner CV on the
     #: same training part instead of tuning its own grid (e.g. a gain ratio
     #: taking the parameter tuned for its entropy).
@@ -221,6 +227,8 @@ class AlgorithmSpec:
             "grid": [[name, list(values)] for name, values in self.grid],
             "pruning": self.pruning,
             **({"online": True} if self.online else {}),
+            # online-tuned trials get their own keys; batch-tuned ones keep the keys they always had
+            **({"tune_online": True} if self.online and self.tune_online else {}),
             **({"tune_as": self.tune_as.fields()} if self.tune_as is not None else {}),
         }
 

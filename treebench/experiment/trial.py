@@ -307,6 +307,7 @@ def make_learner(trial: Trial) -> Learner:
         baseline=algorithm.baseline,
         pruning=algorithm.pruning,
         online=algorithm.online,
+        tune_online=algorithm.tune_online,
         random_state=model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold),
         estimator=algorithm.estimator,
     )

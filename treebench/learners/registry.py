@@ -131,14 +131,20 @@ def make_learner(
     online: bool = False,
     random_state: int = 0,
     estimator: str | None = None,
+    tune_online: bool = True,
 ) -> Learner:
     """A fresh learner for one algorithm of a config (exactly one of ``criterion``/``baseline``).
 
     ``estimator`` is the dotted path a baseline of :data:`ESTIMATOR_BASELINES`
-    needs (and any other refuses).
+    needs (and any other refuses).  ``tune_online`` (online trees only): the
+    grid is tuned with online trees too (else with batch trees); online trees
+    feed their examples in an order drawn from ``random_state``.
     """
     if criterion is not None:
-        return criterion_learner_class(criterion, online)(criterion, pruning)
+        cls = criterion_learner_class(criterion, online)
+        if online:
+            return cls(criterion, pruning, tune_online=tune_online, random_state=random_state)
+        return cls(criterion, pruning)
     if baseline is None:
         raise TreebenchError("an algorithm needs a 'criterion' or a 'baseline'")
     if takes_estimator(baseline):

@@ -2,7 +2,8 @@
 
 :class:`CriterionLearner` is the learner of every criterion whose
 ``learner_kind`` is ``"tree"``; :class:`OnlineLearner` grows the trial's
-final tree one example at a time (a config's ``online: true``).
+final tree one example at a time (a config's ``online: true``), and by
+default the trees of its grid search too (``tune_online: false``: batch trees).
 """
 
 from __future__ import annotations
@@ -68,15 +69,52 @@ class CriterionLearner(TreeMeasures, Learner):
 class OnlineLearner(CriterionLearner):
     """O-ΠTree (paper 000, §4.2): the trial's tree is grown one example at a time.
 
-    Tuning uses batch trees of the same criterion (an online tree per grid
-    point and inner fold would cost one split search per example; the paper
-    tunes γ "as in the previous algorithm", once, up front).  The final tree
-    sees the training part in a permutation seeded by the trial.
+    ``tune_online`` says which trees the grid search cross-validates (the
+    paper: "The γ parameter is tuned as in the previous algorithm", i.e. by a
+    cross-validation on the training set -- of the algorithm being tuned):
+
+    * ``True`` (the default, a config's ``online: true``): every inner fit is
+      an online tree too, fed its inner training part in the order drawn from
+      ``random_state``; so the chosen γ is the one whose *online* trees
+      validate best;
+    * ``False`` (``tune_online: false``): the inner fits are batch trees of the
+      same criterion (:meth:`CriterionLearner.fit`) and only the final tree is
+      grown online; the γ that suits a batch tree may make an online tree
+      split on almost every arrival.
+
+    The final tree sees the training part in a permutation seeded by the
+    trial (:meth:`fit_final`'s ``seed``).
     """
+
+    def __init__(
+        self, criterion: str, pruning: str | None = None, *, tune_online: bool = True, random_state: int = 0
+    ) -> None:
+        from treebench.errors import TreebenchError
+
+        super().__init__(criterion, pruning)
+        if not isinstance(tune_online, bool):
+            raise TreebenchError(f"tune_online={tune_online!r} is invalid; accepted: true, false")
+        self.tune_online = tune_online
+        self.random_state = random_state
+
+    def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
+        # online trees search each leaf's own examples: a presort of the whole part is of no use to them
+        return super().prepare(X, y) if not self.tune_online else None
+
+    def fit(
+        self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
+    ) -> Any:
+        """A fit of the grid search: an online tree (``tune_online``) or a batch tree."""
+        if not self.tune_online:
+            return super().fit(params, X, y, prepared)
+        return self._online(params, X, y, self.random_state)
 
     def fit_final(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
     ) -> Any:
+        return self._online(params, X, y, seed)
+
+    def _online(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int) -> Any:
         from treebench.trees.online import OnlineTreeClassifier
 
         params = {key: value for key, value in params.items() if key != "engine"}

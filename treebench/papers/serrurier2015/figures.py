@@ -3,11 +3,13 @@
 * :func:`lowess` — tricube-weighted local-linear smoother (Cleveland 1979, no
   robustness iterations), in numpy;
 * :func:`plot_entropy_vs_size` (Fig. 2) and :func:`plot_accuracy_vs_entropy`
-  (Fig. 3): two panels each, classical entropy on top (trees thresholded with
-  the log entropy), ``H*(T, gamma)`` below (trees thresholded with the
-  possibilistic entropy), as in the paper;
-* :func:`summarize` — the paper's three qualitative claims as booleans with
-  the numbers behind them;
+  (Fig. 3): classical entropy on top (trees thresholded with the log entropy),
+  ``H*(T, gamma)`` below (trees thresholded with the possibilistic entropy),
+  as in the paper -- first in the default reading of eq. 18 (weighted by the
+  leaves' shares of the examples, see :data:`READING`), then as printed
+  (an unweighted sum), so both are drawn;
+* :func:`summarize` — the paper's qualitative claims as booleans with the
+  numbers behind them, the H* ones under both readings;
 * :func:`random_trees_section` — the section of ``treebench reproduce
   serrurier2015`` (runs the experiment of
   :mod:`treebench.papers.serrurier2015.random_trees`, or reuses
@@ -30,9 +32,29 @@ import pandas as pd
 from treebench.report.figures import new_figure, save
 from treebench.report.sections import Section
 
+#: The default reading of eq. 18 for Figs. 2-3 (column of the random-tree frame) and the other one.
+H_STAR = "h_star_weighted"
+H_STAR_PRINTED = "h_star"
+#: Why the default is the weighted sum; from the paper's text only (also in docs/reports.md).
+READING = (
+    "Reading of eq. 18 for Figs. 2–3: H*(T, γ) = Σ_l n_l/N · H*(p_l, n_l, γ), the leaves weighted by their share "
+    "of the training examples (default); eq. 18 as printed, Σ_l H*(p_l, n_l, γ) without weights, is drawn and "
+    "checked beside it. The text supports the weights: (1) Fig. 2 puts H*(T, γ) beside \"the classical entropy of "
+    "the tree\", which \"always decreases when its size increases\" -- true of the weighted Σ n_l/N · H(p_l) "
+    "(a split never raises it), not of an unweighted Σ H(p_l), which grows with every split into impure leaves; "
+    "(2) H* is said to increase \"when the tree becomes too complex w.r.t. the number of examples\": weighted, a "
+    "split changes the measure by −(n/N) times eq. 17's gain (children at γ), which §4.1 says turns negative "
+    "when a split \"has no statistically significant advantage\"; unweighted, every new leaf adds a positive "
+    "term whatever its number of examples; (3) §4.1 introduces eq. 18 right after eq. 17, whose children are "
+    "weighted by |v_k|/n. Against it: the printed formula carries no weight."
+)
 #: The panels: (rule whose trees are shown, measure column, label).
 PANELS = (("log", "entropy", "classical entropy (bits)"),
-          ("possibilistic", "h_star", "H*(T, γ) (eq. 18)"))
+          ("possibilistic", H_STAR, "weighted H*(T, γ)"),
+          ("possibilistic", H_STAR_PRINTED, "unweighted H*(T, γ)"))
+#: Panel titles' endings naming the reading of eq. 18.
+_READING_TITLES = {H_STAR: ";\ndefault reading of eq. 18, H*(T, γ) = Σ_l n_l/N · H*(p_l, n_l, γ)",
+                   H_STAR_PRINTED: ";\neq. 18 as printed, H*(T, γ) = Σ_l H*(p_l, n_l, γ)"}
 SPAN = 0.3
 
 
@@ -83,13 +105,13 @@ def _style(ax: Any) -> None:
     ax.spines[["top", "right"]].set_visible(False)
 
 
-def _two_panels(frame: pd.DataFrame, path: Path, x_of, y_of, xlabel_of, ylabel_of, title: str,
-                mark_min: bool) -> list[Path]:
-    fig, axes = new_figure(6.4, 7.0)
+def _panels(frame: pd.DataFrame, path: Path, x_of, y_of, xlabel_of, ylabel_of, title: str,
+            mark_min: bool) -> list[Path]:
+    fig, axes = new_figure(6.4, 10.5)
     fig.clf()
-    axes = fig.subplots(2, 1)
+    axes = fig.subplots(len(PANELS), 1)
     n_reps = frame["repetition"].nunique() if len(frame) else 0
-    for ax, (rule, measure, label), colour in zip(axes, PANELS, ("tab:blue", "tab:orange")):
+    for ax, (rule, measure, label), colour in zip(axes, PANELS, ("tab:blue", "tab:orange", "tab:gray")):
         sub = _panel_data(frame, rule)
         x, y = x_of(sub, measure), y_of(sub, measure)
         ax.scatter(x, y, s=4, alpha=0.12 if len(sub) > 2000 else 0.35, color=colour, lw=0, rasterized=True,
@@ -103,7 +125,9 @@ def _two_panels(frame: pd.DataFrame, path: Path, x_of, y_of, xlabel_of, ylabel_o
                         label=f"smoothed minimum at {gx[i]:.0f} leaves")
         ax.set_xlabel(xlabel_of(label))
         ax.set_ylabel(ylabel_of(label))
-        ax.set_title(f"threshold by {'log entropy' if rule == 'log' else 'possibilistic entropy'}", fontsize=10)
+        reading = _READING_TITLES.get(measure, "")
+        ax.set_title(f"threshold by {'log entropy' if rule == 'log' else 'possibilistic entropy'}{reading}",
+                     fontsize=10)
         from matplotlib.lines import Line2D
 
         handles, labels = ax.get_legend_handles_labels()
@@ -117,14 +141,14 @@ def _two_panels(frame: pd.DataFrame, path: Path, x_of, y_of, xlabel_of, ylabel_o
 
 def plot_entropy_vs_size(frame: pd.DataFrame, path: Path) -> list[Path]:
     """Fig. 2: training entropy of the tree against its number of leaves."""
-    return _two_panels(frame, path, lambda s, m: s["n_leaves"], lambda s, m: s[m],
+    return _panels(frame, path, lambda s, m: s["n_leaves"], lambda s, m: s[m],
                        lambda label: "tree size (leaves)", lambda label: f"training {label}",
                        "Tree entropy against size on yeast", mark_min=True)
 
 
 def plot_accuracy_vs_entropy(frame: pd.DataFrame, path: Path) -> list[Path]:
     """Fig. 3: test accuracy against the tree's training entropy."""
-    return _two_panels(frame, path, lambda s, m: s[m], lambda s, m: s["accuracy"],
+    return _panels(frame, path, lambda s, m: s[m], lambda s, m: s["accuracy"],
                        lambda label: f"training {label}", lambda label: "test accuracy",
                        "Test accuracy against tree entropy on yeast", mark_min=False)
 
@@ -155,8 +179,31 @@ def _interior_minimum(curve: np.ndarray) -> tuple[int, bool]:
     return i, bool(0 < i < len(curve) - 1 and curve[i] < curve[0] - 1e-9 and curve[i] < curve[-1] - 1e-9)
 
 
+def _h_star_minimum(pos: pd.DataFrame, column: str, text: str) -> FigureClaim:
+    gx, gy = _curve(pos["n_leaves"].to_numpy(), pos[column].to_numpy())
+    i, interior = _interior_minimum(gy)
+    return FigureClaim(text, bool(interior),
+                       f"smoothed H* {gy[0]:.3f} at {gx[0]:.0f} leaves, minimum {gy[i]:.3f} at {gx[i]:.0f} "
+                       f"leaves, {gy[-1]:.3f} at {gx[-1]:.0f}")
+
+
+def _h_star_accuracy(pos: pd.DataFrame, column: str, text: str) -> FigureClaim:
+    from scipy.stats import spearmanr
+
+    rho, p = spearmanr(pos[column], pos["accuracy"])
+    gx, gy = _curve(pos[column].to_numpy(), pos["accuracy"].to_numpy())
+    return FigureClaim(text, bool(rho < 0 and p < 0.05),
+                       f"Spearman(H*, accuracy) ρ = {rho:+.3f} (p = {p:.2g}); smoothed accuracy "
+                       f"{gy[0]:.3f} at the lowest H* {gx[0]:.3f}, {gy[-1]:.3f} at the highest {gx[-1]:.3f}, "
+                       f"peak {gy.max():.3f} at {gx[int(np.argmax(gy))]:.3f}")
+
+
 def summarize(frame: pd.DataFrame) -> list[FigureClaim]:
-    """The paper's qualitative claims on our trees (LOWESS span 0.3 on a 120-point grid)."""
+    """The paper's qualitative claims on our trees (LOWESS span 0.3 on a 120-point grid).
+
+    The H* claims are checked under the default reading of eq. 18 (weighted,
+    :data:`H_STAR`) and again as printed (unweighted, :data:`H_STAR_PRINTED`).
+    """
     from scipy.stats import spearmanr
 
     out = []
@@ -171,21 +218,9 @@ def summarize(frame: pd.DataFrame) -> list[FigureClaim]:
                                f"{gx[-1]:.0f}; largest rise between grid points {max(worst, 0.0):.2g} bits; every "
                                "single split lowers or keeps it (a property of the definition)"))
     if len(pos) >= 5:
-        gx, gy = _curve(pos["n_leaves"].to_numpy(), pos["h_star"].to_numpy())
-        i, interior = _interior_minimum(gy)
-        out.append(FigureClaim("H*(T, γ) first decreases with size, then increases (interior minimum, Fig. 2, bottom)",
-                               bool(interior),
-                               f"smoothed H* {gy[0]:.2f} at {gx[0]:.0f} leaves, minimum {gy[i]:.2f} at {gx[i]:.0f} "
-                               f"leaves, {gy[-1]:.2f} at {gx[-1]:.0f}"))
-    if len(pos) >= 5 and "h_star_weighted" in pos:
-        gx, gy = _curve(pos["n_leaves"].to_numpy(), pos["h_star_weighted"].to_numpy())
-        i, interior = _interior_minimum(gy)
-        rho, p = spearmanr(pos["h_star_weighted"], pos["accuracy"])
-        out.append(FigureClaim("Same, weighted reading Σ n_l/N · H*(p_l, n_l, γ): interior minimum over size",
-                               bool(interior),
-                               f"smoothed {gy[0]:.3f} at {gx[0]:.0f} leaves, minimum {gy[i]:.3f} at {gx[i]:.0f} leaves, "
-                               f"{gy[-1]:.3f} at {gx[-1]:.0f}; Spearman(weighted H*, accuracy) ρ = {rho:+.3f} "
-                               f"(p = {p:.2g})"))
+        out.append(_h_star_minimum(pos, H_STAR, "H*(T, γ) first decreases with size, then increases (interior "
+                                                "minimum, Fig. 2, bottom; weighted, the default reading)"))
+        out.append(_h_star_minimum(pos, H_STAR_PRINTED, "Same, eq. 18 as printed (Σ_l H*(p_l, n_l, γ), unweighted)"))
     if len(log) >= 5:
         rho, p = spearmanr(log["entropy"], log["accuracy"])
         gx, gy = _curve(log["entropy"].to_numpy(), log["accuracy"].to_numpy())
@@ -197,13 +232,9 @@ def summarize(frame: pd.DataFrame) -> list[FigureClaim]:
                                f"{gy[0]:.3f} at the lowest entropy {gx[0]:.3f}; Spearman(entropy, accuracy) "
                                f"ρ = {rho:+.3f} (p = {p:.2g})"))
     if len(pos) >= 5:
-        rho, p = spearmanr(pos["h_star"], pos["accuracy"])
-        gx, gy = _curve(pos["h_star"].to_numpy(), pos["accuracy"].to_numpy())
-        out.append(FigureClaim("Lower H*(T, γ) goes with higher test accuracy (Fig. 3, bottom)",
-                               bool(rho < 0 and p < 0.05),
-                               f"Spearman(H*, accuracy) ρ = {rho:+.3f} (p = {p:.2g}); smoothed accuracy "
-                               f"{gy[0]:.3f} at the lowest H* {gx[0]:.2f}, {gy[-1]:.3f} at the highest {gx[-1]:.2f}, "
-                               f"peak {gy.max():.3f} at {gx[int(np.argmax(gy))]:.2f}"))
+        out.append(_h_star_accuracy(pos, H_STAR, "Lower H*(T, γ) goes with higher test accuracy (Fig. 3, bottom; "
+                                                 "weighted, the default reading)"))
+        out.append(_h_star_accuracy(pos, H_STAR_PRINTED, "Same, eq. 18 as printed (unweighted)"))
     return out
 
 
@@ -259,12 +290,12 @@ def random_trees_section(out_dir: Path, *, dataset: Any = "yeast", **settings: A
            f"size uniform on 1..{s['max_leaves']} leaves; seed {s['seed']}; {len(frame)} trees, computed in "
            f"{meta.get('seconds', '?')} s (cached in `random_trees.csv`). γ is our choice: the paper does not "
            "give it. Definitions in docs/reports.md.")
-    md = [how, "", "| claim | holds on ours | numbers |", "| --- | --- | --- |"]
+    md = [how, "", READING, "", "| claim | holds on ours | numbers |", "| --- | --- | --- |"]
     md += [f"| {c.text} | {'–' if c.holds is None else ('yes' if c.holds else '**no**')} | {c.numbers} |"
            for c in claims]
     md += ["", f"> {PAPER_FIG2}", "", f"![Fig. 2: tree entropy against size]({fig2.name})", "",
            f"> {PAPER_FIG3}", "", f"![Fig. 3: test accuracy against tree entropy]({fig3.name})", ""]
-    tex = [tex_escape(how), r"\begin{itemize}"]
+    tex = [tex_escape(how), "", tex_escape(READING), r"\begin{itemize}"]
     tex += [rf"\item {tex_escape(c.text)}: {'yes' if c.holds else 'no'} --- {tex_escape(c.numbers)}" for c in claims]
     tex += [r"\end{itemize}"]
     for fig, text in ((fig2, PAPER_FIG2), (fig3, PAPER_FIG3)):

@@ -40,8 +40,11 @@ threshold rule.  The readings chosen where the paper is silent (all in
   ``entropy`` = ``sum_l n_l / N * H(p_l)`` in bits, the classical training
   entropy of the tree (the weighted mean leaf entropy, i.e. the conditional
   entropy of the class given the leaf; it never increases when a leaf is
-  split); ``h_star`` = eq. 18, ``sum_l H*(p_l, n_l, gamma)`` (not weighted),
-  the value of ``get("possibilistic", gamma=gamma).tree_quality(leaf_counts)``;
+  split); ``h_star_weighted`` = ``sum_l n_l / N * H*(p_l, n_l, gamma)``, the
+  reading of eq. 18 the figures show by default (the text's reasons are in
+  :data:`treebench.papers.serrurier2015.figures.READING`); ``h_star`` = eq. 18
+  as printed, ``sum_l H*(p_l, n_l, gamma)`` (not weighted), the value of
+  ``get("possibilistic", gamma=gamma).tree_quality(leaf_counts)``, drawn beside it;
   ``accuracy`` on the test set, a leaf predicting its majority training
   class (ties to the lowest class code).  ``gamma`` defaults to 0.05: the
   paper does not say which value its figures use.
@@ -362,7 +365,8 @@ def random_trees(
     DataFrame
         One row per repetition, tree and rule: ``repetition``, ``tree``,
         ``rule``, ``target_leaves``, ``n_leaves``, ``entropy`` (bits),
-        ``h_star`` (eq. 18), ``accuracy`` (test), ``train_accuracy``.
+        ``h_star`` (eq. 18 as printed), ``h_star_weighted`` (eq. 18 weighted,
+        the figures' default reading), ``accuracy`` (test), ``train_accuracy``.
     """
     s = RandomTreeSettings(n_repetitions, n_trees, max_leaves, gamma, test_fraction, seed)
     if n_repetitions < 1 or n_trees < 1 or max_leaves < 1 or not 0 < test_fraction < 1:

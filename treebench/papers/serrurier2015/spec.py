@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from treebench.report.claims import MostClaim, UnderlineClaim, WilcoxonClaim
 from treebench.report.sections import Section
-from treebench.report.spec import Figure, PaperSpec, SectionContext, section_builder
+from treebench.report.spec import Figure, PaperSpec, Reading, SectionContext, section_builder
 
 
 @section_builder("random_trees")
@@ -40,6 +40,17 @@ SPEC = PaperSpec(
                {"metric": "accuracy"}),
     ),
     sections=(random_trees,),
+    # §4.2: "The γ parameter is tuned as in the previous algorithm" -- by a cross-validation on the training
+    # set (§4.1), which for O-ΠTree cross-validates the online trees; the tree "will grow up slowly".
+    default_reading="O-ΠTree's γ tuned by cross-validating online trees on the training part (§4.2: \"tuned as in "
+                    "the previous algorithm\" -- the method, a cross-validation, applied to the learner being tuned, "
+                    "as PrunTree's confidence is \"tuned with the same method used for ΠTree\")",
+    readings=(
+        Reading("batch-tuned γ",
+                "O-ΠTree takes the γ that cross-validating batch ΠTrees picks, and only its final tree is grown "
+                "online (the tuning done once \"at the beginning\" with the batch algorithm)",
+                {"o-pitree-batch-tuned": "o-pitree"}),
+    ),
     # eq. 18 is the possibilistic criterion's tree measure (Possibilistic.tree_quality)
     # LogTree (log entropy, no pruning), PrunTree (the same with pessimistic-error pruning) and Weka's J4.8
     # are classic algorithms the paper compares against; ΠTree and O-ΠTree are its own
