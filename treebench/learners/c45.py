@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError, no_such_parameter
-from treebench.learners.base import Learner, nominal_codes_mode
+from treebench.learners.base import Learner, TreeMeasures, nominal_codes_mode
 
 #: Parameters of ``c4.5``: name -> (accepted values, default), J48's option in brackets.
 PARAMS: dict[str, tuple[str, Any]] = {
@@ -56,7 +56,7 @@ def as_numbers_if_codes(X: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-class C45Learner(Learner):
+class C45Learner(TreeMeasures, Learner):
     """The ``c4.5`` baseline: :class:`~treebench.trees.c45.C45Classifier` with the config's params.
 
     Parameters
@@ -92,15 +92,3 @@ class C45Learner(Learner):
 
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(as_numbers_if_codes(X))
-
-    def n_leaves(self, model: Any) -> int:
-        return int(model.tree_.n_leaves)
-
-    def measures(self, model: Any) -> dict[str, Any]:
-        tree = model.tree_
-        return {
-            "n_leaves": int(tree.n_leaves),
-            "n_nodes": int(tree.n_nodes),
-            "depth": int(tree.max_depth),
-            "tree_quality": None,
-        }

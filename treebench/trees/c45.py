@@ -264,6 +264,11 @@ class TreeInfo:
     def __post_init__(self) -> None:
         self.node_count = self.n_nodes
 
+    @property
+    def depth(self) -> int:
+        """Depth of the deepest leaf (root 0), the name the other treebench trees use."""
+        return self.max_depth
+
 
 def _sizes(node: Node, depth: int = 0) -> tuple[int, int, int]:
     if node.is_leaf:
@@ -716,6 +721,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         return self.classes_[best]
 
     # -- printing --------------------------------------------------------------------------------
+    def tree_quality(self) -> None:
+        """C4.5 defines no tree-quality measure (the criterion trees' ``tree_quality``)."""
+        return None
+
     def export_text(self) -> str:
         """The tree in J48's layout (``attr <= v``, ``|   `` per level, ``class (weight/errors)``)."""
         check_is_fitted(self, "tree_")
