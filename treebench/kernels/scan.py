@@ -327,7 +327,6 @@ def scan_numeric_histogram(
     histogram[:span, :] = 0
     for p in range(start, end):
         histogram[ranks[p] - first_rank, labels[p]] += 1
-    additive = is_additive(cid)
     for i in range(k):
         left[i] = 0
     best = -np.inf
@@ -352,10 +351,7 @@ def scan_numeric_histogram(
                 cid, params, table, right, n_right, 2, scratch
             )
             gain = parent_impurity - mass / n
-            if additive:
-                take, tie = better(gain, best), 0.0
-            else:
-                take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+            take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
             if take:
                 best = gain
                 best_tie = tie

@@ -18,6 +18,7 @@ import pandas as pd
 
 from treebench.errors import TreebenchError, no_such_parameter
 from treebench.learners.base import Learner, TreeMeasures, nominal_codes_mode
+from treebench.learners.sklearn_cart import codes_matrix
 
 #: Parameters of ``c4.5``: name -> (accepted values, default), J48's option in brackets.
 PARAMS: dict[str, tuple[str, Any]] = {
@@ -38,22 +39,14 @@ def _value_ok(key: str, value: Any) -> bool:
     return isinstance(value, bool)
 
 
-def as_numbers_if_codes(X: pd.DataFrame) -> pd.DataFrame:
-    """Under ``nominal: codes``, the coded (ordered categorical) columns as float codes.
+def as_numbers_if_codes(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
+    """Under ``nominal: codes``, every column as numbers (the codes of the coded ones; missing NaN).
 
     C4.5, like J48 reading ARFF, splits every categorical multiway, ordered or
     not; a config that asks for codes wants thresholds on them instead, which
-    is what J48 does with a numeric column of codes.  Missing stays NaN.
+    is what J48 does with a numeric column of codes.
     """
-    if not nominal_codes_mode(X):
-        return X
-    out = X.copy()
-    for name in out.columns:
-        if isinstance(out[name].dtype, pd.CategoricalDtype):
-            codes = out[name].cat.codes.to_numpy().astype(np.float64)
-            codes[codes < 0] = np.nan
-            out[name] = codes
-    return out
+    return codes_matrix(X) if nominal_codes_mode(X) else X
 
 
 class C45Learner(TreeMeasures, Learner):
@@ -82,7 +75,7 @@ class C45Learner(TreeMeasures, Learner):
                     f"baseline {cls.name!r}: {key} = {value!r} is out of range; accepted: {PARAMS[key][0]}"
                 )
 
-    def view(self, X: pd.DataFrame) -> pd.DataFrame:
+    def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
         return as_numbers_if_codes(X)  # once for a whole tuning grid
 
     def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> Any:

@@ -61,14 +61,22 @@ def reading_configs(spec: PaperSpec) -> list[Path]:
 
 
 def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:
-    """Reading name -> its trials, for the readings whose config has a store already."""
+    """Reading name -> its trials, for the readings whose config has a store already.
+
+    Each store is read once, however many readings share its config.
+    """
+    by_config: dict[str, pd.DataFrame] = {}
     sources = {}
     for reading in spec.readings:
         # a reading whose config is not here (reproduce run elsewhere) is reported as not run
-        if reading.config and Path(reading.config).is_file():
+        if not reading.config or not Path(reading.config).is_file():
+            continue
+        if reading.config not in by_config:
             store = store_path_for_config(Path(reading.config))
-            if store.exists():
-                sources[reading.name] = current_trials(read_store(store), Path(reading.config))
+            if not store.exists():
+                continue
+            by_config[reading.config] = current_trials(read_store(store), Path(reading.config))
+        sources[reading.name] = by_config[reading.config]
     return sources
 
 

@@ -207,7 +207,8 @@ def build_report(
     if figures and len(frame):
         drawn, fig_notes = _draw(spec, frame, out_dir)
         notes += fig_notes
-    context = SectionContext(Path(out_dir), frame, reference, spec, notes=notes)
+    context = SectionContext(Path(out_dir), frame, reference, spec, notes=notes,
+                             reading_sources=dict(reading_sources or {}))
     sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
     sections = tree_quality(context) + sections
     readings = judge_readings(spec, frame, reference, reading_sources) if len(frame) else []
@@ -518,9 +519,13 @@ def _reading_verdict_rows(rep: Report) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
+def esc(text: str) -> str:
+    """Text for a Markdown table cell (a ``|`` would end the cell)."""
+    return text.replace("|", r"\|")
+
+
 def readings_markdown(rep: Report) -> list[str]:
     """The readings part of a report as Markdown lines (the report and the HTML page both show it)."""
-    esc = lambda x: x.replace("|", r"\|")  # noqa: E731
     lines = _readings_intro(rep) + [""]
     lines += ["| reading | what it takes | cells | verdicts (all datasets) | verdicts (calibrated) |",
               "| --- | --- | --- | --- | --- |"]
@@ -534,7 +539,6 @@ def readings_markdown(rep: Report) -> list[str]:
 def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     """The Markdown report."""
     s = rep.spec
-    esc = lambda x: x.replace("|", r"\|")  # noqa: E731
     lines = [f"# Reproduction of paper {s.number} ({s.key})", "", f"*{s.citation}*", ""]
     if config or store:
         lines += [f"Config `{config}`, results store `{store}`; reference numbers "

@@ -109,6 +109,9 @@ class SectionContext:
         The builder's settings from ``build_report(extras={name: {...}})``; empty by default.
     notes
         The report's notes; a builder may append to it.
+    reading_sources
+        Reading name -> its trials, for the spec's readings with their own
+        config whose store the caller read (``build_report(reading_sources=...)``).
     """
 
     out_dir: Path
@@ -117,6 +120,7 @@ class SectionContext:
     spec: PaperSpec
     options: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    reading_sources: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def has_trials(self) -> bool:

@@ -45,17 +45,11 @@ C45_CLAIM = FoldsClaim("The belief tree on crisp labels has an error rate equiva
 
 
 def reading_frames(context: SectionContext) -> dict[str, pd.DataFrame]:
-    """The default reading's trials and, for each reading whose store exists, its trials (name -> frame)."""
-    from pathlib import Path
-
-    from treebench.report.source import current_trials, read_store, store_path_for_config
-
+    """The default reading's trials and, for each reading whose store was read, its trials (name -> frame)."""
     frames = {f"default (confused = {DEFAULT_CONFUSED:g})": context.frame}
     for reading in context.spec.readings:
-        if reading.config and Path(reading.config).exists():  # run from elsewhere: the default only
-            store = store_path_for_config(Path(reading.config))
-            if store.exists():
-                frames[reading.name] = current_trials(read_store(store), Path(reading.config))
+        if reading.name in context.reading_sources:
+            frames[reading.name] = context.reading_sources[reading.name]
     return frames
 
 

@@ -63,20 +63,10 @@ READINGS = (
 )
 
 
-def _stored_trials(config_path: str):
-    """The trials of a config's store, or ``None`` when it is not run yet."""
-    from pathlib import Path
-
-    from treebench.report.source import current_trials, read_store, store_path_for_config
-
-    config = Path(config_path)
-    store = store_path_for_config(config)
-    return current_trials(read_store(store), config) if store.exists() else None
-
-
-def _cart25_trials():
-    """The trials of configs/mee-cart25.yaml's store, or ``None`` when it is not run yet."""
-    return _stored_trials(CART_25.config)
+def _sensitivity_trials(context: SectionContext):
+    """The trials of configs/mee-sensitivity.yaml (one store for all six of its readings), or ``None``."""
+    return next((context.reading_sources[r.name] for r in READINGS
+                 if r.config == SENSITIVITY and r.name in context.reading_sources), None)
 
 
 @section_builder("mee")
@@ -84,26 +74,14 @@ def mee(context: SectionContext) -> list[Section]:
     """Section 5's R, the MEE sensitivity to the readings, Fig. 5, Fig. 1 and section 4; ``context.options``
     may hold the ``levels``, ``curve``, ``versus_ig`` and ``cart25`` settings of
     :func:`~treebench.papers.mee.sections.mee_sections` (``cart25`` and ``sensitivity``: the trials of
-    configs/mee-cart25.yaml and configs/mee-sensitivity.yaml; left out, their stores are read if they exist)."""
+    configs/mee-cart25.yaml and configs/mee-sensitivity.yaml; left out, the readings' trials the report was given)."""
     from treebench.papers.mee.sections import mee_sections
 
     options = dict(context.options)
-    if "cart25" not in options:
-        try:
-            options["cart25"] = _cart25_trials()
-        except Exception as exc:  # noqa: BLE001 -- the rest of the report still builds
-            context.notes.append(f"CART 25-fold store not read: {exc}")
-            options["cart25"] = None
+    options.setdefault("cart25", context.reading_sources.get(CART_25.name))
     variants = {"default": "mee", **{name: alg for name, (alg, _) in MEE_READINGS.items()}}
     frame = context.frame
-    if "sensitivity" in options:
-        extra = options.pop("sensitivity")
-    else:
-        try:  # the sensitivity combinations, once someone ran them
-            extra = _stored_trials(SENSITIVITY)
-        except Exception as exc:  # noqa: BLE001 -- the rest of the report still builds
-            context.notes.append(f"MEE sensitivity store not read: {exc}")
-            extra = None
+    extra = options.pop("sensitivity") if "sensitivity" in options else _sensitivity_trials(context)
     if extra is not None and len(extra) and len(frame):
         import pandas as pd
 
