@@ -32,6 +32,10 @@ def config(entry: str, protocol: str = "") -> dict[str, str]:
     return {"c.yaml": CONFIG.format(entry=entry, protocol=protocol)}
 
 
+# the recorded data and splits of test-server task 1, as the case folder's OpenML cache holds them
+ANNEAL = "cache/openml/org/openml/test/datasets/1/dataset.arff"
+SPLITS = "cache/openml/org/openml/test/tasks/1/datasplits.arff"
+
 CARD = "name: x\ndescription: a user card that must not be replaced\n"
 
 CASES: list[tuple[CliCase, dict]] = [
@@ -57,7 +61,9 @@ CASES: list[tuple[CliCase, dict]] = [
     (CliCase("config-suite-bad-alias", ("run", "c.yaml", "--dry-run"), r"'openml-suite:9!': '9!' is not an OpenML suite id; accepted: openml-task:ID; openml-suite:ID or openml-suite:ALIAS", files=config("openml-suite:9!")), TEST),
     (CliCase("config-task-with-protocol", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]\.protocol: an OpenML task brings its dataset and its own splits; remove 'protocol'", files=config("{name: openml-task:1, protocol: loo}")), TEST),
     (CliCase("config-openml-dataset-without-card", ("run", "c.yaml", "--dry-run"), r"no dataset card names OpenML dataset 424242; write one with `treebench datasets add openml:424242`", files=config("openml:424242", "protocol: loo\n")), OFFLINE),
-    (CliCase("run-task-data-not-cached", ("run", "c.yaml"), r"OpenML dataset 1 is not in the OpenML cache \(.*datasets/1: no dataset_1\.pq or dataset\.arff\) and TREEBENCH_OFFLINE is set", files=config("openml-task:1")), TEST),
+    (CliCase("run-task-data-not-cached", ("run", "c.yaml"), r"OpenML dataset 1 is not in the OpenML cache \(.*datasets/1: no dataset_1\.pq or dataset\.arff\) and TREEBENCH_OFFLINE is set", files={**config("openml-task:1"), ANNEAL: lambda folder: (folder / ANNEAL).unlink()}), TEST),
+    (CliCase("run-task-splits-not-cached", ("run", "c.yaml"), r"OpenML task 1's splits is not in the OpenML cache \(.*tasks/1: no datasplits\.arff or datasplits\.pkl\.py3\)", files={**config("openml-task:1"), SPLITS: lambda folder: (folder / SPLITS).unlink()}), TEST),
+    (CliCase("run-task-data-corrupt", ("run", "c.yaml"), r"OpenML dataset 1", files={**config("openml-task:1"), ANNEAL: b"@relation anneal\n@attribute a {x,y}\n@data\nz,1,\n"}), TEST),
 ]
 
 

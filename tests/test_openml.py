@@ -177,6 +177,54 @@ def test_task_info_comes_from_the_recorded_task(tmp_path, monkeypatch):
     assert (info.procedure, info.folds, info.repeats) == ("crossvalidation", 10, 1)
 
 
+def recorded_test_folds(task_id: int) -> dict[int, list[int]]:
+    """Each fold's test rows, read straight from the recorded ``datasplits.arff`` (one repeat)."""
+    path = FIXTURES / "org" / "openml" / "test" / "tasks" / str(task_id) / "datasplits.arff"
+    folds: dict[int, list[int]] = {}
+    data = path.read_text().split("@data", 1)[1]
+    for line in data.split():
+        kind, row, repeat, fold = line.split(",")
+        assert repeat == "0"
+        if kind == "TEST":
+            folds.setdefault(int(fold), []).append(int(row))
+    return folds
+
+
+def test_a_task_runs_end_to_end_on_openmls_recorded_splits(tmp_path, monkeypatch, capsys):
+    """``openml-task:1`` (anneal, 10-fold CV on the test server) from the recorded task, data and splits."""
+    import sqlite3
+
+    from treebench.data.openml import load_task
+
+    openml_env(tmp_path, monkeypatch, server=TEST_SERVER)
+    expected = recorded_test_folds(1)
+    task = load_task(1, Settings.from_env())
+    (codes,) = task.test_folds
+    assert task.dataset.n_samples == 898 == len(codes)
+    for fold, rows in expected.items():
+        assert sorted(rows) == np.flatnonzero(codes == fold).tolist()
+
+    config = tmp_path / "task.yaml"
+    config.write_text(
+        "experiment: oml\nseed: 0\ndatasets: [openml-task:1]\nalgorithms:\n"
+        "  - {name: entropy, criterion: entropy}\n  - {name: cart, baseline: sklearn-cart}\n"
+    )
+    store = tmp_path / "oml.sqlite"
+    assert cli(["run", str(config), "--store", str(store), "--quiet"]) == 0
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT algorithm, fold, status, n_train, n_test, accuracy FROM trials").fetchall()
+    assert len(rows) == 20 and {r[2] for r in rows} == {"ok"}
+    for algorithm, fold, _, n_train, n_test, accuracy in rows:
+        assert n_test == len(expected[fold]) and n_train == 898 - n_test
+        assert 0.8 <= accuracy <= 1.0  # anneal is easy for trees (OpenML's runs: about 98-99 %)
+    # a second run resumes: nothing left to do
+    capsys.readouterr()
+    assert cli(["run", str(config), "--store", str(store)]) == 0
+    assert "0 done, 20 skipped" in capsys.readouterr().out
+    assert cli(["compare", str(store)]) == 0
+    assert "openml-task:1" in capsys.readouterr().out
+
+
 def test_the_openml_protocol_uses_the_tasks_folds():
     from treebench.experiment.protocols import OPENML_FOLD_COLUMN, n_folds, outer_splits
     from treebench.experiment.specs import ProtocolSpec
