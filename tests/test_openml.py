@@ -214,7 +214,7 @@ def test_a_task_runs_end_to_end_on_openmls_recorded_splits(tmp_path, monkeypatch
     with sqlite3.connect(store) as db:
         rows = db.execute("SELECT algorithm, fold, status, n_train, n_test, accuracy FROM trials").fetchall()
     assert len(rows) == 20 and {r[2] for r in rows} == {"ok"}
-    for algorithm, fold, _, n_train, n_test, accuracy in rows:
+    for _, fold, _, n_train, n_test, accuracy in rows:
         assert n_test == len(expected[fold]) and n_train == 898 - n_test
         assert 0.8 <= accuracy <= 1.0  # anneal is easy for trees (OpenML's runs: about 98-99 %)
     # a second run resumes: nothing left to do
