@@ -32,7 +32,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import numpy as np
-from _measure import load_average, machine, measured_fit, run_child, write_section
+from _measure import load_average, machine, measured_fit, run_child, warm_up, write_section
 
 SIZES = [(10_000, 16), (100_000, 16)]
 BIG_SIZES = [(500_000, 10), (1_000_000, 10)]
@@ -139,7 +139,7 @@ def main() -> int:
     names = learners(pairs)
     warm_X, warm_y = dataset(2000, 4)
     for name in names:  # numba's kernels (and scikit-learn's imports) loaded before any timing
-        estimator(name).fit(warm_X, warm_y)
+        warm_up(estimator(name), warm_X, warm_y)
     loads = [load_average()]
     rows, curve = [], {n: [] for n in names}
     started_all = time.perf_counter()

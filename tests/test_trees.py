@@ -14,6 +14,9 @@ from treebench.criteria import Criterion, SplitContext
 from treebench.criteria.classic import gini_rows
 from treebench.kernels import layout as L
 from treebench.trees import Tree
+from treebench.trees.builder import Presorted
+from treebench.trees.encoding import FeatureEncoder
+from treebench.trees.fitted import label_codes
 
 BUILT_IN = ["entropy", "gain_ratio", "gini", "tsallis", "tsallis_gain_ratio", "certainty", "possibilistic"]
 
@@ -161,6 +164,54 @@ def test_compiled_and_generic_engines_grow_the_same_tree(criterion, settings):
     np.testing.assert_array_equal(a.catmap, b.catmap)
     np.testing.assert_allclose(a.float_nodes, b.float_nodes, rtol=1e-9, atol=1e-12)
     assert a.n_nodes > 1
+
+
+def _presort(X, y):
+    encoder, matrix = FeatureEncoder.fit(X)
+    return Presorted.from_matrix(matrix, label_codes(y)[1], encoder.is_nominal)
+
+
+@pytest.mark.parametrize("criterion", BUILT_IN)
+@pytest.mark.parametrize("settings", [{}, {"nominal_split": "binary"}, {"min_samples_leaf": 3}])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uint16_and_int32_ranks_grow_the_same_tree(criterion, settings, weighted):
+    # the builder is compiled once per rank width; small data takes uint16, so
+    # the int32 version (columns of more than 65,535 values) is checked here on the same rows
+    X, y = mixed_frame(400, seed=3)
+    params = {"q": 0.7} if "tsallis" in criterion else ({"gamma": 0.2} if criterion == "possibilistic" else {})
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
+    narrow = _presort(X, y)
+    assert narrow.rank.dtype == np.uint16
+    wide = Presorted(narrow.index.copy(), narrow.rank.astype(np.int32), narrow.label.copy(), narrow.n_levels)
+    model = TreeClassifier(criterion, **settings, **params)
+    a = model.fit(X, y, sample_weight=weights, presorted=narrow).tree_
+    b = model.fit(X, y, sample_weight=weights, presorted=wide).tree_
+    assert a.n_nodes > 5
+    np.testing.assert_array_equal(a.int_nodes, b.int_nodes)
+    np.testing.assert_array_equal(a.float_nodes, b.float_nodes)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    np.testing.assert_array_equal(a.catmap, b.catmap)
+
+
+def test_rank_width_follows_the_distinct_values():
+    rng = np.random.default_rng(5)
+    n = 70_000
+    few = rng.integers(0, 300, n).astype(float)
+    few[rng.random(n) < 0.01] = np.nan
+    many = float32_exact(rng.normal(size=n))  # > 65,535 distinct values: ranks need int32
+    y = ((few > 150) ^ (many > 0.3)).astype(int)
+    narrow = Presorted.from_matrix(np.column_stack([few, few * 2]), y)
+    assert narrow.rank.dtype == np.uint16
+    assert narrow.n_levels.tolist() == [300, 300]
+    wide = Presorted.from_matrix(np.column_stack([few, many]), y)
+    assert wide.rank.dtype == np.int32
+    assert wide.n_levels[0] == 300 and wide.n_levels[1] == len(np.unique(many))
+    np.testing.assert_array_equal(wide.rank[0], narrow.rank[0])  # widened after the first column
+    # a fit on the wide ranks is scikit-learn's tree (no ties at these leaf sizes)
+    X = np.column_stack([np.nan_to_num(few, nan=-1.0), many])
+    ours = TreeClassifier("entropy", max_depth=4, min_samples_leaf=200).fit(X, y)
+    theirs = DecisionTreeClassifier(criterion="entropy", max_depth=4, min_samples_leaf=200, random_state=0).fit(X, y)
+    assert ours_nested(ours.tree_) == sklearn_nested(theirs)
 
 
 def test_tsallis_at_q1_grows_the_entropy_tree_and_q2_the_gini_tree():

@@ -3,11 +3,12 @@
 Layout (see DESIGN.md, "where the time goes"): every feature is sorted once,
 at the root, into three parallel rows ``sorted_index[f]``, ``sorted_rank[f]``
 and ``sorted_label[f]`` (:func:`treebench.kernels.partition.fill_sorted_row`).
-Numeric values are stored as dense int32 ranks (NaN has the rank
+Numeric values are stored as dense ranks (NaN has the rank
 ``n_levels[f]``, one past the last, and sorts last); nominal values as their
-category codes.  Scans and partitions are memory-bound and a rank is half
-the bytes of a float64; the values themselves are read only to place the
-chosen threshold, from the caller's matrix.  A node owns the same position
+category codes.  Ranks are uint16 when every feature fits (at most 65,535
+distinct values), else int32: scans and partitions are memory-bound, and a
+rank is a quarter or half the bytes of a float64.  The values themselves
+are read only to place the chosen threshold, from the caller's matrix.  A node owns the same position
 range ``[start, end)`` in every row, and that range stays sorted for every
 feature because a split *stably* partitions each row.  Split search
 (:mod:`treebench.kernels.scan`) is then a linear scan per feature and node,
@@ -78,11 +79,15 @@ from treebench.kernels.weights import is_weighted, row_total, sample_weight, zer
 
 
 @njit(cache=True)
-def _grow(arr: np.ndarray, needed: int, fill) -> np.ndarray:
-    """``arr`` with room for ``needed`` rows (doubling); new rows hold ``fill``."""
+def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
+    """``arr`` with room for ``needed`` rows (doubling); the new rows are not initialised.
+
+    Callers fill a row when they first use it, so the pages of the spare
+    capacity are never written and never count in the resident memory.
+    """
     if needed <= arr.shape[0]:
         return arr
-    new = np.full((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], fill, arr.dtype)
+    new = np.empty((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], arr.dtype)
     new[: arr.shape[0]] = arr
     return new
 
@@ -174,7 +179,7 @@ def build(
     # routing of samples to children: one bit per sample for binary splits,
     # a uint16 per sample for multiway ones
     side_bits = np.zeros((n + 7) // 8 + 1, np.uint8)
-    child_of = np.zeros(max(n, 1), np.uint16)
+    child_of = np.empty(max(n, 1), np.uint16)  # written before read (multiway splits only)
     buffer_index = np.empty(max(n, 1), sorted_index.dtype)
     buffer_rank = np.empty(max(n, 1), sorted_rank.dtype)
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
@@ -240,7 +245,7 @@ def build(
             child_active[n_child_active] = f
             n_child_active += 1
             if not is_nominal[f]:
-                span = sorted_rank[f, end - 1] - sorted_rank[f, start] + 1
+                span = np.int64(sorted_rank[f, end - 1]) - np.int64(sorted_rank[f, start]) + 1
                 if not is_weighted(weights) and span * k * 2 <= size:
                     gain, n_left, tie, w_left = scan_numeric_histogram(
                         sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
@@ -376,7 +381,7 @@ def build(
                 sorted_rank[f], sorted_label[f], sorted_index[f], weights, start, end, cat_counts, cat_sizes,
                 cat_weights, present,
             )
-            catmap = _grow(catmap, n_catmap + n_categories[f], -1)
+            catmap = _grow(catmap, n_catmap + n_categories[f])
             catmap[n_catmap : n_catmap + n_categories[f]] = -1
             largest = 0  # the heaviest child takes categories unseen here
             for j in range(n_children):
@@ -392,7 +397,7 @@ def build(
             j = -1
             previous = -1
             for p in range(start, end):
-                code = sorted_rank[f, p]  # ranks follow the codes' order
+                code = np.int64(sorted_rank[f, p])  # ranks follow the codes' order
                 if code != previous:
                     j += 1
                     previous = code
@@ -444,9 +449,12 @@ def build(
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
         n_nodes += n_children
-        int_nodes = _grow(int_nodes, n_nodes, -1)
-        float_nodes = _grow(float_nodes, n_nodes, 0)
-        counts = _grow(counts, n_nodes, 0)
+        int_nodes = _grow(int_nodes, n_nodes)
+        float_nodes = _grow(float_nodes, n_nodes)
+        counts = _grow(counts, n_nodes)
+        int_nodes[first_child:n_nodes] = -1
+        float_nodes[first_child:n_nodes] = 0.0
+        counts[first_child:n_nodes] = 0
         int_nodes[node, FEATURE] = f
         int_nodes[node, KIND] = kind
         int_nodes[node, CHILD_START] = first_child
@@ -455,8 +463,8 @@ def build(
             int_nodes[node, CATEGORY] = best_category[f]
         float_nodes[node, THRESHOLD] = threshold if kind == NUMERIC else 0.0
         float_nodes[node, SCORE] = best
-        stack = _grow(stack, n_stack + n_children, -1)
-        active = _grow(active, n_stack + n_children, -1)
+        stack = _grow(stack, n_stack + n_children)
+        active = _grow(active, n_stack + n_children)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j
@@ -481,4 +489,5 @@ def build(
                 active[n_stack, :n_child_active] = child_active[:n_child_active]
                 n_stack += 1
 
-    return int_nodes[:n_nodes].copy(), float_nodes[:n_nodes].copy(), counts[:n_nodes].copy(), catmap[:n_catmap].copy()
+    # views, not copies: a copy would double the tree's memory at the peak
+    return int_nodes[:n_nodes], float_nodes[:n_nodes], counts[:n_nodes], catmap[:n_catmap]

@@ -322,11 +322,12 @@ def scan_numeric_histogram(
     """
     k = parent.shape[0]
     n = end - start
-    first_rank = ranks[start]
-    span = ranks[end - 1] - first_rank + 1
+    # ranks may be uint16: signed arithmetic (numba types uint - uint as uint64)
+    first_rank = np.int64(ranks[start])
+    span = np.int64(ranks[end - 1]) - first_rank + 1
     histogram[:span, :] = 0
     for p in range(start, end):
-        histogram[ranks[p] - first_rank, labels[p]] += 1
+        histogram[np.int64(ranks[p]) - first_rank, labels[p]] += 1
     for i in range(k):
         left[i] = 0
     best = -np.inf

@@ -23,6 +23,10 @@ from treebench.trees.generic import build_generic
 from treebench.trees.settings import GrowSettings, validate_tree_param
 from treebench.trees.structure import Tree
 
+#: Largest rank a uint16 rank row holds: a numeric column's NaN rank is its
+#: count of distinct values, so up to 65,535 of them.
+RANK16_MAX = 2**16 - 1
+
 #: Most branches of a multiway split: the compiled builder routes samples to
 #: children through a uint16 per sample (the missing code is a category too).
 MAX_BRANCHES = 2**16
@@ -34,9 +38,10 @@ class Presorted:
 
     Numeric ranks are dense (``0..m-1`` over the feature's ``m`` distinct
     values) and NaN sorts last with the rank ``n_levels[f] = m``; nominal
-    ranks are the category codes.  Nine bytes per cell with int32 ids and
-    uint8 labels: no copy of the values is kept (thresholds are read from
-    the matrix the tree is grown on).  The compiled builder partitions
+    ranks are the category codes.  Ranks are uint16 while every column fits
+    (``m <= 65535`` and codes below 65,536), else int32: seven bytes per cell
+    with int32 ids and uint8 labels, nine with int32 ranks.  No copy of the
+    values is kept (thresholds are read from the matrix the tree is grown on).  The compiled builder partitions
     ``index``, ``rank`` and ``label`` in place, so reuse across fits (e.g. a
     tuning grid on the same training data) goes through :meth:`copy`.
     """
@@ -54,9 +59,19 @@ class Presorted:
         # narrow labels cut the memory traffic of every scan and partition
         labels = y.astype(np.uint8 if int(y.max(initial=0)) < 256 else np.int32)
         index = np.empty((d, n), np.int32 if n < 2**31 else np.int64)
-        rank = np.empty((d, n), np.int32)
         label = np.empty((d, n), labels.dtype)
         n_levels = np.zeros(d, np.int64)
+        # Narrow ranks unless a column cannot fit.  Nominal codes are known up
+        # front, distinct numeric values only once sorted.  Above 65,535 rows
+        # the first column is ranked into an int32 array and decides: if it
+        # fits, the array is narrowed; then a later numeric column goes
+        # through an int32 scratch row and widens the array if it does not
+        # fit.  Continuous data thus fills its int32 array directly, with no
+        # large block allocated and dropped before the build (a freed block
+        # that size raises glibc's mmap threshold, and later buffers stay resident).
+        wide = bool(nominal.any()) and float(np.nanmax(X[:, nominal], initial=0.0)) > RANK16_MAX
+        rank = np.empty((d, n), np.int32 if wide or n > RANK16_MAX else np.uint16)
+        scratch = None
         for f in range(d):
             # Column by column, one contiguous copy alive at a time: numpy's
             # 2-D argsort along rows is about twice as slow here, and its
@@ -64,7 +79,20 @@ class Presorted:
             # have long runs of equal values.
             column = np.ascontiguousarray(X[:, f], dtype=np.float64)
             order = np.argsort(column, kind="stable")
+            if rank.dtype == np.uint16 and n > RANK16_MAX and not nominal[f]:
+                scratch = np.empty(n, np.int32) if scratch is None else scratch
+                n_levels[f] = fill_sorted_row(column, order, labels, False, index[f], scratch, label[f])
+                if n_levels[f] > RANK16_MAX:  # widen, copying only the rows filled so far
+                    narrow, rank = rank, np.empty((d, n), np.int32)
+                    rank[:f] = narrow[:f]
+                    del narrow
+                rank[f] = scratch
+                continue
             n_levels[f] = fill_sorted_row(column, order, labels, bool(nominal[f]), index[f], rank[f], label[f])
+            if f == 0 and not wide and n > RANK16_MAX and (nominal[f] or n_levels[f] <= RANK16_MAX):
+                narrow = np.empty((d, n), np.uint16)
+                narrow[0] = rank[0]
+                rank = narrow
         return cls(index, rank, label, n_levels)
 
     def copy(self) -> Presorted:
