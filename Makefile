@@ -43,9 +43,13 @@ bench: install
 $(REPRODUCE): reproduce-%: install
 	$(BIN)/treebench reproduce $*
 
-# Every paper in turn (resuming; one that fails does not stop the others), then results/index.html.
+# Every paper in turn (resuming; one that fails does not stop the others), then results/index.html,
+# then that page loaded in headless Chromium (console errors, every table and figure; skipped, saying
+# why, without a chromium).
 reproduce: install
 	$(BIN)/treebench reproduce --all
+	TREEBENCH_SITE=$(CURDIR)/results/index.html $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
+		tests/test_report_html.py -k reproduced_site
 
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks
