@@ -55,7 +55,7 @@ from treebench.kernels.layout import (
     SCORE,
     THRESHOLD,
 )
-from treebench.kernels.partition import partition_multiway, partition_two, set_side
+from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.scan import (
     better,
     scan_numeric,
@@ -88,7 +88,7 @@ def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
     if needed <= arr.shape[0]:
         return arr
     new = np.empty((max(needed, 2 * arr.shape[0]),) + arr.shape[1:], arr.dtype)
-    new[: arr.shape[0]] = arr
+    copy_into(new.reshape(new.size), 0, arr.reshape(arr.size), arr.size)  # C order: the old rows first
     return new
 
 
@@ -216,11 +216,11 @@ def build(
         start = stack[n_stack, 1]
         end = stack[n_stack, 2]
         n_node_active = stack[n_stack, 3]
-        node_active[:n_node_active] = active[n_stack, :n_node_active]
+        copy_into(node_active, 0, active[n_stack], n_node_active)
         depth = int_nodes[node, DEPTH]
         size = end - start
 
-        parent[:] = counts[node]
+        copy_into(parent, 0, counts[node], k)
         total = row_total(parent)  # the node's weight; its size without weights
         impurity = node_impurity(cid, params, table, parent, total, scratch)
         float_nodes[node, IMPURITY] = reported_node_value(cid, impurity)
@@ -470,7 +470,7 @@ def build(
             child = first_child + j
             offsets[j + 1] = offsets[j] + sizes[j]
             int_nodes[child, DEPTH] = depth + 1
-            counts[child, :] = child_counts[j]
+            copy_into(counts[child], 0, child_counts[j], k)
             if not is_open[j]:
                 leaf_impurity = node_impurity(
                     cid, params, table, child_counts[j], row_total(child_counts[j]), scratch
@@ -486,7 +486,7 @@ def build(
                 stack[n_stack, 1] = offsets[j]
                 stack[n_stack, 2] = offsets[j + 1]
                 stack[n_stack, 3] = n_child_active
-                active[n_stack, :n_child_active] = child_active[:n_child_active]
+                copy_into(active[n_stack], 0, child_active, n_child_active)
                 n_stack += 1
 
     # views, not copies: a copy would double the tree's memory at the peak

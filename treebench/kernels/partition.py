@@ -46,6 +46,19 @@ def fill_sorted_row(column, order, labels, nominal, index_row, rank_row, label_r
 
 
 @njit(cache=True, inline="always")
+def copy_into(target: np.ndarray, at: int, source: np.ndarray, count: int) -> None:
+    """``target[at:at + count] = source[:count]`` as a plain loop.
+
+    A slice-to-slice assignment compiles numba's broadcasting checks and
+    their shape-formatting error messages for every pair of array types --
+    seconds of first compile across the builder -- for a copy whose sizes are
+    right by construction.
+    """
+    for i in range(count):
+        target[at + i] = source[i]
+
+
+@njit(cache=True, inline="always")
 def set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
     """Record which of two children ``sample`` goes to (one bit per sample)."""
     byte = sample >> 3
@@ -86,9 +99,9 @@ def partition_two(
             low += 1 - c
             high += c
         middle = start + n_first
-        index[middle:end] = buf_index[:high]
-        rank[middle:end] = buf_rank[:high]
-        label[middle:end] = buf_label[:high]
+        copy_into(index, middle, buf_index, high)
+        copy_into(rank, middle, buf_rank, high)
+        copy_into(label, middle, buf_label, high)
     elif keep_first:
         low = start
         for p in range(start, end):
@@ -129,6 +142,6 @@ def partition_multiway(
         buf_rank[q] = rank[p]
         buf_label[q] = label[p]
     size = end - start
-    index[start:end] = buf_index[:size]
-    rank[start:end] = buf_rank[:size]
-    label[start:end] = buf_label[:size]
+    copy_into(index, start, buf_index, size)
+    copy_into(rank, start, buf_rank, size)
+    copy_into(label, start, buf_label, size)

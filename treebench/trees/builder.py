@@ -16,6 +16,7 @@ import numpy as np
 
 from treebench.criteria import Criterion
 from treebench.errors import TreebenchError
+from treebench.kernels.arrays import read_only
 from treebench.kernels.induction import build
 from treebench.kernels.partition import fill_sorted_row
 from treebench.trees.encoding import FeatureEncoder
@@ -77,7 +78,7 @@ class Presorted:
             # 2-D argsort along rows is about twice as slow here, and its
             # stable sort (timsort) is the fastest on real columns, which
             # have long runs of equal values.
-            column = np.ascontiguousarray(X[:, f], dtype=np.float64)
+            column = read_only(np.ascontiguousarray(X[:, f], dtype=np.float64))
             order = np.argsort(column, kind="stable")
             if rank.dtype == np.uint16 and n > RANK16_MAX and not nominal[f]:
                 scratch = np.empty(n, np.int32) if scratch is None else scratch
@@ -196,13 +197,13 @@ def grow(
 def _value_rows(X: np.ndarray) -> tuple[np.ndarray, bool]:
     """``X`` as one C-ordered float64 array without a copy where possible: ``(X, True)`` or ``(X.T, False)``.
 
-    One array layout keeps the compiled builder to one specialisation.
+    One array layout, always read-only, keeps the compiled builder to one specialisation.
     """
     if X.dtype == np.float64 and X.flags.c_contiguous:
-        return X, True
+        return read_only(X), True
     if X.dtype == np.float64 and X.flags.f_contiguous:
-        return X.T, False
-    return np.ascontiguousarray(X, dtype=np.float64), True
+        return read_only(X.T), False
+    return read_only(np.ascontiguousarray(X, dtype=np.float64)), True
 
 
 def _strict_accept(criterion: Criterion) -> bool:

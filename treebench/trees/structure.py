@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from treebench.kernels import layout as L
+from treebench.kernels.arrays import read_only
 from treebench.kernels.traversal import apply_tree
 
 FORMAT = "treebench-tree/1"
@@ -82,7 +83,8 @@ class Tree:
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Leaf id of every row of the encoded matrix ``X``."""
         X = np.ascontiguousarray(X, dtype=np.float64)
-        return apply_tree(X, self.int_nodes, self.float_nodes, self.catmap, self.n_categories)
+        arrays = (X, self.int_nodes, self.float_nodes, self.catmap, self.n_categories)
+        return apply_tree(*(read_only(a) for a in arrays))
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class frequencies of the leaf each row reaches."""
