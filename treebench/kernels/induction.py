@@ -199,7 +199,8 @@ def build(
 
     # (rank, class) counts for the histogram scan, used when ranks * k <= size / 2
     # (integer counts only: a weighted fit always scans sample by sample)
-    histogram = np.zeros((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
+    # not zeroed here: each use clears the rows it needs (untouched pages stay out of memory)
+    histogram = np.empty((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
     child_counts = zero_counts(weights, (max(max_cats, 2), k))
     best_w_left = zero_counts(weights, n_features)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
