@@ -264,7 +264,7 @@ def build(
                     child_weights[1] = total - w_left
                     tie_best[f] = tie
                     candidate_best[f] = gain
-                    split_best[f] = final_score(cid, params, gain, child_weights, 2, total)
+                    split_best[f] = final_score(cid, params, gain, child_weights, np.int64(2), total)
                     best_left[f] = n_left
                 continue
             r = tabulate_categories(
@@ -304,8 +304,8 @@ def build(
                 for i in range(k):
                     left[i] = cat_counts[code, i]
                     right[i] = parent[i] - left[i]
-                mass = child_mass(cid, params, table, left, w_left, 2, scratch) + child_mass(
-                    cid, params, table, right, total - w_left, 2, scratch
+                mass = child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
+                    cid, params, table, right, total - w_left, np.int64(2), scratch
                 )
                 gain = impurity - mass / total
                 take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
@@ -320,7 +320,7 @@ def build(
                 child_weights[1] = total - best_w_left[f]
                 tie_best[f] = best_tie
                 candidate_best[f] = best
-                split_best[f] = final_score(cid, params, best, child_weights, 2, total)
+                split_best[f] = final_score(cid, params, best, child_weights, np.int64(2), total)
 
         # -- choose the feature ----------------------------------------------
         n_usable = 0
@@ -364,7 +364,7 @@ def build(
             sizes[1] = size - best_left[f]
             last_left = start + best_left[f] - 1
             threshold = threshold_at(
-                values, values_by_row, f, sorted_index[f, last_left], sorted_index[f, last_left + 1],
+                values, values_by_row, np.int64(f), sorted_index[f, last_left], sorted_index[f, last_left + 1],
                 sorted_rank[f, last_left + 1] == n_levels[f], midpoint,
             )
             for p in range(start, end):

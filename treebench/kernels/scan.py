@@ -348,11 +348,11 @@ def scan_numeric_histogram(
             for i in range(k):
                 right[i] = parent[i] - left[i]
             n_right = n - n_left
-            mass = child_mass(cid, params, table, left, n_left, 2, scratch) + child_mass(
-                cid, params, table, right, n_right, 2, scratch
+            mass = child_mass(cid, params, table, left, np.int64(n_left), np.int64(2), scratch) + child_mass(
+                cid, params, table, right, np.int64(n_right), np.int64(2), scratch
             )
             gain = parent_impurity - mass / n
-            take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, n_left, n)
+            take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, np.int64(n_left), n)
             if take:
                 best = gain
                 best_tie = tie

@@ -242,7 +242,9 @@ def child_mass(
     ``n_branches`` is the split's branch count (the Dunn-Šidák correction of
     the possibilistic criterion); ``n_branches = 1`` scores a node on its own.
     Not for per-candidate loops: the threshold scan calls the per-family
-    functions it dispatches to directly.
+    functions it dispatches to directly.  Callers pass constants as
+    ``np.int64(2)``, not ``2``: numba compiles a callee once more for every
+    literal argument value it sees.
     """
     if s == 0:
         return 0.0
@@ -284,7 +286,7 @@ def node_impurity(
     """The internal impurity of a node (certainty is negated)."""
     if n == 0:
         return 0.0
-    return child_mass(cid, params, table, counts, n, 1, scratch) / n
+    return child_mass(cid, params, table, counts, n, np.int64(1), scratch) / n
 
 
 @njit(cache=True)
