@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: What a run prints before it compiles (the estimate: an idle 2-core machine; a loaded one takes longer).
 COMPILE_NOTICE = (
-    "treebench: compiling the split kernels (first run only; about 30 s on 2 idle cores, longer on a busy machine)"
+    "treebench: compiling the split kernels (first run only; about 20 s on 2 idle cores, longer on a busy machine)"
 )
 
 
