@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 RESULTS = Path(__file__).with_name("results.md")
 
 
@@ -63,13 +61,9 @@ def warm_up(model, X, y) -> None:
 
     if isinstance(model, TreeClassifier) and getattr(model, "pruning", None) is None:
         from treebench.trees.builder import Presorted
-        from treebench.trees.encoding import FeatureEncoder
-        from treebench.trees.fitted import label_codes
 
-        encoder, matrix = FeatureEncoder.fit(X)
-        narrow = Presorted.from_matrix(matrix, label_codes(y)[1], encoder.is_nominal)
-        wide = Presorted(narrow.index.copy(), narrow.rank.astype(np.int32), narrow.label.copy(), narrow.n_levels)
-        for presorted in (narrow, wide):
+        narrow = Presorted.for_fit(X, y)
+        for presorted in (narrow, narrow.widened()):
             model.fit(X, y, presorted=presorted)
 
 

@@ -15,8 +15,6 @@ from treebench.criteria.classic import gini_rows
 from treebench.kernels import layout as L
 from treebench.trees import Tree
 from treebench.trees.builder import Presorted
-from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.fitted import label_codes
 
 BUILT_IN = ["entropy", "gain_ratio", "gini", "tsallis", "tsallis_gain_ratio", "certainty", "possibilistic"]
 
@@ -166,11 +164,6 @@ def test_compiled_and_generic_engines_grow_the_same_tree(criterion, settings):
     assert a.n_nodes > 1
 
 
-def _presort(X, y):
-    encoder, matrix = FeatureEncoder.fit(X)
-    return Presorted.from_matrix(matrix, label_codes(y)[1], encoder.is_nominal)
-
-
 @pytest.mark.parametrize("criterion", BUILT_IN)
 @pytest.mark.parametrize("settings", [{}, {"nominal_split": "binary"}, {"min_samples_leaf": 3}])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -180,9 +173,9 @@ def test_uint16_and_int32_ranks_grow_the_same_tree(criterion, settings, weighted
     X, y = mixed_frame(400, seed=3)
     params = {"q": 0.7} if "tsallis" in criterion else ({"gamma": 0.2} if criterion == "possibilistic" else {})
     weights = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
-    narrow = _presort(X, y)
+    narrow = Presorted.for_fit(X, y)
     assert narrow.rank.dtype == np.uint16
-    wide = Presorted(narrow.index.copy(), narrow.rank.astype(np.int32), narrow.label.copy(), narrow.n_levels)
+    wide = narrow.widened()
     model = TreeClassifier(criterion, **settings, **params)
     a = model.fit(X, y, sample_weight=weights, presorted=narrow).tree_
     b = model.fit(X, y, sample_weight=weights, presorted=wide).tree_

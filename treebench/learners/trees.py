@@ -46,14 +46,9 @@ class CriterionLearner(TreeMeasures, Learner):
         if not self.uses_presort:
             return None
         from treebench.trees.builder import Presorted
-        from treebench.trees.encoding import FeatureEncoder
-        from treebench.trees.fitted import label_codes
 
-        # The same encoding and label codes as TreeClassifier.fit computes, so
-        # every fit of a grid can share one sort of this training matrix.
-        encoder, matrix = FeatureEncoder.fit(X)
-        codes = label_codes(y)[1]
-        return Presorted.from_matrix(matrix, codes, encoder.is_nominal)
+        # every fit of the grid shares one sort of this training matrix
+        return Presorted.for_fit(X, y)
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None

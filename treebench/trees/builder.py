@@ -11,6 +11,7 @@ forms both follow are :class:`treebench.trees.settings.GrowSettings`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -96,8 +97,29 @@ class Presorted:
                 rank = narrow
         return cls(index, rank, label, n_levels)
 
+    @classmethod
+    def for_fit(cls, X: Any, y: Any) -> Presorted:
+        """The presort ``TreeClassifier(...).fit(X, y)`` makes: the same encoding and label codes.
+
+        Lets every fit of a grid on one training set share a single sort (pass
+        it as ``fit(..., presorted=...)``, which copies it).
+        """
+        # the estimator layer's label checks (and scikit-learn with them): imported here, on use
+        from treebench.trees.fitted import label_codes
+
+        encoder, matrix = FeatureEncoder.fit(X)
+        return cls.from_matrix(matrix, label_codes(y)[1], encoder.is_nominal)
+
     def copy(self) -> Presorted:
         return Presorted(self.index.copy(), self.rank.copy(), self.label.copy(), self.n_levels)
+
+    def widened(self) -> Presorted:
+        """A copy with int32 ranks, as columns of more than 65,535 distinct values get.
+
+        The builder is compiled once per rank width; this reaches the int32 one
+        on small data (tests, benchmark warm-ups).
+        """
+        return Presorted(self.index.copy(), self.rank.astype(np.int32), self.label.copy(), self.n_levels)
 
 
 def grow(
