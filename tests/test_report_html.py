@@ -505,22 +505,32 @@ def browse(page: Path, work: Path) -> tuple[Tags, list[str], Path]:
     return parse(dom.stdout), console, shot
 
 
-@needs_chromium
-def test_chromium_shows_every_table_and_image_without_console_errors(built, tmp_path):
-    alone = tmp_path / "copied"  # the page alone, elsewhere: it must still show everything
+def browse_alone(source: Path, work: Path) -> tuple[Tags, list[int], bytes]:
+    """Copy ``source`` alone to another folder (it must still show everything) and load it there.
+
+    Checks what holds for any good page -- no console message, the load
+    event ran, a PNG screenshot -- and returns the DOM, every image's decoded
+    width and the screenshot's bytes.
+    """
+    alone = work / "copied"
     alone.mkdir()
     page = alone / "index.html"
-    shutil.copy(built.page, page)
-    dom, console, shot = browse(page, tmp_path)
-    assert console == []
+    shutil.copy(source, page)
+    dom, console, shot = browse(page, work)
+    assert console == [], console
     assert dom.attrs["body"][0].get("data-checked") == "yes"
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return dom, [int(a["data-natural-width"]) for a in dom.attrs.get("img", [])], png
+
+
+@needs_chromium
+def test_chromium_shows_every_table_and_image_without_console_errors(built, tmp_path):
+    dom, widths, png = browse_alone(built.page, tmp_path)
     tables, images = expected_counts(built.report)
     assert dom.count["table"] == tables + 2
-    widths = [int(a["data-natural-width"]) for a in dom.attrs["img"]]
     assert len(widths) == images and all(w > 0 for w in widths)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    width = int.from_bytes(shot.read_bytes()[16:20], "big")
-    assert width == 1280
+    assert int.from_bytes(png[16:20], "big") == 1280
 
 
 @needs_chromium
@@ -544,18 +554,10 @@ SITE = os.environ.get("TREEBENCH_SITE")
 def test_the_reproduced_site_loads_in_chromium_with_every_table_and_figure(tmp_path):
     source = Path(SITE)
     assert source.is_file(), f"{source} does not exist: run `treebench reproduce --all` first"
-    alone = tmp_path / "copied"  # self-contained: the page alone, elsewhere, still shows everything
-    alone.mkdir()
-    page = alone / "index.html"
-    shutil.copy(source, page)
     html = parse(source.read_text(encoding="utf-8"))
-    dom, console, shot = browse(page, tmp_path)
-    assert console == [], console
-    assert dom.attrs["body"][0].get("data-checked") == "yes"
+    dom, widths, _ = browse_alone(source, tmp_path)
     assert dom.count["table"] == html.count["table"] > 5
-    widths = [int(a["data-natural-width"]) for a in dom.attrs.get("img", [])]
     assert len(widths) == html.count.get("img", 0) and all(w > 0 for w in widths), widths
     text = " ".join(dom.text)
     for paper in ("serrurier2015", "mee", "tsallis", "certainty", "belief"):
         assert paper in text, f"{paper} missing from the page"
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
