@@ -56,6 +56,13 @@ from treebench.kernels.layout import (
     THRESHOLD,
 )
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
+from treebench.kernels.possibilistic_bound import (
+    BAND,
+    MIN_BOUNDED_SIZE,
+    bound_workspace,
+    scan_possibilistic_bounded,
+    x_log_x_table,
+)
 from treebench.kernels.scan import (
     better,
     scan_numeric,
@@ -66,6 +73,7 @@ from treebench.kernels.scan import (
     ties,
 )
 from treebench.kernels.scoring import (
+    POSSIBILISTIC,
     child_mass,
     entropy_bits,
     final_score,
@@ -201,6 +209,11 @@ def build(
     # (integer counts only: a weighted fit always scans sample by sample)
     # not zeroed here: each use clears the rows it needs (untouched pages stay out of memory)
     histogram = np.empty((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
+    # the possibilistic scan scores most candidates by a tabulated bound (integer counts only)
+    bounded = cid == POSSIBILISTIC and not is_weighted(weights)
+    bound_table = x_log_x_table(2 * n if bounded else 0)
+    bounds = np.empty(n if bounded else 1, np.float32)
+    bound_work, bound_block = bound_workspace(k)
     child_counts = zero_counts(weights, (max(max_cats, 2), k))
     best_w_left = zero_counts(weights, n_features)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
@@ -252,6 +265,11 @@ def build(
                         sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                         params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
                         parent_entropy,
+                    )
+                elif bounded and size >= MIN_BOUNDED_SIZE:
+                    gain, n_left, tie, w_left = scan_possibilistic_bounded(
+                        sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params[2],
+                        min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
                     )
                 else:
                     gain, n_left, tie, w_left = scan_numeric(

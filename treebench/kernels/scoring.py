@@ -143,7 +143,7 @@ def mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: int, g_sum
 
 
 @njit(cache=True, inline="always")
-def _agresti_coull_upper(successes: float, n: float, z: float) -> float:
+def agresti_coull_upper(successes: float, n: float, z: float) -> float:
     n_tilde = n + z * z
     p_tilde = (successes + 0.5 * z * z) / n_tilde
     return p_tilde + z * math.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde)
@@ -177,7 +177,7 @@ def possibilistic_entropy(row: np.ndarray, s: int, z: float, scratch: np.ndarray
                 continue
             pi = 1.0
         else:
-            pi = min(_agresti_coull_upper(cumulative, n, z), 1.0)
+            pi = min(agresti_coull_upper(cumulative, n, z), 1.0)
         total += 0.5 * t_star * math.log(0.5 * pi) + (1.0 - 0.5 * t_star) * math.log(1.0 - 0.5 * pi)
     return -total / (k * LOG2)
 

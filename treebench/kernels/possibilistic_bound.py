@@ -1,0 +1,341 @@
+"""Threshold scan of the possibilistic criterion that scores most candidates by a bound.
+
+Scoring one possibilistic candidate exactly costs two logarithms and a
+square root per class and child (:func:`treebench.kernels.scoring.possibilistic_entropy`),
+about 125 ns a sample on four classes: six times an entropy scan.  A lower
+bound of a child's mass costs table reads, one square root and one division
+per class, and vectorises; with it almost every candidate is skipped without
+changing which one wins.
+
+The bound.  One term of ``k * ln 2 * H*_{pi-l}`` is a binary cross-entropy
+``CE(a, b) = -a ln b - (1 - a) ln(1 - b)`` with ``a = t/2`` (``t`` a
+cumulative share of the sorted counts) and ``b = pi/2``, and
+``CE(a, b) = h(a) + KL(a || b)``:
+
+* ``h(a)``, the binary entropy: for a child of ``n`` samples and cumulative
+  count ``c``, ``2 n h(c / 2n) = X(2n) - X(c) - X(2n - c)`` with ``X(x) = x ln x``,
+  read from a table (Gibbs' inequality alone, ``CE >= h``, leaves too wide a
+  gap in small skewed nodes);
+* ``KL(a || b) = int_a^b (b - s) K''(s) ds`` with
+  ``K''(s) = a / s^2 + (1 - a) / (1 - s)^2`` (Taylor's remainder: ``KL(a || .)``
+  and its slope vanish at ``a``).  For ``b > a`` the first part integrates to
+  ``b - a - a ln(b / a)``, which ``ln(1 + u) <= u (6 + u) / (6 + 4u)``
+  (``u >= 0``) bounds below by ``3 d^2 / (2a + 4b)``, ``d = b - a``; on
+  ``[a, b]`` the second part's integrand is at least ``(b - s) / (1 - a)``,
+  which gives ``d^2 / (2 (1 - a))``.  Together they keep about 95% of
+  ``KL`` (measured on random ``a < b <= 1/2``); for ``b <= a``, 0.
+
+Exactness.  The full scan keeps the first candidate that beats the best so
+far by more than the tie tolerance ``tau`` (:func:`treebench.kernels.scan.better`).
+Let ``L`` be a level such that every candidate's gain is either ``>= L``
+("high") or ``< L - delta`` ("low"), with ``delta`` larger than ``tau`` of any
+gain, and at least one candidate high.  A high candidate beats any low best
+so far, and a low one never replaces a high best, so the candidates that end
+the full scan's chain of bests are high ones met with a best that is low
+*or* identical: the scan over every candidate with upper bound ``>= L - delta``
+(all the high ones, plus some low ones) keeps the same candidate as the
+scan over all of them.  Such an ``L`` needs a gap of ``delta`` between the
+exact gains, and gains of a large node's neighbouring cuts are often closer
+than that (``1e-9`` at 500,000 samples).  So the second pass scores exactly
+every candidate whose bound reaches ``G - W``, with ``G`` the exact gain of
+the candidate with the highest bound, and marks the gains in ``[G - W, G)``
+in 64 bins of width ``W / 64 >= delta``: an empty bin ``[x, x + W/64)`` gives
+``L = x + W/64``.  When every bin is hit, ``W`` grows eightfold and the pass
+repeats.  The tests check the result against the full scan on random nodes,
+and with a band wide enough to force the repeats.
+
+The first pass walks the positions keeping both children's counts sorted
+(one count changes per sample), writes each child's cumulative counts into
+a block of :data:`BLOCK` positions, and bounds a whole block at once: the
+square roots and divisions then run four to a vector instruction.  Integer
+counts only (an unweighted fit): the table is indexed by counts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.scan import SKIP, STOP, better, candidate_step
+from treebench.kernels.scoring import LOG2, pair_mass
+from treebench.kernels.tolerances import TIE_TOLERANCE
+
+#: Below this node size the full scan is as fast (fully grown tree on 100k x 16 synthetic
+#: rows: a threshold of 32 or 64 fits in the same time, 128 takes 8% longer, 256 15%).
+MIN_BOUNDED_SIZE = 64
+
+#: Positions bounded together (the vectorised loops run over a block's children).
+BLOCK = 256
+
+#: The least width of the band below the level ``L`` (``delta`` in the module
+#: docstring), relative to ``max(1, |L|)``.  A high gain ``g >= L`` must beat any low
+#: one ``v < L - delta`` by more than the tie tolerance, ``TIE_TOLERANCE * max(1, |v|)``;
+#: four times the tolerance, scaled by ``max(1, |L|)``, does it for every ``v``
+#: (below ``L - delta`` the distance to ``L`` grows faster than ``v``'s tolerance).
+BAND = 4.0 * TIE_TOLERANCE
+
+#: The exactly scored gains below the level are marked in this many bins of at
+#: least ``BAND``; any empty bin is a band with no gain in it (one bit each).
+N_BINS = 64
+ALL_BINS = np.uint64(2**64 - 1)
+
+#: Added to every upper bound, so that rounding in the bound's sums (relative
+#: 1e-16 of ``n log n``, about 1e-13 in gain units at a million rows) never puts it
+#: under the exactly computed gain.
+BOUND_SLACK = 1e-9
+
+#: Relative raise before rounding a bound to float32: twice float32's half-ulp (2^-24).
+FLOAT32_RAISE = 2.0**-23
+
+
+@njit(cache=True)
+def x_log_x_table(n: int) -> np.ndarray:
+    """``x ln x`` for ``x = 0..n`` (0 at 0): the table of the bound."""
+    table = np.empty(n + 1)
+    table[0] = 0.0
+    for x in range(1, n + 1):
+        value = float(x)  # math.log of an integer goes through a slower helper
+        table[x] = value * math.log(value)
+    return table
+
+
+@njit(cache=True)
+def bound_workspace(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch of :func:`scan_possibilistic_bounded`, allocated once per fit.
+
+    ``work`` (int64, 6 x k): each child's ascending counts, the position of
+    every class in them and the class at every position.  ``block``
+    (float64, k + 3 rows, two columns per position of a block, left child
+    first): rows ``0..k-2`` the cumulative counts, then the child's size, the
+    two reciprocals its terms share, and its mass bound.
+    """
+    return np.empty((6, n_classes), np.int64), np.empty((n_classes + 3, 2 * BLOCK))
+
+
+@njit(cache=True)
+def _start_sorted_rows(parent: np.ndarray, work: np.ndarray) -> None:
+    """Sorted rows of a scan's first position: the left child empty, the right one the parent."""
+    k = parent.shape[0]
+    for c in range(k):
+        work[0, c] = 0
+        work[1, c] = c
+        work[2, c] = c
+        # insertion sort of the parent's counts (k is small)
+        j = c - 1
+        while j >= 0 and work[3, j] > parent[c]:
+            work[3, j + 1] = work[3, j]
+            work[5, j + 1] = work[5, j]
+            work[4, work[5, j + 1]] = j + 1
+            j -= 1
+        work[3, j + 1] = parent[c]
+        work[5, j + 1] = c
+        work[4, c] = j + 1
+
+
+@njit(cache=True, inline="always")
+def _swap(position: np.ndarray, owner: np.ndarray, i: int, j: int) -> None:
+    """Exchange the classes at sorted positions ``i`` and ``j`` (nothing happens when ``i == j``).
+
+    Branch-free on purpose: array writes under a condition in an inlined
+    helper cost reference counting per call (the hot-path rule of
+    :mod:`treebench.kernels.scoring`); here that was four times the bound's arithmetic.
+    """
+    at_i = owner[i]
+    at_j = owner[j]
+    owner[j] = at_i
+    position[at_i] = j
+    owner[i] = at_j
+    position[at_j] = i
+
+
+@njit(cache=True, inline="always")
+def _raise_count(ascending: np.ndarray, position: np.ndarray, owner: np.ndarray, label: int) -> None:
+    """Add one to ``label``'s count, keeping ``ascending`` sorted (it moves past equal counts)."""
+    k = ascending.shape[0]
+    i = position[label]
+    old = ascending[i]
+    j = i
+    while j + 1 < k and ascending[j + 1] == old:
+        j += 1
+    _swap(position, owner, i, j)
+    ascending[j] = old + 1
+
+
+@njit(cache=True, inline="always")
+def _lower_count(ascending: np.ndarray, position: np.ndarray, owner: np.ndarray, label: int) -> None:
+    """Take one from ``label``'s count, keeping ``ascending`` sorted."""
+    i = position[label]
+    old = ascending[i]
+    j = i
+    while j > 0 and ascending[j - 1] == old:
+        j -= 1
+    _swap(position, owner, i, j)
+    ascending[j] = old - 1
+
+
+@njit(cache=True)
+def block_mass_bounds(block: np.ndarray, n_children: int, z: float, table: np.ndarray) -> None:
+    """Lower bounds of ``k ln 2`` times the mass of the first ``n_children`` columns of ``block``.
+
+    Reads the cumulative counts (rows ``0..k-2``) and sizes (row ``k-1``),
+    writes the bounds to row ``k + 2`` (see :func:`bound_workspace` and the
+    module docstring).  The table reads (the entropy part) run in a scalar
+    loop; the Kullback-Leibler part in :func:`_add_divergence_bounds`.
+    """
+    k = block.shape[0] - 3
+    for child in range(n_children):
+        size = np.int64(block[k - 1, child])
+        doubled = 2 * size
+        acc = (k - 1) * table[doubled]
+        for i in range(k - 1):
+            c = np.int64(block[i, child])
+            acc -= table[c] + table[doubled - c]
+        # the last cumulative share is 1 and its term is ln 2 exactly (as in possibilistic_entropy)
+        block[k + 2, child] = 0.5 * acc + size * LOG2
+    _add_divergence_bounds(block, n_children, z)
+
+
+# error_model="numpy": no zero-division check per division, so the loops vectorise
+@njit(cache=True, error_model="numpy")
+def _add_divergence_bounds(block: np.ndarray, n_children: int, z: float) -> None:
+    """Add each child's bound on its terms' ``n KL(a || b)`` to row ``k + 2`` of ``block``."""
+    k = block.shape[0] - 3
+    z2 = z * z
+    for child in range(n_children):
+        size = block[k - 1, child]
+        block[k, child] = 1.0 / (size + z2)  # 1 / n~ of Agresti-Coull's interval
+        block[k + 1, child] = 0.5 / size
+    for i in range(k - 1):
+        for child in range(n_children):
+            size = block[k - 1, child]
+            inverse_tilde = block[k, child]
+            cumulative = block[i, child]
+            # b: Agresti-Coull's upper bound (scoring.agresti_coull_upper) halved, a: t / 2
+            p_tilde = (cumulative + 0.5 * z2) * inverse_tilde
+            b = 0.5 * min(p_tilde + z * math.sqrt(p_tilde * (1.0 - p_tilde) * inverse_tilde), 1.0)
+            a = cumulative * block[k + 1, child]
+            d = max(b - a, 0.0)
+            # d^2 (3 / (2a + 4b) + 1 / (2 (1 - a))) over one denominator
+            block[k + 2, child] += size * d * d * (3.0 * (1.0 - a) + a + 2.0 * b) / ((2.0 * a + 4.0 * b) * (1.0 - a))
+
+
+@njit(cache=True)
+def _bound_block(block, n_positions, first, bounds, parent_impurity, z, table, scale, top, top_at):
+    """Bound the block's ``n_positions`` positions (from ``first``) into ``bounds``; the running top."""
+    k = block.shape[0] - 3
+    block_mass_bounds(block, 2 * n_positions, z, table)
+    for s in range(n_positions):
+        j = first + s
+        if bounds[j] == -np.inf:  # not a candidate
+            continue
+        bound = parent_impurity - (block[k + 2, 2 * s] + block[k + 2, 2 * s + 1]) * scale + BOUND_SLACK
+        # stored as float32, raised by more than float32's half-ulp rounding first:
+        # still an upper bound, in half the memory
+        bounds[j] = np.float32(bound + abs(bound) * FLOAT32_RAISE + 1e-30)
+        if bound > top:
+            top = bound
+            top_at = j
+    return top, top_at
+
+
+@njit(cache=True)
+def _upper_bounds(ranks, labels, start, end, missing, parent, parent_impurity, min_leaf, z, table, bounds, work, block):
+    """First pass: an upper bound of every position's gain into ``bounds`` (``-inf``: no candidate).
+
+    Returns the number of positions written and the first one with the
+    highest bound (``-1`` when there is no candidate).
+    """
+    k = parent.shape[0]
+    n = end - start
+    left_sorted = work[0]
+    left_position = work[1]
+    left_owner = work[2]
+    right_sorted = work[3]
+    right_position = work[4]
+    right_owner = work[5]
+    _start_sorted_rows(parent, work)
+    scale = 1.0 / (k * LOG2 * n)
+    written = 0
+    top = -np.inf
+    top_at = -1
+    slot = 0
+    for p in range(start, end - 1):
+        label = labels[p]
+        _raise_count(left_sorted, left_position, left_owner, label)
+        _lower_count(right_sorted, right_position, right_owner, label)
+        j = p - start
+        step = candidate_step(j + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
+        if step == STOP:
+            break
+        written = j + 1
+        bounds[j] = -np.inf if step == SKIP else 0.0
+        left_cumulative = 0
+        right_cumulative = 0
+        for i in range(k - 1):
+            left_cumulative += left_sorted[i]
+            right_cumulative += right_sorted[i]
+            block[i, 2 * slot] = left_cumulative
+            block[i, 2 * slot + 1] = right_cumulative
+        block[k - 1, 2 * slot] = j + 1
+        block[k - 1, 2 * slot + 1] = n - j - 1
+        slot += 1
+        if slot == BLOCK:
+            top, top_at = _bound_block(block, slot, written - slot, bounds, parent_impurity, z, table, scale, top, top_at)
+            slot = 0
+    if slot > 0:
+        top, top_at = _bound_block(block, slot, written - slot, bounds, parent_impurity, z, table, scale, top, top_at)
+    return written, top_at
+
+
+@njit(cache=True)
+def scan_possibilistic_bounded(
+    ranks, labels, start, end, missing, parent, parent_impurity, z, min_leaf, left, right, scratch, table, bounds,
+    work, block, band,
+):
+    """:func:`treebench.kernels.scan.scan_numeric` for the possibilistic criterion on integer counts.
+
+    Same result as the full scan (see the module docstring).  ``table`` is
+    :func:`x_log_x_table` of twice the root's size or more (a child of ``n``
+    samples reads ``2n``), ``bounds`` a float32 buffer of at least
+    ``end - start`` entries, ``work`` and ``block`` from :func:`bound_workspace`,
+    ``band`` normally :data:`BAND` (relative).  Returns ``(gain, n_left, 0.0, n_left)``.
+    """
+    k = parent.shape[0]
+    n = end - start
+    written, top_at = _upper_bounds(
+        ranks, labels, start, end, missing, parent, parent_impurity, min_leaf, z, table, bounds, work, block
+    )
+    if top_at < 0:
+        return -np.inf, 0, 0.0, 0
+    for c in range(k):
+        left[c] = 0
+    for p in range(start, start + top_at + 1):
+        left[labels[p]] += 1
+    level = parent_impurity - pair_mass(left, parent, right, np.int64(top_at + 1), n, z, scratch) / n
+    window = N_BINS * band * max(1.0, abs(level))
+    while True:
+        floor = level - window
+        width = window / N_BINS
+        occupied = np.uint64(0)
+        for c in range(k):
+            left[c] = 0
+        best = -np.inf
+        best_left = 0
+        for j in range(written):
+            left[labels[start + j]] += 1
+            if bounds[j] < floor:
+                continue
+            gain = parent_impurity - pair_mass(left, parent, right, np.int64(j + 1), n, z, scratch) / n
+            if better(gain, best):
+                best = gain
+                best_left = j + 1
+            if floor <= gain < level:
+                # the bin of the gain, and its neighbour when the gain is at a bin's edge
+                at = (gain - floor) / width
+                for b in range(max(np.int64(at - 1e-6), 0), min(np.int64(at + 1e-6), N_BINS - 1) + 1):
+                    occupied |= np.uint64(1) << np.uint64(b)
+        if occupied != ALL_BINS:
+            return best, best_left, 0.0, best_left
+        window *= 8.0
