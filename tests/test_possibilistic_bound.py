@@ -103,9 +103,10 @@ def full_scan(node: dict) -> tuple[float, int]:
 def bounded_scan(node: dict, band: float) -> tuple[float, int]:
     k, size = node["parent"].shape[0], node["ranks"].shape[0]
     work, block = pb.bound_workspace(k)
+    params = np.array([0.05, node["z"], node["z"]])
     gain, n_left, _, w_left = pb.scan_possibilistic_bounded(
-        node["ranks"], node["labels"], 0, size, node["missing"], node["parent"], node["impurity"], node["z"],
-        node["min_leaf"], np.zeros(k, np.int64), np.zeros(k, np.int64), np.empty(k), pb.x_log_x_table(2 * size),
+        node["ranks"], node["labels"], 0, size, node["missing"], node["parent"], node["impurity"], params,
+        np.zeros(1), node["min_leaf"], np.zeros(k, np.int64), np.zeros(k, np.int64), np.empty(k), pb.x_log_x_table(2 * size),
         np.empty(size, np.float32), work, block, band,
     )
     assert w_left == n_left
@@ -167,7 +168,7 @@ def test_the_bounds_table_holds_x_log_x():
 
 @pytest.mark.parametrize("gamma", [0.05, 0.3])
 def test_a_tree_grown_with_bounded_scans_equals_the_generic_engines(gamma):
-    # 1,500 continuous rows: every node above 64 samples takes the bounded scan
+    # 1,500 continuous rows, so the bounded scans meet nodes of every size
     X, y = make_classification(n_samples=1500, n_features=4, n_informative=3, n_redundant=0, n_classes=4,
                                n_clusters_per_class=1, random_state=3)
     fast = TreeClassifier("possibilistic", gamma=gamma).fit(X, y).tree_

@@ -58,7 +58,6 @@ from treebench.kernels.layout import (
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import (
     BAND,
-    MIN_BOUNDED_SIZE,
     bound_workspace,
     scan_possibilistic_bounded,
     x_log_x_table,
@@ -266,9 +265,9 @@ def build(
                         params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
                         parent_entropy,
                     )
-                elif bounded and size >= MIN_BOUNDED_SIZE:
+                elif weights is None and cid == POSSIBILISTIC:  # ``is None``: pruned from weighted builds
                     gain, n_left, tie, w_left = scan_possibilistic_bounded(
-                        sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params[2],
+                        sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params, table,
                         min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
                     )
                 else:

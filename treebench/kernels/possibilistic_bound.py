@@ -59,12 +59,8 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.scan import SKIP, STOP, better, candidate_step
-from treebench.kernels.scoring import LOG2, pair_mass
+from treebench.kernels.scoring import LOG2, POSSIBILISTIC, child_mass
 from treebench.kernels.tolerances import TIE_TOLERANCE
-
-#: Below this node size the full scan is as fast (fully grown tree on 100k x 16 synthetic
-#: rows: a threshold of 32 or 64 fits in the same time, 128 takes 8% longer, 256 15%).
-MIN_BOUNDED_SIZE = 64
 
 #: Positions bounded together (the vectorised loops run over a block's children).
 BLOCK = 256
@@ -222,25 +218,6 @@ def _add_divergence_bounds(block: np.ndarray, n_children: int, z: float) -> None
 
 
 @njit(cache=True)
-def _bound_block(block, n_positions, first, bounds, parent_impurity, z, table, scale, top, top_at):
-    """Bound the block's ``n_positions`` positions (from ``first``) into ``bounds``; the running top."""
-    k = block.shape[0] - 3
-    block_mass_bounds(block, 2 * n_positions, z, table)
-    for s in range(n_positions):
-        j = first + s
-        if bounds[j] == -np.inf:  # not a candidate
-            continue
-        bound = parent_impurity - (block[k + 2, 2 * s] + block[k + 2, 2 * s + 1]) * scale + BOUND_SLACK
-        # stored as float32, raised by more than float32's half-ulp rounding first:
-        # still an upper bound, in half the memory
-        bounds[j] = np.float32(bound + abs(bound) * FLOAT32_RAISE + 1e-30)
-        if bound > top:
-            top = bound
-            top_at = j
-    return top, top_at
-
-
-@njit(cache=True)
 def _upper_bounds(ranks, labels, start, end, missing, parent, parent_impurity, min_leaf, z, table, bounds, work, block):
     """First pass: an upper bound of every position's gain into ``bounds`` (``-inf``: no candidate).
 
@@ -257,46 +234,79 @@ def _upper_bounds(ranks, labels, start, end, missing, parent, parent_impurity, m
     right_owner = work[5]
     _start_sorted_rows(parent, work)
     scale = 1.0 / (k * LOG2 * n)
-    written = 0
     top = -np.inf
     top_at = -1
-    slot = 0
-    for p in range(start, end - 1):
-        label = labels[p]
-        _raise_count(left_sorted, left_position, left_owner, label)
-        _lower_count(right_sorted, right_position, right_owner, label)
-        j = p - start
-        step = candidate_step(j + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
-        if step == STOP:
-            break
-        written = j + 1
-        bounds[j] = -np.inf if step == SKIP else 0.0
-        left_cumulative = 0
-        right_cumulative = 0
-        for i in range(k - 1):
-            left_cumulative += left_sorted[i]
-            right_cumulative += right_sorted[i]
-            block[i, 2 * slot] = left_cumulative
-            block[i, 2 * slot + 1] = right_cumulative
-        block[k - 1, 2 * slot] = j + 1
-        block[k - 1, 2 * slot + 1] = n - j - 1
-        slot += 1
-        if slot == BLOCK:
-            top, top_at = _bound_block(block, slot, written - slot, bounds, parent_impurity, z, table, scale, top, top_at)
-            slot = 0
-    if slot > 0:
-        top, top_at = _bound_block(block, slot, written - slot, bounds, parent_impurity, z, table, scale, top, top_at)
+    written = 0
+    stopped = False
+    while written < n - 1 and not stopped:
+        # fill a block: both children's cumulative counts and sizes, position by position
+        first = written
+        slot = 0
+        while slot < BLOCK and written < n - 1:
+            p = start + written
+            label = labels[p]
+            _raise_count(left_sorted, left_position, left_owner, label)
+            _lower_count(right_sorted, right_position, right_owner, label)
+            step = candidate_step(written + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
+            if step == STOP:
+                stopped = True
+                break
+            bounds[written] = -np.inf if step == SKIP else 0.0
+            left_cumulative = 0
+            right_cumulative = 0
+            for i in range(k - 1):
+                left_cumulative += left_sorted[i]
+                right_cumulative += right_sorted[i]
+                block[i, 2 * slot] = left_cumulative
+                block[i, 2 * slot + 1] = right_cumulative
+            block[k - 1, 2 * slot] = written + 1
+            block[k - 1, 2 * slot + 1] = n - written - 1
+            slot += 1
+            written += 1
+        # bound it
+        block_mass_bounds(block, 2 * slot, z, table)
+        for s in range(slot):
+            j = first + s
+            if bounds[j] == -np.inf:  # not a candidate
+                continue
+            bound = parent_impurity - (block[k + 2, 2 * s] + block[k + 2, 2 * s + 1]) * scale + BOUND_SLACK
+            # stored as float32, raised by more than float32's half-ulp rounding first:
+            # still an upper bound, in half the memory
+            bounds[j] = np.float32(bound + abs(bound) * FLOAT32_RAISE + 1e-30)
+            if bound > top:
+                top = bound
+                top_at = j
     return written, top_at
+
+
+@njit(cache=True, inline="always")
+def _exact_gain(left, right, parent, n_left, n, parent_impurity, params, criterion_table, scratch):
+    """The candidate's gain as the full scan computes it, to the last bit.
+
+    Through :func:`treebench.kernels.scoring.child_mass`, which the builder
+    compiles anyway: few candidates get here, and inlining the scoring
+    (as the full scan does) would compile it again, about a second.
+    """
+    for c in range(parent.shape[0]):
+        right[c] = parent[c] - left[c]
+    cid = np.int64(POSSIBILISTIC)
+    branches = np.int64(2)
+    mass = child_mass(cid, params, criterion_table, left, n_left, branches, scratch) + child_mass(
+        cid, params, criterion_table, right, n - n_left, branches, scratch
+    )
+    return parent_impurity - mass / n
 
 
 @njit(cache=True)
 def scan_possibilistic_bounded(
-    ranks, labels, start, end, missing, parent, parent_impurity, z, min_leaf, left, right, scratch, table, bounds,
-    work, block, band,
+    ranks, labels, start, end, missing, parent, parent_impurity, params, criterion_table, min_leaf, left, right,
+    scratch, table, bounds, work, block, band,
 ):
     """:func:`treebench.kernels.scan.scan_numeric` for the possibilistic criterion on integer counts.
 
-    Same result as the full scan (see the module docstring).  ``table`` is
+    Same result as the full scan (see the module docstring).  ``params`` and
+    ``criterion_table`` are the builder's (``params[2]`` is the quantile of a
+    two-way split); ``table`` is
     :func:`x_log_x_table` of twice the root's size or more (a child of ``n``
     samples reads ``2n``), ``bounds`` a float32 buffer of at least
     ``end - start`` entries, ``work`` and ``block`` from :func:`bound_workspace`,
@@ -304,6 +314,7 @@ def scan_possibilistic_bounded(
     """
     k = parent.shape[0]
     n = end - start
+    z = params[2]
     written, top_at = _upper_bounds(
         ranks, labels, start, end, missing, parent, parent_impurity, min_leaf, z, table, bounds, work, block
     )
@@ -313,7 +324,7 @@ def scan_possibilistic_bounded(
         left[c] = 0
     for p in range(start, start + top_at + 1):
         left[labels[p]] += 1
-    level = parent_impurity - pair_mass(left, parent, right, np.int64(top_at + 1), n, z, scratch) / n
+    level = _exact_gain(left, right, parent, np.int64(top_at + 1), n, parent_impurity, params, criterion_table, scratch)
     window = N_BINS * band * max(1.0, abs(level))
     while True:
         floor = level - window
@@ -327,7 +338,7 @@ def scan_possibilistic_bounded(
             left[labels[start + j]] += 1
             if bounds[j] < floor:
                 continue
-            gain = parent_impurity - pair_mass(left, parent, right, np.int64(j + 1), n, z, scratch) / n
+            gain = _exact_gain(left, right, parent, np.int64(j + 1), n, parent_impurity, params, criterion_table, scratch)
             if better(gain, best):
                 best = gain
                 best_left = j + 1

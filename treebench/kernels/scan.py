@@ -179,11 +179,17 @@ def scan_numeric(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, None, params, table,
             min_leaf, left, right, scratch, tie_break, parent_entropy,
         )
-    # possibilistic: params = [gamma, z(r=1), z(r=2), ...]; a threshold split has two branches
-    return _scan_rows(
-        ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params[2], params, table,
-        min_leaf, left, right, scratch, tie_break, parent_entropy,
-    )
+    if weights is None:
+        # an unweighted fit scans the possibilistic criterion with bounds
+        # (kernels/possibilistic_bound.py); numba prunes this branch by the type of
+        # ``weights``, so the unweighted builder does not compile the full scan (2 s)
+        raise ValueError("the unweighted possibilistic scan is scan_possibilistic_bounded")
+    else:
+        # possibilistic: params = [gamma, z(r=1), z(r=2), ...]; a threshold split has two branches
+        return _scan_rows(
+            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params[2], params,
+            table, min_leaf, left, right, scratch, tie_break, parent_entropy,
+        )
 
 
 @njit(cache=True)
