@@ -25,7 +25,7 @@ def random_rows(rng: np.random.Generator, n_rows: int, k: int) -> tuple[np.ndarr
 def bound_of_rows(rows: np.ndarray, sizes: np.ndarray, z: float, table: np.ndarray) -> np.ndarray:
     """:func:`pb.block_mass_bounds` on a block of children, in the units of ``possibilistic_mass``."""
     n_rows, k = rows.shape
-    block = np.empty((k + 3, n_rows))
+    block = np.empty((k + 4, n_rows))
     block[: k - 1] = np.cumsum(np.sort(rows, axis=1), axis=1)[:, : k - 1].T
     block[k - 1] = sizes
     pb.block_mass_bounds(block, n_rows, z, table)

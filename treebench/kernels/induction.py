@@ -58,6 +58,7 @@ from treebench.kernels.layout import (
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import (
     BAND,
+    FEW_CANDIDATES,
     bound_workspace,
     scan_possibilistic_bounded,
     x_log_x_table,
@@ -259,7 +260,13 @@ def build(
             n_child_active += 1
             if not is_nominal[f]:
                 span = np.int64(sorted_rank[f, end - 1]) - np.int64(sorted_rank[f, start]) + 1
-                if not is_weighted(weights) and span * k * 2 <= size:
+                # few values against the node size: count them first (any criterion); the
+                # possibilistic criterion also when its candidates are few in number, where
+                # bounding them would not pay
+                few_values = span * k * 2 <= size or (
+                    cid == POSSIBILISTIC and span <= min(FEW_CANDIDATES, histogram.shape[0])
+                )
+                if not is_weighted(weights) and few_values:
                     gain, n_left, tie, w_left = scan_numeric_histogram(
                         sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                         params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
