@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test test-boundscheck bench lint clean reproduce $(REPRODUCE)
+.PHONY: install quickstart test test-boundscheck bench lint clean clean-kernels reproduce $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -53,6 +53,12 @@ reproduce: install
 
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks
+
+# numba's disk cache checks only a kernel's own file: after editing a module a kernel
+# calls (scoring.py, possibilistic_bound.py, ...), clear the compiled kernels.
+clean-kernels:
+	find treebench -name '*.nbi' -delete -o -name '*.nbc' -delete
+	rm -rf .numba-boundscheck
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info .numba-boundscheck
