@@ -274,11 +274,11 @@ def scan_possibilistic_bounded(
 
     Same result as the full scan (see the module docstring).  ``params`` and
     ``criterion_table`` are the builder's (``params[2]`` is the quantile of a
-    two-way split); ``table`` is
-    :func:`x_log_x_table` of twice the root's size or more (a child of ``n``
-    samples reads ``2n``), ``bounds`` a float32 buffer of at least
-    ``end - start`` entries, ``work`` and ``block`` from :func:`bound_workspace`,
-    ``band`` normally :data:`BAND` (relative).  Returns ``(gain, n_left, 0.0, n_left)``.
+    two-way split); ``table`` is :func:`x_log_x_table` of twice the root's
+    size or more (a child of ``n`` samples reads ``2n``); ``bounds`` a float32
+    buffer of at least ``end - start`` entries; ``work`` and ``block`` from
+    :func:`bound_workspace`; ``band`` normally :data:`BAND` (relative).
+    Returns ``(gain, n_left, 0.0, n_left)``.
     """
     k = parent.shape[0]
     n = end - start
