@@ -59,7 +59,7 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.scan import SKIP, STOP, better, candidate_step
-from treebench.kernels.scoring import LOG2, POSSIBILISTIC, child_mass
+from treebench.kernels.scoring import LOG2, POSSIBILISTIC, child_mass, insert_sorted
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
 #: A node's column with at most this many distinct values is scored exactly from
@@ -124,20 +124,9 @@ def _sorted_rows(left: np.ndarray, parent: np.ndarray, left_sorted: np.ndarray, 
     sample by sample (measured on four classes), and nothing on the positions
     between equal values, which a column with few values is mostly made of.
     """
-    k = left.shape[0]
-    for c in range(k):
-        value = left[c]
-        j = c - 1
-        while j >= 0 and left_sorted[j] > value:
-            left_sorted[j + 1] = left_sorted[j]
-            j -= 1
-        left_sorted[j + 1] = value
-        value = parent[c] - left[c]
-        j = c - 1
-        while j >= 0 and right_sorted[j] > value:
-            right_sorted[j + 1] = right_sorted[j]
-            j -= 1
-        right_sorted[j + 1] = value
+    for c in range(left.shape[0]):
+        insert_sorted(left_sorted, c, left[c])
+        insert_sorted(right_sorted, c, parent[c] - left[c])
 
 
 @njit(cache=True)
@@ -292,7 +281,8 @@ def scan_possibilistic_bounded(
         left[c] = 0
     for p in range(start, start + top_at + 1):
         left[labels[p]] += 1
-    level = _exact_gain(left, right, parent, np.int64(top_at + 1), n, parent_impurity, params, criterion_table, scratch)
+    top_gain = _exact_gain(left, right, parent, np.int64(top_at + 1), n, parent_impurity, params, criterion_table, scratch)
+    level = top_gain
     window = N_BINS * band * max(1.0, abs(level))
     while True:
         floor = level - window
@@ -306,7 +296,12 @@ def scan_possibilistic_bounded(
             left[labels[start + j]] += 1
             if bounds[j] < floor:
                 continue
-            gain = _exact_gain(left, right, parent, np.int64(j + 1), n, parent_impurity, params, criterion_table, scratch)
+            if j == top_at:
+                gain = top_gain  # scored already; its bound always reaches the floor
+            else:
+                gain = _exact_gain(
+                    left, right, parent, np.int64(j + 1), n, parent_impurity, params, criterion_table, scratch
+                )
             if better(gain, best):
                 best = gain
                 best_left = j + 1

@@ -150,19 +150,23 @@ def agresti_coull_upper(successes: float, n: float, z: float) -> float:
 
 
 @njit(cache=True, inline="always")
+def insert_sorted(ascending: np.ndarray, filled: int, value: Any) -> None:
+    """Insert ``value`` into the increasing ``ascending[:filled]`` (one step of an insertion sort)."""
+    j = filled - 1
+    while j >= 0 and ascending[j] > value:
+        ascending[j + 1] = ascending[j]
+        j -= 1
+    ascending[j + 1] = value
+
+
+@njit(cache=True, inline="always")
 def possibilistic_entropy(row: np.ndarray, s: int, z: float, scratch: np.ndarray) -> float:
     """``H*_{pi-l}`` of one count row (see ``treebench.criteria.possibilistic``)."""
     k = row.shape[0]
     if s == 0:
         return 1.0
-    # insertion sort of the counts, increasing (k is small)
-    for i in range(k):
-        value = float(row[i])
-        j = i - 1
-        while j >= 0 and scratch[j] > value:
-            scratch[j + 1] = scratch[j]
-            j -= 1
-        scratch[j + 1] = value
+    for i in range(k):  # insertion sort of the counts, increasing (k is small)
+        insert_sorted(scratch, i, float(row[i]))
     total = 0.0
     cumulative = 0.0
     n = float(s)
