@@ -561,3 +561,34 @@ def test_the_reproduced_site_loads_in_chromium_with_every_table_and_figure(tmp_p
     text = " ".join(dom.text)
     for paper in ("serrurier2015", "mee", "tsallis", "certainty", "belief"):
         assert paper in text, f"{paper} missing from the page"
+
+
+def test_reproduce_reports_each_papers_trials_and_wall_time(workspace, monkeypatch):
+    """The cost table ``make reproduce`` ends with: the trials each paper planned and ran, its wall time, a total."""
+    from treebench.experiment.runner import RunSummary
+    from treebench.papers import reproduce as R
+
+    runs = iter([RunSummary(planned=6, done=2, skipped=4, failed=1), RunSummary(planned=6, done=0, skipped=6)])
+    monkeypatch.setattr(R, "run_config", lambda config, workers=None: next(runs))
+    _, pages = R.reproduce_all(Path("site"), run=True, papers=workspace_specs()[:2])
+    toy, broken = pages
+    assert (toy.trials_planned, toy.trials_run, toy.trials_failed) == (6, 2, 1)
+    assert (broken.trials_planned, broken.trials_run, broken.trials_failed) == (6, 0, 0)
+    lines = R.cost_table(pages).splitlines()
+    assert lines[0].split() == ["paper", "status", "trials", "run", "now", "failed", "run", "report"]
+    cells = {line.split()[0]: line.split() for line in lines[2:]}
+    assert cells["toy"][2:5] == ["6", "2", "1"] and cells["broken"][2:5] == ["6", "0", "0"]
+    assert cells["total"][1:4] == ["12", "2", "1"] and cells["total"][4].replace(".", "").isdigit()
+    assert "(2 of 6 trials run)" in Path("site/index.html").read_text(encoding="utf-8")
+
+
+def test_one_papers_reproduction_ends_with_its_cost(workspace, monkeypatch):
+    from treebench.experiment.runner import RunSummary
+    from treebench.papers import reproduce as R
+
+    monkeypatch.setattr(R, "run_config", lambda config, workers=None: RunSummary(planned=6, done=6))
+    lines: list[str] = []
+    R.reproduce_paper(workspace_specs()[0], Path("configs/toy.yaml"), out_dir=Path("site/toy"), echo=lines.append)
+    (table,) = lines
+    row = table.splitlines()[2].split()
+    assert row[:5] == ["toy", "reported", "6", "6", "0"] and len(table.splitlines()) == 3

@@ -37,13 +37,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
     if every:
-        from treebench.papers.reproduce import reproduce_all
+        from treebench.papers.reproduce import cost_table, reproduce_all
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
         options += ["--out-dir", str(out_dir)] if out_dir else []
         index, pages = reproduce_all(out_dir or Path("results"), run=not no_run, workers=workers, echo=click.echo,
                                      command=" ".join(["treebench reproduce --all", *options]))
         click.echo(f"wrote {index}")
+        click.echo(cost_table(pages))
         failed = [p.spec.key for p in pages if p.status == "failed" or p.problems]
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
@@ -61,5 +62,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
             f"results/reference/{spec.reference}"
         )
-    for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers):
+    lines: list[str] = []
+    for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers, echo=lines.append):
         click.echo(f"wrote {path}")
+    for line in lines:  # the cost last, below the files written
+        click.echo(line)

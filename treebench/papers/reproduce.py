@@ -9,8 +9,9 @@ never lets one paper's failure stop the next, and writes ``index.html``
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -29,13 +30,14 @@ from treebench.report.site import (
 )
 from treebench.report.source import current_trials, read_store, store_path_for_config
 from treebench.report.spec import PaperSpec
+from treebench.text_table import format_table
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"
 
 
-def run_config(config: Path, workers: int | None = None) -> None:
-    """Run (or resume) an experiment config through the runner's API.
+def run_config(config: Path, workers: int | None = None) -> Any:
+    """Run (or resume) an experiment config through the runner's API; returns its ``RunSummary``.
 
     Finished trials are skipped by the runner, so this is cheap when the
     store is complete.
@@ -44,7 +46,7 @@ def run_config(config: Path, workers: int | None = None) -> None:
         from treebench.experiment.runner import run_experiment
     except ImportError:
         raise TreebenchError("the experiment runner (treebench.experiment.runner) is not installed") from None
-    run_experiment(config, jobs=workers)
+    return run_experiment(config, jobs=workers)
 
 
 def _store_of(config: Path) -> Path:
@@ -80,11 +82,16 @@ def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:
     return sources
 
 
-def _run_with_readings(spec: PaperSpec, config: Path, workers: int | None) -> None:
-    """Run the paper's config, then each reading's own config (both resume)."""
-    run_config(config, workers)
-    for extra in reading_configs(spec):
-        run_config(extra, workers)
+def _run_with_readings(spec: PaperSpec, config: Path, workers: int | None, page: PaperPage | None = None) -> None:
+    """Run the paper's config, then each reading's own config (both resume).
+
+    With ``page``, each run's trial counts are added to it as they finish
+    (so a failing reading still leaves the earlier runs' counts).
+    """
+    for path in [config, *reading_configs(spec)]:
+        summary = run_config(path, workers)
+        if page is not None and summary is not None:
+            page.add_run(summary)
 
 
 def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[Report, list[Path], int, int]:
@@ -99,7 +106,7 @@ def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[
 
 def reproduce_paper(
     paper: str | PaperSpec, config: Path | None = None, *, out_dir: Path | None = None, run: bool = True,
-    workers: int | None = None,
+    workers: int | None = None, echo: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Run a paper's config (unless ``run`` is False), then write its report with every extra section.
 
@@ -115,6 +122,9 @@ def reproduce_paper(
         Run the config first (resuming); False reports on the store as it is.
     workers
         Worker processes for the run.
+    echo
+        Called, after the report is written, with the run's cost: trials and
+        wall time (:func:`cost_table`).
 
     Returns
     -------
@@ -124,9 +134,17 @@ def reproduce_paper(
     spec = get_paper(paper) if isinstance(paper, str) else paper
     config = Path(config or spec.config)
     out_dir = Path(out_dir or Path("results") / spec.key)
+    page = PaperPage(spec, out_dir=out_dir, config=str(config))
     if run:
-        _run_with_readings(spec, config, workers)
-    return _report(spec, config, _store_of(config), out_dir)[1]
+        started = time.perf_counter()
+        _run_with_readings(spec, config, workers, page)
+        page.run_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    page.report, paths, page.n_trials, page.n_ok = _report(spec, config, _store_of(config), out_dir)
+    page.report_seconds = time.perf_counter() - started
+    if echo is not None:
+        echo(cost_table([page]))
+    return paths
 
 
 def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path | None = None,
@@ -147,7 +165,7 @@ def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path
     if run:
         started = time.perf_counter()
         try:
-            _run_with_readings(spec, config, workers)
+            _run_with_readings(spec, config, workers, page)
         except Exception as exc:  # the report still says what the store holds
             reason, page.error_details = failure_text(exc)
             page.problems.append(f"the run failed: {reason}")
@@ -220,3 +238,34 @@ def summary_line(page: PaperPage) -> str:
     if page.reason:
         line += f": {page.reason}"
     return line + "".join(f"; {p}" for p in page.problems)
+
+
+def cost_table(pages: Sequence[PaperPage]) -> str:
+    """What each paper's reproduction cost: trials and wall time, as a plain table (and a total row).
+
+    ``trials`` counts every trial the paper's configs plan (its readings'
+    included), ``run now`` those computed by this call (the rest were in the
+    store already and resumed), ``run`` the wall time of running them and
+    ``report`` that of reading the stores and writing the report.
+    """
+    def seconds(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+    def count(value: int | None) -> str:
+        return "-" if value is None else str(value)
+
+    rows = [
+        [p.spec.key, p.status, count(p.trials_planned), count(p.trials_run), count(p.trials_failed),
+         seconds(p.run_seconds), seconds(p.report_seconds)]
+        for p in pages
+    ]
+    if len(pages) > 1:
+        def total(values: list) -> Any:
+            known = [v for v in values if v is not None]
+            return sum(known) if known else None
+
+        rows.append(["total", "", count(total([p.trials_planned for p in pages])),
+                     count(total([p.trials_run for p in pages])), count(total([p.trials_failed for p in pages])),
+                     seconds(total([p.run_seconds for p in pages])), seconds(total([p.report_seconds for p in pages]))])
+    return format_table(["paper", "status", "trials", "run now", "failed", "run", "report"], rows,
+                        numeric=(2, 3, 4, 5, 6))

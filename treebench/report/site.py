@@ -82,6 +82,10 @@ class PaperPage:
         Trials of the config in the store, and how many succeeded (``None``: not read).
     run_seconds, report_seconds
         Wall time of the run (``None``: not run) and of reading the store and writing the report.
+    trials_planned, trials_run, trials_failed
+        Over the paper's config and its readings' configs: the trials they plan,
+        those computed by this run (the others were resumed from the stores) and
+        those that failed (``None``: not run).
     """
 
     spec: PaperSpec
@@ -98,6 +102,15 @@ class PaperPage:
     n_ok: int | None = None
     run_seconds: float | None = None
     report_seconds: float | None = None
+    trials_planned: int | None = None
+    trials_run: int | None = None
+    trials_failed: int | None = None
+
+    def add_run(self, summary: Any) -> None:
+        """Add one config's run (a runner ``RunSummary``: planned, done, failed) to the trial counts."""
+        self.trials_planned = (self.trials_planned or 0) + int(summary.planned)
+        self.trials_run = (self.trials_run or 0) + int(summary.done)
+        self.trials_failed = (self.trials_failed or 0) + int(summary.failed)
 
     @property
     def anchor(self) -> str:
@@ -791,6 +804,14 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
             f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
+def _run_cell(page: PaperPage) -> str:
+    """The run's wall time and, when known, how many trials it computed (the rest were resumed)."""
+    text = _seconds(page.run_seconds)
+    if page.trials_run is not None and page.trials_planned is not None:
+        text += f" ({page.trials_run} of {page.trials_planned} trials run)"
+    return text
+
+
 def _provenance_html(pages: Sequence[PaperPage], env: dict[str, str], built: datetime, command: str) -> str:
     items = [("built", built.isoformat(timespec="seconds"))] + list(env.items())
     if command:
@@ -803,7 +824,7 @@ def _provenance_html(pages: Sequence[PaperPage], env: dict[str, str], built: dat
                     f'<td><span class="status {esc(p.status.replace(" ", "-"))}">{esc(p.status)}</span></td>'
                     f"<td><code>{esc(p.config or '–')}</code></td><td><code>{esc(p.config_sha256 or '–')}</code></td>"
                     f"<td><code>{esc(p.store or '–')}</code></td><td class=\"num\">{esc(trials)}</td>"
-                    f'<td class="num">{esc(_seconds(p.run_seconds))}</td><td class="num">{esc(_seconds(p.report_seconds))}</td></tr>')
+                    f'<td class="num">{esc(_run_cell(p))}</td><td class="num">{esc(_seconds(p.report_seconds))}</td></tr>')
     table = ('<table class="provenance"><thead><tr><th>paper</th><th>status</th><th>config</th><th>config SHA-256</th>'
              "<th>store</th><th>trials</th><th>run</th><th>report</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>")
