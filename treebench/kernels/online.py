@@ -319,6 +319,48 @@ def _best_split(
     return chosen, best, best_left[chosen], best_category[chosen]
 
 
+#: Added to every gain ceiling (and at every step of it): covers the tie tolerance of the
+#: scans' best gains and the rounding of the masses, both orders of magnitude smaller.
+CEILING_SLACK = 1e-9
+
+
+@njit(cache=True)
+def _gain_ceiling(ceiling, old_mass, parent_mass, old_counts, label, size, params, table, scratch):
+    """A bound on every candidate gain of a leaf after one example (class ``label``) joined it.
+
+    ``ceiling`` bounds every candidate gain before, when the leaf held
+    ``n = size - 1`` examples with class counts ``old_counts`` and parent mass
+    ``old_mass`` (``M1 = n * H*`` at the node's own level); ``parent_mass`` is
+    ``M1`` now.  A candidate of the grown leaf is either an old one with the
+    example added to one child, or the example alone against the old leaf
+    (a value beyond all others, the first NaN, a new category).  For the
+    first kind, ``n * gain = M1(parent) - M2(left) - M2(right)`` gives::
+
+        gain' = (n * gain + (M1(parent') - M1(parent)) - (M2(child') - M2(child))) / (n + 1)
+
+    and a child's mass grows by at least ``1/k`` when an example joins it
+    (the ``log 2`` term of the whole universe adds exactly ``1/k``; every other
+    term of the cumulative entropy, ``F(C, s) = s CE(C/2s, pi(C, s)/2)``, does
+    not decrease when ``s`` grows with or without ``C``: checked on every
+    ``C <= s <= 3000`` for the confidence levels of a grid, and by
+    tests/test_online_kernel.py on random count rows).  The second kind is
+    scored exactly.  Multiway splits gaining a branch change their
+    quantile; the caller searches then.
+    """
+    k = old_counts.shape[0]
+    n = size - 1
+    cid = np.int64(POSSIBILISTIC)
+    derived = (n * ceiling + (parent_mass - old_mass) - 1.0 / k) / size + CEILING_SLACK
+    # the new example alone against the old leaf
+    alone = np.zeros(k, np.int64)
+    alone[label] = 1
+    mass = child_mass(cid, params, table, old_counts, np.int64(n), np.int64(2), scratch) + child_mass(
+        cid, params, table, alone, np.int64(1), np.int64(2), scratch
+    )
+    single = (parent_mass - mass) / size + CEILING_SLACK
+    return max(derived, single)
+
+
 @njit(cache=True)
 def _workspace(n_features: int, k: int, max_cats: int):
     """Scratch of :func:`_best_split` for one call of :func:`feed` (small, fixed size)."""
@@ -355,6 +397,7 @@ def feed(
     catmap: np.ndarray,
     segments: np.ndarray,
     levels: np.ndarray,
+    ceilings: np.ndarray,
     arena: tuple,
     destination: np.ndarray,
     buffers: tuple,
@@ -368,7 +411,10 @@ def feed(
     """Add the encoded rows of ``X`` (m, d) with label codes ``y`` one at a time, in order.
 
     Every argument from ``int_nodes`` to ``buffers`` is state that may be
-    reallocated: all of it is returned, in that order.  ``meta`` (int64,
+    reallocated: all of it is returned, in that order.  ``ceilings`` (one row
+    per node) holds, for the possibilistic criterion, a leaf's bound on the
+    gain of every candidate split (``inf``: unknown) and the parent mass it
+    was computed with (see :func:`_gain_ceiling`).  ``meta`` (int64,
     :data:`N_META`) holds the counters, updated in place.  ``buffers`` holds
     the scan tables, grown with the largest leaf: the criterion's table
     (:func:`treebench.kernels.scoring.make_table`), the bound's ``x ln x``
@@ -388,6 +434,9 @@ def feed(
     min_leaf = config[CFG_MIN_LEAF]
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     sizes = np.zeros(max(max_cats, 2), np.int64)
+    old_counts = np.zeros(k, np.int64)
+    # the bound that skips searches holds for the possibilistic gain with every cut a candidate
+    bounded = cid == POSSIBILISTIC and min_leaf == 1 and config[CFG_STRICT] != 0
     for row in range(X.shape[0]):
         x = X[row]
         label = y[row]
@@ -415,12 +464,18 @@ def feed(
             segments[leaf, SEG_CAP] = room
         start = segments[leaf, SEG_START]
         values, ranks, labels, index = arena
+        new_branch = False  # a category new to the leaf changes its multiway split's branch count
         for f in range(n_features):
-            insert_example(values, ranks, labels, index, f, start, size, levels[leaf], is_nominal[f], x[f], label, sample)
+            new = insert_example(
+                values, ranks, labels, index, f, start, size, levels[leaf], is_nominal[f], x[f], label, sample
+            )
+            new_branch |= new and is_nominal[f] and config[CFG_NOMINAL_BINARY] == 0
         size += 1
         segments[leaf, SEG_SIZE] = size
         # -- the split search, unless nothing could be split ----------------------
         depth = int_nodes[leaf, DEPTH]
+        ceiling = ceilings[leaf, 0]
+        ceilings[leaf, 0] = np.inf  # unknown unless set below
         if max_depth >= 0 and depth >= max_depth:
             continue
         if size < min_split or size < 2 * min_leaf:
@@ -436,11 +491,30 @@ def feed(
             bound_table = x_log_x_table(4 * size if cid == POSSIBILISTIC else 0)
             bounds = np.empty(2 * size, np.float32)
             histogram = np.empty((2 * size // (2 * k) + 1, k), np.int32)
+        if bounded:
+            parent_mass = child_mass(cid, params, table, counts[leaf], np.int64(size), np.int64(1), work[2])
+            if ceiling < np.inf and not new_branch:
+                for i in range(k):
+                    old_counts[i] = counts[leaf, i]
+                old_counts[label] -= 1
+                ceiling = _gain_ceiling(
+                    ceiling, ceilings[leaf, 1], parent_mass, old_counts, label, size, params, table, work[2]
+                )
+                if ceiling <= min_gain:  # no candidate can be accepted: no search
+                    ceilings[leaf, 0] = ceiling
+                    ceilings[leaf, 1] = parent_mass
+                    continue
         chosen, best, n_left, category = _best_split(
             values, ranks, labels, index, start, size, levels[leaf], counts[leaf], is_nominal, n_categories,
             config, params, min_gain, table, bound_table, bounds, histogram, work,
         )
         if chosen < 0:
+            if bounded:
+                highest = -np.inf
+                for f in range(n_features):
+                    highest = max(highest, work[11][f])  # every feature's best gain
+                ceilings[leaf, 0] = highest + CEILING_SLACK
+                ceilings[leaf, 1] = parent_mass
             continue
         # -- graft the split: the leaf becomes its node, its rows go to new leaves ----
         f = chosen
@@ -504,6 +578,7 @@ def feed(
         parents = _grown(parents, n_nodes, -1)
         segments = _grown(segments, n_nodes, 0)
         levels = _grown(levels, n_nodes, 0)
+        ceilings = _grown(ceilings, n_nodes, np.inf)
         meta[META_NODES] = n_nodes
         # the children's ranges (the leaf's own rows stay readable: it is still a leaf here)
         room = 0
@@ -557,6 +632,6 @@ def feed(
         segments[leaf, SEG_CAP] = 0
         meta[META_SPLITS] += 1
     return (
-        int_nodes, float_nodes, counts, parents, catmap, segments, levels, arena, destination,
+        int_nodes, float_nodes, counts, parents, catmap, segments, levels, ceilings, arena, destination,
         (table, bound_table, bounds, histogram),
     )

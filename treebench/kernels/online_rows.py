@@ -46,11 +46,12 @@ def _after(value: float, x: float) -> bool:
 def insert_example(
     values: np.ndarray, ranks: np.ndarray, labels: np.ndarray, index: np.ndarray, f: int, start: int, size: int,
     levels: np.ndarray, nominal: bool, x: float, label: int, sample: int,
-) -> None:
+) -> bool:
     """Insert one example into feature ``f``'s sorted row ``[start, start + size)`` (room for one more).
 
     ``levels[f]`` (the NaN rank) grows by one when a numeric value is new to
     the leaf, and the ranks after it move up by one, so ranks stay dense.
+    Returns whether the value is new to the row (NaN counts as a value).
     """
     # binary search of the first position sorting after x
     low = start
@@ -62,12 +63,16 @@ def insert_example(
         else:
             low = middle + 1
     at = low
+    new = True
     if nominal:
         rank = np.int64(x)
+        new = at == start or np.int64(ranks[f, at - 1]) != rank
     elif math.isnan(x):
         rank = levels[f]
+        new = at == start or not math.isnan(values[f, at - 1])
     elif at > start and values[f, at - 1] == x:
         rank = np.int64(ranks[f, at - 1])
+        new = False
     else:
         rank = np.int64(ranks[f, at - 1]) + 1 if at > start else np.int64(0)
         levels[f] += 1
@@ -82,6 +87,7 @@ def insert_example(
     ranks[f, at] = rank
     labels[f, at] = label
     index[f, at] = sample
+    return new
 
 
 @njit(cache=True)

@@ -74,6 +74,7 @@ class GrowingTree:
         self.catmap = np.full(16, -1, np.int64)
         self.segments = np.zeros((16, 3), np.int64)
         self.levels = np.zeros((16, n_features), np.int64)
+        self.ceilings = np.full((16, 2), np.inf)
         self.int_nodes[0, L.KIND], self.int_nodes[0, L.DEPTH] = L.LEAF, 0
         self.segments[0, R.SEG_CAP] = R.MIN_CAPACITY
         self.arena = R.new_arena(n_features, 64)
@@ -97,10 +98,10 @@ class GrowingTree:
         before = self.n_splits
         (
             self.int_nodes, self.float_nodes, self.counts, self.parents, self.catmap, self.segments, self.levels,
-            self.arena, self.destination, self.buffers,
+            self.ceilings, self.arena, self.destination, self.buffers,
         ) = K.feed(
             matrix, codes, self.int_nodes, self.float_nodes, self.counts, self.parents, self.catmap, self.segments,
-            self.levels, self.arena, self.destination, self.buffers, self.meta, self.is_nominal, self.n_categories,
+            self.levels, self.ceilings, self.arena, self.destination, self.buffers, self.meta, self.is_nominal, self.n_categories,
             self.config, self.params, self.min_gain,
         )
         view = self._view
@@ -366,6 +367,14 @@ class OnlineTreeClassifier(TreeClassifier):
         ):
             return None
         return X
+
+    def _encode(self, X: Any) -> np.ndarray:
+        """As every tree's, without scikit-learn's checks for the inputs :meth:`partial_fit` lets through too."""
+        if hasattr(self, "tree_"):
+            matrix = self._plain_matrix(X)
+            if matrix is not None:
+                return matrix
+        return super()._encode(X)
 
     def _check_pruning(self) -> None:
         if self.pruning is not None:
