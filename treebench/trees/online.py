@@ -290,6 +290,9 @@ class OnlineTreeClassifier(TreeClassifier):
     """
 
     _estimator_params = (*ESTIMATOR_PARAMS, "random_state")
+    #: Grow with :class:`RegrowingTree` whatever the criterion (the first implementation: the
+    #: tests' and benchmarks' reference; never needed otherwise).
+    _regrowing: bool = False
 
     def __init__(self, criterion: Any = "possibilistic", *, random_state: Any = 0, **params: Any) -> None:
         super().__init__(criterion, **params)
@@ -388,7 +391,7 @@ class OnlineTreeClassifier(TreeClassifier):
         self.classes_ = classes
         self._lookup = {value: code for code, value in enumerate(classes.tolist())}
         self._fit_inputs(encoder, criterion)
-        if criterion.kernel_id >= 0:
+        if criterion.kernel_id >= 0 and not self._regrowing:
             self.growing_ = GrowingTree(encoder, classes.tolist(), criterion, settings)
         else:  # no compiled kernel (a plugin criterion): the generic engine searches every leaf
             self.growing_ = RegrowingTree(encoder.n_features, encoder, classes.tolist(), criterion, settings)
