@@ -75,12 +75,19 @@ def test_online_learner_tunes_with_online_trees_by_default():
     points = [{"gamma": 0.05}, {"gamma": 0.9}]
     inner = _inner(len(y))
     learner = OnlineLearner("possibilistic", random_state=4)
-    assert learner.tune_online and learner.prepare(X, y) is None
+    assert learner.tune_online
     model = learner.fit({"gamma": 0.05}, X, y)
     assert isinstance(model, OnlineTreeClassifier)
-    np.testing.assert_array_equal(
-        model.tree_.int_nodes, OnlineTreeClassifier("possibilistic", gamma=0.05, random_state=4).fit(X, y).tree_.int_nodes
-    )
+    alone = OnlineTreeClassifier("possibilistic", gamma=0.05, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(model.tree_.int_nodes, alone.tree_.int_nodes)
+    # the grid's fits share one encoded, ordered stream per inner training part: the same trees
+    prepared = learner.prepare(X, y)
+    for gamma in (0.05, 0.9):
+        shared = learner.fit({"gamma": gamma}, X, y, prepared)
+        alone = OnlineTreeClassifier("possibilistic", gamma=gamma, random_state=4).fit(X, y)
+        for field in ("int_nodes", "float_nodes", "counts"):
+            np.testing.assert_array_equal(getattr(shared.tree_, field), getattr(alone.tree_, field))
+        assert shared.n_features_in_ == 13 and shared.classes_.tolist() == [0, 1, 2]
     # the grid search's totals, recomputed by hand from online trees fed in the learner's order
     outcome = grid_search(learner, {}, points, X, y, inner)
     for point, score in zip(points, outcome.scores):

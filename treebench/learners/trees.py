@@ -93,8 +93,20 @@ class OnlineLearner(CriterionLearner):
         self.random_state = random_state
 
     def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
-        # online trees search each leaf's own examples: a presort of the whole part is of no use to them
-        return super().prepare(X, y) if not self.tune_online else None
+        """Batch tuning: the presort; online tuning: the inner training part checked, encoded and ordered once.
+
+        Every grid point's online tree is then fed the same encoded stream in
+        the same order (the order depends on ``random_state`` only), so the
+        checks, the encoding and the permutation are paid once per inner
+        fold instead of once per grid point; each tree still gets its own
+        pass (its leaves split at other arrivals for every γ).
+        """
+        if not self.tune_online:
+            return super().prepare(X, y)
+        from treebench.trees.online import OnlineTreeClassifier
+
+        stream = OnlineTreeClassifier(self.criterion).encode_stream(X, y)
+        return stream, stream.order(self.random_state)
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
@@ -102,7 +114,13 @@ class OnlineLearner(CriterionLearner):
         """A fit of the grid search: an online tree (``tune_online``) or a batch tree."""
         if not self.tune_online:
             return super().fit(params, X, y, prepared)
-        return self._online(params, X, y, self.random_state)
+        if prepared is None or params.get("nominal_features") is not None:  # encoded without nominal_features
+            return self._online(params, X, y, self.random_state)
+        from treebench.trees.online import OnlineTreeClassifier
+
+        stream, order = prepared
+        params = {key: value for key, value in params.items() if key != "engine"}
+        return OnlineTreeClassifier(self.criterion, random_state=self.random_state, **params).fit_stream(stream, order)
 
     def fit_final(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
