@@ -171,14 +171,16 @@ def grow_mee_tree(
     present = np.zeros(n_classes, np.int64)
     extremes = np.zeros(2, np.int64)
     running = np.zeros(n_classes, np.int64)
-    cum = np.zeros((n_classes, n), np.int64)
+    position = np.zeros(n_classes, np.int64)
+    cum = np.zeros((n, n_classes), np.int32)
     lefts = np.zeros(n, np.int64)
     levels = np.zeros(n, np.float64)
     grid_level = np.zeros(points, np.int64)
     cum_grid = np.zeros((n_classes, points), np.int64)
     left_grid = np.zeros(points, np.int64)
     s_grid = np.zeros(points, np.int64)
-    s_left = np.zeros(n, np.int64)
+    block_lo = np.zeros(128, np.int64)
+    block_hi = np.zeros(128, np.int64)
     best_left = np.zeros(n_classes, np.int64)
     side_bits = np.zeros((n + 7) // 8, np.uint8)
     buf_index = np.empty(n, index.dtype)
@@ -205,11 +207,13 @@ def grow_mee_tree(
                                   extremes)
         if c < 2 or (max_depth >= 0 and depth >= max_depth) or n_rows == 0:
             continue  # pushed only when none holds; kept as the definition of a leaf
+        for q in range(c):
+            position[present[q]] = q
         h, row, f, orientation, low, high, n_left = best_node_split(
-            rank, label, level_values, level_start, start, end, present, c,
+            rank, label, level_values, level_start, start, end, position, c,
             set_pos, set_size, set_rows, n_rows, set_n, xlogx, points, min_child, printed, whole,
             span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
-            s_grid, s_left, best_left,
+            s_grid, block_lo, block_hi, best_left,
         )
         if row < 0:
             continue  # every curve is concave

@@ -34,9 +34,16 @@ from numba import njit
 from treebench.kernels.mee import _errors, _h
 from treebench.kernels.tolerances import CONVEX_TOLERANCE, TIE_TOLERANCE
 
+#: Levels per block scanned threshold by threshold; larger ranges are bounded first.
+LEAF_BLOCK = 8
+#: Slack of the pruning bound: a block is skipped only when its bound is this far
+#: past the acceptance limit, far above the rounding error of an error entropy
+#: (a few 1e-15), so a skipped threshold could never have been accepted.
+PRUNE_MARGIN = 1e-12
+
 
 @njit(cache=True)
-def feature_levels(rank_row, label_row, level_values, start, end, present, n_present, running, cum, lefts, levels):
+def feature_levels(rank_row, label_row, level_values, start, end, position, n_present, running, cum, lefts, levels):
     """Levels of one feature at a node and the cumulative counts of its present classes.
 
     Parameters
@@ -47,13 +54,13 @@ def feature_levels(rank_row, label_row, level_values, start, end, present, n_pre
         The feature's distinct training values by rank.
     start, end:
         The node's position range.
-    present, n_present:
-        The node's classes (ascending codes); ``cum`` row ``q`` is class ``present[q]``.
+    position, n_present:
+        ``position[code]``: the class's place among the node's ``n_present`` classes.
     running:
-        Scratch of length ``n_classes``.
+        Scratch of length ``n_present``.
     cum, lefts, levels:
-        Output: ``cum[q, j]`` cases of class ``present[q]`` with ``x <= levels[j]``,
-        ``lefts[j]`` all cases with ``x <= levels[j]``.
+        Output: ``cum[j, q]`` cases of the ``q``-th present class with
+        ``x <= levels[j]``, ``lefts[j]`` all cases with ``x <= levels[j]``.
 
     Returns
     -------
@@ -61,7 +68,7 @@ def feature_levels(rank_row, label_row, level_values, start, end, present, n_pre
         ``m``, the number of levels.
     """
     for q in range(n_present):
-        running[present[q]] = 0
+        running[q] = 0
     m = 0
     previous = -1
     for p in range(start, end):
@@ -69,16 +76,63 @@ def feature_levels(rank_row, label_row, level_values, start, end, present, n_pre
         if r != previous:
             if m > 0:
                 for q in range(n_present):
-                    cum[q, m - 1] = running[present[q]]
+                    cum[m - 1, q] = running[q]
                 lefts[m - 1] = p - start
             levels[m] = level_values[r]
             m += 1
             previous = r
-        running[label_row[p]] += 1
+        running[position[label_row[p]]] += 1
     for q in range(n_present):
-        cum[q, m - 1] = running[present[q]]
+        cum[m - 1, q] = running[q]
     lefts[m - 1] = end - start
     return m
+
+
+@njit(cache=True, inline="always")
+def _set_count(cum, j, set_pos, row, size) -> int:
+    """Cases of the class set ``row`` with ``x <= levels[j]``."""
+    total = 0
+    for a in range(size):
+        total += cum[j, set_pos[row, a]]
+    return total
+
+
+@njit(cache=True, inline="always")
+def _block_bound(orientation, s_a, left_a, s_b, left_b, ns, n, p, printed, log_wp, log_wm, xlogx) -> float:
+    """A lower bound of the error entropy at every threshold of a block of levels.
+
+    Along the levels each error count moves one way (under orientation 0 the
+    ``e = 2`` count falls and the ``e = -2`` count rises), so the block's
+    counts lie in the box spanned by its two ends; the error entropy is
+    concave in the two counts, so over the box it is lowest at a corner.
+    """
+    plus_a, minus_a = _errors(orientation, s_a, left_a, ns, n)
+    plus_b, minus_b = _errors(orientation, s_b, left_b, ns, n)
+    plus_lo, plus_hi = min(plus_a, plus_b), max(plus_a, plus_b)
+    minus_lo, minus_hi = min(minus_a, minus_b), max(minus_a, minus_b)
+    return min(
+        min(_h(plus_lo, minus_lo, n, p, printed, log_wp, log_wm, xlogx),
+            _h(plus_lo, minus_hi, n, p, printed, log_wp, log_wm, xlogx)),
+        min(_h(plus_hi, minus_lo, n, p, printed, log_wp, log_wm, xlogx),
+            _h(plus_hi, minus_hi, n, p, printed, log_wp, log_wm, xlogx)),
+    )
+
+
+@njit(cache=True)
+def _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx) -> bool:
+    """The crude convex/concave rule on the grid, summed in grid order as the per-node kernel."""
+    lo_c, hi_c = points // 5, (4 * points) // 5
+    central, ends = 0.0, 0.0
+    for i in range(points):
+        plus, minus = _errors(orientation, s_grid[i], left_grid[i], ns, n)
+        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+        if lo_c <= i < hi_c:
+            central += h
+        else:
+            ends += h
+    central /= hi_c - lo_c
+    ends /= points - (hi_c - lo_c)
+    return not central > ends + CONVEX_TOLERANCE
 
 
 @njit(cache=True)
@@ -100,10 +154,10 @@ def grid_levels(levels, m, low_v, high_v, points, grid_level):
 
 @njit(cache=True)
 def best_node_split(
-    rank, label, level_values, level_start, start, end, present, n_present,
+    rank, label, level_values, level_start, start, end, position, n_present,
     set_pos, set_size, set_rows, n_rows, set_n, xlogx, points, min_child, printed, whole,
     span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
-    s_grid, s_left, best_left,
+    s_grid, block_lo, block_hi, best_left,
 ):
     """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
 
@@ -113,16 +167,16 @@ def best_node_split(
         ``(d, n)`` sorted rows of every feature; the node owns ``[start, end)``.
     level_values, level_start:
         Feature ``f``'s distinct values by rank start at ``level_start[f]``.
-    present, n_present:
-        The node's classes.
+    position, n_present:
+        The place of each class code among the node's present classes.
     set_pos, set_size, set_rows, n_rows, set_n:
-        Candidate class sets as rows of positions into ``present``
+        Candidate class sets as rows of positions into the present classes
         (``set_rows[:n_rows]`` are the rows that passed the minimum-cases
         test, in the enumeration order) and ``set_n[row]`` their case counts.
     xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
         As in :func:`treebench.kernels.mee.best_mee_split`.
-    running, cum, lefts, levels, grid_level, cum_grid, left_grid, s_grid, s_left:
-        Scratch buffers (see :func:`feature_levels`).
+    running, cum, lefts, levels, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
+        Scratch buffers (see :func:`feature_levels`; the block stack holds 2 * 64 ranges).
     best_left:
         Output: the chosen split's left counts per present class.
 
@@ -130,6 +184,16 @@ def best_node_split(
     -------
     (H, set row, feature, orientation, low, high, n_left):
         ``set row = -1`` when no curve is usable.
+
+    Notes
+    -----
+    A curve's thresholds are visited in order, but a block of them whose
+    lower bound (:func:`_block_bound`) cannot beat the best split so far is
+    skipped, halving blocks down to :data:`LEAF_BLOCK` levels.  The
+    convex/concave rule only gates thresholds, so it is evaluated when the
+    first block survives: a curve none of whose thresholds could win is never
+    drawn on the grid.  Candidates are accepted by the same comparisons in the
+    same order as the per-node kernel, so the result is the same.
     """
     d = rank.shape[0]
     n = end - start
@@ -137,11 +201,10 @@ def best_node_split(
     best_row, best_feature, best_orientation = -1, -1, -1
     best_low, best_high = 0.0, 0.0
     best_n_left = 0
-    lo_c, hi_c = points // 5, (4 * points) // 5
     for f in range(d):
         base = level_start[f]
         m = feature_levels(
-            rank[f], label[f], level_values[base:], start, end, present, n_present, running, cum, lefts, levels
+            rank[f], label[f], level_values[base:], start, end, position, n_present, running, cum, lefts, levels
         )
         if m < 2:
             continue  # constant feature: no split
@@ -154,21 +217,7 @@ def best_node_split(
             last -= 1
         if first > last:
             continue  # no candidate: the feature's curves cannot matter
-        if whole:
-            low_v, high_v = span_low[f], span_high[f]
-        else:
-            low_v, high_v = levels[0], levels[m - 1]
-        grid_levels(levels, m, low_v, high_v, points, grid_level)
-        for i in range(points):
-            jj = grid_level[i]
-            if jj >= 0:
-                left_grid[i] = lefts[jj]
-                for q in range(n_present):
-                    cum_grid[q, i] = cum[q, jj]
-            else:
-                left_grid[i] = 0
-                for q in range(n_present):
-                    cum_grid[q, i] = 0
+        have_grid_levels = False
         for k in range(n_rows):
             row = set_rows[k]
             ns = set_n[row]
@@ -176,51 +225,83 @@ def best_node_split(
             # both logs finite: a candidate set and its complement are non-empty
             log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
             size = set_size[row]
-            # the set's left counts at the grid points: one vector sum per member
-            q0 = set_pos[row, 0]
-            for i in range(points):
-                s_grid[i] = cum_grid[q0, i]
-            for a in range(1, size):
-                qa = set_pos[row, a]
-                for i in range(points):
-                    s_grid[i] += cum_grid[qa, i]
-            have_levels = False
+            have_grid = False
             for orientation in range(2):
-                # -- the crude convex/concave rule on the grid (sums in grid order) --
-                central, ends = 0.0, 0.0
-                for i in range(points):
-                    plus, minus = _errors(orientation, s_grid[i], left_grid[i], ns, n)
-                    h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
-                    if lo_c <= i < hi_c:
-                        central += h
-                    else:
-                        ends += h
-                central /= hi_c - lo_c
-                ends /= points - (hi_c - lo_c)
-                if central > ends + CONVEX_TOLERANCE:
-                    continue  # concave: its minimum is useless
                 unsplit = np.inf
                 if must_lower:
                     unsplit = min(
                         _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
                         _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
                     )
-                if not have_levels:
-                    for j in range(first, last + 1):
-                        s_left[j] = cum[q0, j]
-                    for a in range(1, size):
-                        qa = set_pos[row, a]
-                        for j in range(first, last + 1):
-                            s_left[j] += cum[qa, j]
-                    have_levels = True
-                for jj in range(first, last + 1):
-                    plus, minus = _errors(orientation, s_left[jj], lefts[jj], ns, n)
-                    h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
-                    if h < unsplit - TIE_TOLERANCE and h < best_h - TIE_TOLERANCE:
-                        best_h = h
-                        best_row, best_feature, best_orientation = row, f, orientation
-                        best_low, best_high = levels[jj], levels[jj + 1]
-                        best_n_left = lefts[jj]
-                        for q in range(n_present):
-                            best_left[q] = cum[q, jj]
+                verdict = 0  # convexity: 0 not yet drawn, 1 convex, -1 concave
+                block_lo[0], block_hi[0] = first, last
+                top = 1
+                while top > 0:
+                    top -= 1
+                    a, b = block_lo[top], block_hi[top]
+                    limit = min(best_h, unsplit) - TIE_TOLERANCE
+                    if limit < np.inf:
+                        bound = _block_bound(
+                            orientation, _set_count(cum, a, set_pos, row, size), lefts[a],
+                            _set_count(cum, b, set_pos, row, size), lefts[b], ns, n, p, printed, log_wp, log_wm,
+                            xlogx,
+                        )
+                        if bound >= limit + PRUNE_MARGIN:
+                            continue  # no threshold of the block can be accepted
+                        if b - a >= LEAF_BLOCK:
+                            middle = (a + b) // 2
+                            block_lo[top], block_hi[top] = middle + 1, b  # the right half after the left
+                            block_lo[top + 1], block_hi[top + 1] = a, middle
+                            top += 2
+                            continue
+                    if verdict == 0:
+                        # -- the crude convex/concave rule on the grid, drawn once per set --
+                        if not have_grid:
+                            if not have_grid_levels:
+                                _fill_grid(levels, lefts, cum, m, n_present, whole, span_low[f], span_high[f],
+                                           points, grid_level, cum_grid, left_grid)
+                                have_grid_levels = True
+                            q0 = set_pos[row, 0]
+                            for i in range(points):
+                                s_grid[i] = cum_grid[q0, i]
+                            for member in range(1, size):
+                                qa = set_pos[row, member]
+                                for i in range(points):
+                                    s_grid[i] += cum_grid[qa, i]
+                            have_grid = True
+                        convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                              log_wm, xlogx)
+                        verdict = 1 if convex else -1
+                    if verdict < 0:
+                        break  # concave: its minimum is useless
+                    for jj in range(a, b + 1):
+                        plus, minus = _errors(orientation, _set_count(cum, jj, set_pos, row, size), lefts[jj], ns, n)
+                        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+                        if h < unsplit - TIE_TOLERANCE and h < best_h - TIE_TOLERANCE:
+                            best_h = h
+                            best_row, best_feature, best_orientation = row, f, orientation
+                            best_low, best_high = levels[jj], levels[jj + 1]
+                            best_n_left = lefts[jj]
+                            for q in range(n_present):
+                                best_left[q] = cum[jj, q]
     return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left
+
+
+@njit(cache=True)
+def _fill_grid(levels, lefts, cum, m, n_present, whole, span_low, span_high, points, grid_level, cum_grid, left_grid):
+    """Class-major counts at the convexity grid's points (``x <= point``) of one feature."""
+    if whole:
+        low_v, high_v = span_low, span_high
+    else:
+        low_v, high_v = levels[0], levels[m - 1]
+    grid_levels(levels, m, low_v, high_v, points, grid_level)
+    for i in range(points):
+        jj = grid_level[i]
+        if jj >= 0:
+            left_grid[i] = lefts[jj]
+            for q in range(n_present):
+                cum_grid[q, i] = cum[jj, q]
+        else:
+            left_grid[i] = 0
+            for q in range(n_present):
+                cum_grid[q, i] = 0
