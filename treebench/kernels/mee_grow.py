@@ -126,7 +126,7 @@ def _summarise(counts_row, present, set_pos, set_size, set_first, min_class, set
 
 @njit(cache=True)
 def grow_mee_tree(
-    index, rank, label, level_values, level_start, root_counts, set_pos, set_size, set_first, xlogx,
+    index, rank, label, level_values, level_start, root_counts, set_pos, set_size, set_parent, set_first, xlogx,
     points, min_class, min_child, printed, whole, span_low, span_high, must_lower, max_depth, midpoint,
 ):
     """Grow an MEE tree depth-first; the children of a node get consecutive ids.
@@ -139,7 +139,7 @@ def grow_mee_tree(
         The features' distinct values by rank (:func:`presort`).
     root_counts:
         Class counts of all cases (``n_classes``).
-    set_pos, set_size, set_first:
+    set_pos, set_size, set_parent, set_first:
         The class-set tables (module docstring).
     xlogx:
         ``k ln k`` for ``k = 0..n``.
@@ -182,6 +182,10 @@ def grow_mee_tree(
     block_lo = np.zeros(128, np.int64)
     block_hi = np.zeros(128, np.int64)
     best_left = np.zeros(n_classes, np.int64)
+    s_first = np.zeros(n_sets, np.int64)
+    s_last = np.zeros(n_sets, np.int64)
+    unsplit_of = np.zeros(n_sets, np.float64)
+    survives = np.zeros((n_sets, 2), np.bool_)
     side_bits = np.zeros((n + 7) // 8, np.uint8)
     buf_index = np.empty(n, index.dtype)
     buf_rank = np.empty(n, rank.dtype)
@@ -203,7 +207,7 @@ def grow_mee_tree(
         top -= 1
         node, start, end = stack_node[top], stack_start[top], stack_end[top]
         depth = ints[node, DEPTH]
-        c, n_rows, _ = _summarise(counts[node], present, set_pos, set_size, set_first, min_class, set_n, set_rows,
+        c, n_rows, first_row = _summarise(counts[node], present, set_pos, set_size, set_first, min_class, set_n, set_rows,
                                   extremes)
         if c < 2 or (max_depth >= 0 and depth >= max_depth) or n_rows == 0:
             continue  # pushed only when none holds; kept as the definition of a leaf
@@ -211,9 +215,9 @@ def grow_mee_tree(
             position[present[q]] = q
         h, row, f, orientation, low, high, n_left = best_node_split(
             rank, label, level_values, level_start, start, end, position, c,
-            set_pos, set_size, set_rows, n_rows, set_n, xlogx, points, min_child, printed, whole,
-            span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
-            s_grid, block_lo, block_hi, best_left,
+            set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
+            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, grid_level,
+            cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
         )
         if row < 0:
             continue  # every curve is concave

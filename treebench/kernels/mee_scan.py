@@ -155,9 +155,9 @@ def grid_levels(levels, m, low_v, high_v, points, grid_level):
 @njit(cache=True)
 def best_node_split(
     rank, label, level_values, level_start, start, end, position, n_present,
-    set_pos, set_size, set_rows, n_rows, set_n, xlogx, points, min_child, printed, whole,
-    span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
-    s_grid, block_lo, block_hi, best_left,
+    set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n, xlogx, points, min_child, printed,
+    whole, span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
+    s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
 ):
     """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
 
@@ -169,14 +169,19 @@ def best_node_split(
         Feature ``f``'s distinct values by rank start at ``level_start[f]``.
     position, n_present:
         The place of each class code among the node's present classes.
-    set_pos, set_size, set_rows, n_rows, set_n:
-        Candidate class sets as rows of positions into the present classes
-        (``set_rows[:n_rows]`` are the rows that passed the minimum-cases
-        test, in the enumeration order) and ``set_n[row]`` their case counts.
+    set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n:
+        Candidate class sets as rows of positions into the present classes:
+        the node's table is rows ``first_row`` to ``end_row``, ``set_parent``
+        the row of a set less its last class (-1 for one class),
+        ``set_rows[:n_rows]`` the rows that passed the minimum-cases test (in
+        the enumeration order) and ``set_n[row]`` their case counts.
     xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
         As in :func:`treebench.kernels.mee.best_mee_split`.
     running, cum, lefts, levels, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
         Scratch buffers (see :func:`feature_levels`; the block stack holds 2 * 64 ranges).
+    s_first, s_last, unsplit_of, survives:
+        Scratch per table row (set counts at the first and last candidate) and
+        per usable set (the no-split error entropy, the screen's verdicts).
     best_left:
         Output: the chosen split's left counts per present class.
 
@@ -201,6 +206,16 @@ def best_node_split(
     best_row, best_feature, best_orientation = -1, -1, -1
     best_low, best_high = 0.0, 0.0
     best_n_left = 0
+    for k in range(n_rows):
+        unsplit_of[k] = np.inf
+        if must_lower:
+            ns = set_n[set_rows[k]]
+            p = ns / n
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            unsplit_of[k] = min(
+                _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
+                _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
+            )
     for f in range(d):
         base = level_start[f]
         m = feature_levels(
@@ -218,7 +233,11 @@ def best_node_split(
         if first > last:
             continue  # no candidate: the feature's curves cannot matter
         have_grid_levels = False
+        _screen(cum, lefts, first, last, set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n,
+                n, best_h, unsplit_of, printed, xlogx, s_first, s_last, survives)
         for k in range(n_rows):
+            if not (survives[k, 0] or survives[k, 1]):
+                continue
             row = set_rows[k]
             ns = set_n[row]
             p = ns / n
@@ -226,13 +245,10 @@ def best_node_split(
             log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
             size = set_size[row]
             have_grid = False
+            unsplit = unsplit_of[k]
             for orientation in range(2):
-                unsplit = np.inf
-                if must_lower:
-                    unsplit = min(
-                        _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
-                        _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
-                    )
+                if not survives[k, orientation]:
+                    continue
                 verdict = 0  # convexity: 0 not yet drawn, 1 convex, -1 concave
                 block_lo[0], block_hi[0] = first, last
                 top = 1
@@ -285,6 +301,57 @@ def best_node_split(
                             for q in range(n_present):
                                 best_left[q] = cum[jj, q]
     return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left
+
+
+@njit(cache=True)
+def _screen(cum, lefts, first, last, set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n,
+            n, best_h, unsplit_of, printed, xlogx, s_first, s_last, survives):
+    """Every usable set's two curves on one feature, screened by their whole candidate range's bound.
+
+    The bound is :func:`_block_bound`'s over ``[first, last]``, against the
+    best split before the feature (the limit only falls during the feature,
+    so a curve screened out stays out).  The set counts at the two ends come
+    from the set less its last class, one addition per set.  Under the joint
+    reading the bound is compared as ``n`` times the error entropy, which
+    needs no division (the slack covers the rounding).
+    """
+    for row in range(first_row, end_row):
+        q = set_pos[row, set_size[row] - 1]
+        parent = set_parent[row]
+        s_first[row] = cum[first, q] + (s_first[parent] if parent >= 0 else 0)
+        s_last[row] = cum[last, q] + (s_last[parent] if parent >= 0 else 0)
+    left_a, left_b = lefts[first], lefts[last]
+    top = xlogx[n]
+    for k in range(n_rows):
+        limit = min(best_h, unsplit_of[k]) - TIE_TOLERANCE
+        if limit == np.inf:
+            survives[k, 0], survives[k, 1] = True, True
+            continue
+        row = set_rows[k]
+        ns = set_n[row]
+        s_a, s_b = s_first[row], s_last[row]
+        if printed:
+            p = ns / n
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            for orientation in range(2):
+                bound = _block_bound(orientation, s_a, left_a, s_b, left_b, ns, n, p, True, log_wp, log_wm, xlogx)
+                survives[k, orientation] = bound < limit + PRUNE_MARGIN
+            continue
+        scaled = (limit + PRUNE_MARGIN) * n
+        for orientation in range(2):
+            plus_a, minus_a = _errors(orientation, s_a, left_a, ns, n)
+            plus_b, minus_b = _errors(orientation, s_b, left_b, ns, n)
+            plus_lo, plus_hi = min(plus_a, plus_b), max(plus_a, plus_b)
+            minus_lo, minus_hi = min(minus_a, minus_b), max(minus_a, minus_b)
+            # n * H = n ln n - sum of k ln k over the three error counts: lowest
+            # at the corner whose sum is highest
+            high = max(
+                max(xlogx[plus_lo] + xlogx[minus_lo] + xlogx[n - plus_lo - minus_lo],
+                    xlogx[plus_lo] + xlogx[minus_hi] + xlogx[n - plus_lo - minus_hi]),
+                max(xlogx[plus_hi] + xlogx[minus_lo] + xlogx[n - plus_hi - minus_lo],
+                    xlogx[plus_hi] + xlogx[minus_hi] + xlogx[n - plus_hi - minus_hi]),
+            )
+            survives[k, orientation] = top - high < scaled
 
 
 @njit(cache=True)

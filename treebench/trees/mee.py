@@ -312,12 +312,12 @@ def grow_mee(
     n = X.shape[0]
     labels = np.ascontiguousarray(y, dtype=np.int64)
     merged = criterion.max_merged or None
-    set_pos, set_size, set_first = set_tables(n_classes, merged)
+    set_pos, set_size, set_parent, set_first = set_tables(n_classes, merged)
     index, rank, label, level_values, level_start = presort(X, labels)
     ints, floats, counts, rows, orientations, extremes = grow_mee_tree(
         index, rank, label, level_values, level_start,
         np.bincount(labels, minlength=n_classes).astype(np.int64),
-        set_pos, set_size, set_first, xlogx_table(n),
+        set_pos, set_size, set_parent, set_first, xlogx_table(n),
         int(criterion.convexity_points), int(criterion.min_class_cases), int(criterion.min_child_cases),
         criterion.error_rates == "printed", criterion.convexity_range == "whole",
         np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)),
@@ -332,13 +332,15 @@ def grow_mee(
 
 
 @lru_cache(maxsize=32)
-def set_tables(n_classes: int, max_merged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def set_tables(n_classes: int, max_merged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Candidate class sets of a node with ``c`` present classes, for every ``c <= n_classes``.
 
     Rows ``set_first[c]`` to ``set_first[c + 1]`` of ``set_pos`` are the sets of
     :func:`treebench.criteria.mee.class_sets` over positions ``0..c-1`` (the
     node's present classes in ascending order), padded with -1; ``set_size``
-    gives their sizes.  Cached: the tables depend on the class count only.
+    gives their sizes and ``set_parent`` the row of the set less its last
+    class (-1 for one class; always listed earlier, in the same table).
+    Cached: the tables depend on the class count only.
     """
     tables = [class_sets(range(c), max_merged) for c in range(n_classes + 1)]
     width = max([len(s) for sets in tables for s in sets], default=1)
@@ -346,15 +348,19 @@ def set_tables(n_classes: int, max_merged: int | None) -> tuple[np.ndarray, np.n
     set_first[1:] = np.cumsum([len(sets) for sets in tables])
     set_pos = np.full((int(set_first[-1]), width), -1, np.int64)
     set_size = np.zeros(int(set_first[-1]), np.int64)
+    set_parent = np.full(int(set_first[-1]), -1, np.int64)
     row = 0
     for sets in tables:
+        rows: dict[tuple[int, ...], int] = {}  # this table's sets and their rows
         for s in sets:
             set_pos[row, : len(s)] = s
             set_size[row] = len(s)
+            set_parent[row] = rows.get(s[:-1], -1)
+            rows[s] = row
             row += 1
-    for array in (set_pos, set_size, set_first):
+    for array in (set_pos, set_size, set_parent, set_first):
         array.setflags(write=False)  # shared by every fit through the cache
-    return set_pos, set_size, set_first
+    return set_pos, set_size, set_parent, set_first
 
 
 def node_values(counts: np.ndarray, extremes: np.ndarray, error_rates: str) -> np.ndarray:
