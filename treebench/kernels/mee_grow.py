@@ -45,7 +45,6 @@ from treebench.kernels.layout import (
     THRESHOLD,
 )
 from treebench.kernels.mee_scan import best_node_split
-from treebench.kernels.partition import partition_two, set_side
 
 
 def presort(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -175,6 +174,7 @@ def grow_mee_tree(
     cum = np.zeros((n, n_classes), np.int32)
     lefts = np.zeros(n, np.int64)
     levels = np.zeros(n, np.float64)
+    level_end = np.zeros(n, np.int64)
     grid_level = np.zeros(points, np.int64)
     cum_grid = np.zeros((n_classes, points), np.int64)
     left_grid = np.zeros(points, np.int64)
@@ -186,14 +186,18 @@ def grow_mee_tree(
     s_last = np.zeros(n_sets, np.int64)
     unsplit_of = np.zeros(n_sets, np.float64)
     survives = np.zeros((n_sets, 2), np.bool_)
-    side_bits = np.zeros((n + 7) // 8, np.uint8)
+    side_of = np.zeros(n, np.uint8)
+    dead = np.zeros(n, np.uint8)
     buf_index = np.empty(n, index.dtype)
     buf_rank = np.empty(n, rank.dtype)
     buf_label = np.empty(n, label.dtype)
     child_present = np.zeros(n_classes, np.int64)
-    stack_node = np.zeros(n + 1, np.int64)
-    stack_start = np.zeros(n + 1, np.int64)
-    stack_end = np.zeros(n + 1, np.int64)
+    # pending nodes: id, case count and each feature's row range (depth-first: at most depth + 1)
+    stack_node = np.zeros((64, 2), np.int64)
+    stack_lo = np.zeros((64, d), np.int64)
+    stack_hi = np.zeros((64, d), np.int64)
+    lo = np.zeros(d, np.int64)
+    hi = np.zeros(d, np.int64)
     # -- the root -----------------------------------------------------------------
     n_nodes = 1
     ints[0, KIND], ints[0, N_CHILDREN], ints[0, DEPTH] = LEAF, 0, 0
@@ -201,11 +205,15 @@ def grow_mee_tree(
         counts[0, k] = root_counts[k]
     _summarise(counts[0], present, set_pos, set_size, set_first, min_class, set_n, set_rows, extremes)
     extras[0, 2], extras[0, 3] = extremes[0], extremes[1]
-    stack_node[0], stack_start[0], stack_end[0] = 0, 0, n
+    stack_node[0, 0], stack_node[0, 1] = 0, n
+    for g in range(d):
+        stack_lo[0, g], stack_hi[0, g] = 0, n
     top = 1
     while top > 0:
         top -= 1
-        node, start, end = stack_node[top], stack_start[top], stack_end[top]
+        node, n_node = stack_node[top, 0], stack_node[top, 1]
+        for g in range(d):
+            lo[g], hi[g] = stack_lo[top, g], stack_hi[top, g]
         depth = ints[node, DEPTH]
         c, n_rows, first_row = _summarise(counts[node], present, set_pos, set_size, set_first, min_class, set_n, set_rows,
                                   extremes)
@@ -213,10 +221,11 @@ def grow_mee_tree(
             continue  # pushed only when none holds; kept as the definition of a leaf
         for q in range(c):
             position[present[q]] = q
-        h, row, f, orientation, low, high, n_left = best_node_split(
-            rank, label, level_values, level_start, start, end, position, c,
+        h, row, f, orientation, low, high, n_left, split_at = best_node_split(
+            index, rank, label, level_values, level_start, lo, hi, n_node, dead, position, c,
             set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
-            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, grid_level,
+            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_end,
+            grid_level,
             cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
         )
         if row < 0:
@@ -261,15 +270,39 @@ def grow_mee_tree(
                 keep_left = grows
             else:
                 keep_right = grows
-        if keep_left or keep_right:
-            _partition(index, rank, label, f, start, end, n_left, keep_left, keep_right, side_bits,
-                       buf_index, buf_rank, buf_label)
+        if top + 2 > stack_node.shape[0]:
+            stack_node = _grown(stack_node, top + 2)
+            stack_lo = _grown(stack_lo, top + 2)
+            stack_hi = _grown(stack_hi, top + 2)
+        n_right = n_node - n_left
         # right child pushed first so the left subtree is grown first
-        if keep_right:
-            stack_node[top], stack_start[top], stack_end[top] = first + 1, start + n_left, end
-            top += 1
-        if keep_left:
-            stack_node[top], stack_start[top], stack_end[top] = first, start, start + n_left
+        if keep_left and keep_right:
+            _partition(index, rank, label, f, lo, hi, split_at, n_left, dead, side_of, buf_index, buf_rank, buf_label)
+            for g in range(d):
+                start = lo[g]
+                stack_lo[top, g], stack_hi[top, g] = start + n_left, start + n_node
+                stack_lo[top + 1, g], stack_hi[top + 1, g] = start, start + n_left
+            # the split feature is not moved: its rows divide at the split
+            stack_lo[top, f], stack_hi[top, f] = split_at, hi[f]
+            stack_lo[top + 1, f], stack_hi[top + 1, f] = lo[f], split_at
+            stack_node[top, 0], stack_node[top, 1] = first + 1, n_right
+            stack_node[top + 1, 0], stack_node[top + 1, 1] = first, n_left
+            top += 2
+        elif keep_left or keep_right:
+            # the other child is a leaf: its cases are marked dead, nothing moves
+            if keep_left:
+                _mark_dead(index[f], split_at, hi[f], dead)
+                hi[f] = split_at
+                kept, n_kept = first, n_left
+            else:
+                _mark_dead(index[f], lo[f], split_at, dead)
+                lo[f] = split_at
+                kept, n_kept = first + 1, n_right
+            for g in range(d):
+                if hi[g] - lo[g] >= 2 * n_kept + 16:  # mostly dead rows: compact them away
+                    hi[g] = lo[g] + _compact(index[g], rank[g], label[g], lo[g], hi[g], dead)
+                stack_lo[top, g], stack_hi[top, g] = lo[g], hi[g]
+            stack_node[top, 0], stack_node[top, 1] = kept, n_kept
             top += 1
     return (
         ints[:n_nodes].copy(), floats[:n_nodes].copy(), counts[:n_nodes].copy(),
@@ -278,14 +311,57 @@ def grow_mee_tree(
 
 
 @njit(cache=True)
-def _partition(index, rank, label, f, start, end, n_left, keep_first, keep_second, side_bits,
-               buf_index, buf_rank, buf_label):
-    """Stably partition every feature but ``f`` (already split: its left cases come first)."""
-    for p in range(start, start + n_left):
-        set_side(side_bits, np.int64(index[f, p]), 0)
-    for p in range(start + n_left, end):
-        set_side(side_bits, np.int64(index[f, p]), 1)
+def _mark_dead(index_row, start, end, dead):
+    for p in range(start, end):
+        dead[index_row[p]] = 1
+
+
+@njit(cache=True)
+def _compact(index_row, rank_row, label_row, start, end, dead) -> int:
+    """Move the live rows of ``[start, end)`` to its front, in order; returns their count."""
+    write = start
+    for p in range(start, end):
+        sample = index_row[p]
+        keep = 1 - np.int64(dead[sample])
+        index_row[write] = sample
+        rank_row[write] = rank_row[p]
+        label_row[write] = label_row[p]
+        write += keep
+    return write - start
+
+
+@njit(cache=True)
+def _partition(index, rank, label, f, lo, hi, split_at, n_left, dead, side, buf_index, buf_rank, buf_label):
+    """Stably partition every feature but ``f`` between two kept children, dropping dead rows.
+
+    Feature ``g``'s live rows move to ``[lo[g], lo[g] + n_left)`` (left) and on
+    (right); the split feature's rows already divide at ``split_at``.
+    """
+    for p in range(lo[f], split_at):
+        side[index[f, p]] = 0
+    for p in range(split_at, hi[f]):
+        side[index[f, p]] = 1
     for g in range(index.shape[0]):
-        if g != f:
-            partition_two(index[g], rank[g], label[g], start, end, n_left, side_bits, keep_first, keep_second,
-                          buf_index, buf_rank, buf_label)
+        if g == f:
+            continue
+        index_row, rank_row, label_row = index[g], rank[g], label[g]
+        low = lo[g]
+        high = 0
+        for p in range(lo[g], hi[g]):
+            sample = index_row[p]
+            if dead[sample]:
+                continue
+            if side[sample]:
+                buf_index[high] = sample
+                buf_rank[high] = rank_row[p]
+                buf_label[high] = label_row[p]
+                high += 1
+            else:
+                index_row[low] = sample
+                rank_row[low] = rank_row[p]
+                label_row[low] = label_row[p]
+                low += 1
+        for i in range(high):
+            index_row[low + i] = buf_index[i]
+            rank_row[low + i] = buf_rank[i]
+            label_row[low + i] = buf_label[i]

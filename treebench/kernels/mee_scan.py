@@ -1,9 +1,10 @@
 """Compiled split search of one MEE node on presorted rows (paper 001).
 
-The node owns the position range ``[start, end)`` of every feature's sorted
-rows (sample ids, dense value ranks, class codes; see
-:mod:`treebench.kernels.mee_grow`), so a feature's levels and cumulative
-class counts come from one pass over its range, with no sort.  The search
+The node owns a position range of every feature's sorted rows (sample ids,
+dense value ranks, class codes; see :mod:`treebench.kernels.mee_grow`), so
+a feature's levels and cumulative class counts come from one pass over its
+range, with no sort (rows of cases already in a leaf may remain in the
+range, marked dead, and are skipped).  The search
 then visits the candidates in the order of :func:`treebench.kernels.mee.best_mee_split`
 -- feature, class set, orientation, threshold -- with the same arithmetic
 (the same ``k ln k`` look-ups and the same order of every floating-point
@@ -43,24 +44,31 @@ PRUNE_MARGIN = 1e-12
 
 
 @njit(cache=True)
-def feature_levels(rank_row, label_row, level_values, start, end, position, n_present, running, cum, lefts, levels):
+def feature_levels(
+    index_row, rank_row, label_row, level_values, start, end, dead, clean, position, n_present, running, cum, lefts,
+    levels, level_end,
+):
     """Levels of one feature at a node and the cumulative counts of its present classes.
 
     Parameters
     ----------
-    rank_row, label_row:
-        The feature's sorted rows (dense value ranks, class codes).
+    index_row, rank_row, label_row:
+        The feature's sorted rows (sample ids, dense value ranks, class codes).
     level_values:
         The feature's distinct training values by rank.
     start, end:
-        The node's position range.
+        The node's position range in this feature's rows.
+    dead, clean:
+        ``dead[sample]`` marks cases already in a leaf, whose rows a chain of
+        splits leaves in place; ``clean`` says the range has none (no look-up).
     position, n_present:
         ``position[code]``: the class's place among the node's ``n_present`` classes.
     running:
         Scratch of length ``n_present``.
-    cum, lefts, levels:
+    cum, lefts, levels, level_end:
         Output: ``cum[j, q]`` cases of the ``q``-th present class with
-        ``x <= levels[j]``, ``lefts[j]`` all cases with ``x <= levels[j]``.
+        ``x <= levels[j]``, ``lefts[j]`` all cases with ``x <= levels[j]``,
+        ``level_end[j]`` the position where the rows above ``levels[j]`` begin.
 
     Returns
     -------
@@ -70,21 +78,27 @@ def feature_levels(rank_row, label_row, level_values, start, end, position, n_pr
     for q in range(n_present):
         running[q] = 0
     m = 0
+    seen = 0
     previous = -1
     for p in range(start, end):
+        if not clean and dead[index_row[p]]:
+            continue
         r = np.int64(rank_row[p])
         if r != previous:
             if m > 0:
                 for q in range(n_present):
                     cum[m - 1, q] = running[q]
-                lefts[m - 1] = p - start
+                lefts[m - 1] = seen
+                level_end[m - 1] = p
             levels[m] = level_values[r]
             m += 1
             previous = r
         running[position[label_row[p]]] += 1
+        seen += 1
     for q in range(n_present):
         cum[m - 1, q] = running[q]
-    lefts[m - 1] = end - start
+    lefts[m - 1] = seen
+    level_end[m - 1] = end
     return m
 
 
@@ -154,17 +168,18 @@ def grid_levels(levels, m, low_v, high_v, points, grid_level):
 
 @njit(cache=True)
 def best_node_split(
-    rank, label, level_values, level_start, start, end, position, n_present,
+    index, rank, label, level_values, level_start, lo, hi, n, dead, position, n_present,
     set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n, xlogx, points, min_child, printed,
-    whole, span_low, span_high, must_lower, running, cum, lefts, levels, grid_level, cum_grid, left_grid,
+    whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid,
     s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
 ):
     """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
 
     Parameters
     ----------
-    rank, label:
-        ``(d, n)`` sorted rows of every feature; the node owns ``[start, end)``.
+    index, rank, label:
+        ``(d, n)`` sorted rows of every feature; the node's ``n`` cases are the
+        rows of ``[lo[f], hi[f])`` whose sample is not ``dead``.
     level_values, level_start:
         Feature ``f``'s distinct values by rank start at ``level_start[f]``.
     position, n_present:
@@ -177,7 +192,7 @@ def best_node_split(
         the enumeration order) and ``set_n[row]`` their case counts.
     xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
         As in :func:`treebench.kernels.mee.best_mee_split`.
-    running, cum, lefts, levels, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
+    running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
         Scratch buffers (see :func:`feature_levels`; the block stack holds 2 * 64 ranges).
     s_first, s_last, unsplit_of, survives:
         Scratch per table row (set counts at the first and last candidate) and
@@ -187,8 +202,9 @@ def best_node_split(
 
     Returns
     -------
-    (H, set row, feature, orientation, low, high, n_left):
-        ``set row = -1`` when no curve is usable.
+    (H, set row, feature, orientation, low, high, n_left, position):
+        ``set row = -1`` when no curve is usable; ``position`` is where the
+        split feature's rows of the right child begin.
 
     Notes
     -----
@@ -201,11 +217,10 @@ def best_node_split(
     same order as the per-node kernel, so the result is the same.
     """
     d = rank.shape[0]
-    n = end - start
     best_h = np.inf
     best_row, best_feature, best_orientation = -1, -1, -1
     best_low, best_high = 0.0, 0.0
-    best_n_left = 0
+    best_n_left, best_position = 0, 0
     for k in range(n_rows):
         unsplit_of[k] = np.inf
         if must_lower:
@@ -219,7 +234,8 @@ def best_node_split(
     for f in range(d):
         base = level_start[f]
         m = feature_levels(
-            rank[f], label[f], level_values[base:], start, end, position, n_present, running, cum, lefts, levels
+            index[f], rank[f], label[f], level_values[base:], lo[f], hi[f], dead, hi[f] - lo[f] == n, position,
+            n_present, running, cum, lefts, levels, level_end,
         )
         if m < 2:
             continue  # constant feature: no split
@@ -297,10 +313,10 @@ def best_node_split(
                             best_h = h
                             best_row, best_feature, best_orientation = row, f, orientation
                             best_low, best_high = levels[jj], levels[jj + 1]
-                            best_n_left = lefts[jj]
+                            best_n_left, best_position = lefts[jj], level_end[jj]
                             for q in range(n_present):
                                 best_left[q] = cum[jj, q]
-    return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left
+    return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left, best_position
 
 
 @njit(cache=True)
