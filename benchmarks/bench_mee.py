@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
@@ -63,11 +64,10 @@ def ratio_rows(names: list[str], repeats: int, per_node: bool) -> list[str]:
         mee = MEETreeClassifier()
         sk = DecisionTreeClassifier(criterion="entropy", random_state=0)
         mee.fit(X[:200], y[:200])  # compile or load the kernels outside the timing
-        fits = {"mee": lambda: mee.fit(X, y), "sklearn": lambda: sk.fit(X, y)}
+        fits = {"mee": partial(mee.fit, X, y), "sklearn": partial(sk.fit, X, y)}
         if per_node:
             codes = np.unique(y, return_inverse=True)[1]
-            k = int(codes.max()) + 1
-            fits["per-node"] = lambda: grow_mee_per_node(X, codes, k, MEE())
+            fits["per-node"] = partial(grow_mee_per_node, X, codes, int(codes.max()) + 1, MEE())
         t = best_times(fits, repeats if not per_node else max(1, repeats // 3))
         tree = mee.tree_
         extra = f" {1000 * t['per-node']:.0f} | {t['per-node'] / t['mee']:.1f} |" if per_node else ""
@@ -91,7 +91,7 @@ def growth_rows(repeats: int, seed: int) -> list[str]:
             mee = MEETreeClassifier(**params)
             sk = DecisionTreeClassifier(criterion="entropy", random_state=0)
             mee.fit(Xs[:200], ys[:200])
-            t = best_times({"mee": lambda: mee.fit(Xs, ys), "sklearn": lambda: sk.fit(Xs, ys)}, repeats)
+            t = best_times({"mee": partial(mee.fit, Xs, ys), "sklearn": partial(sk.fit, Xs, ys)}, repeats)
             seconds.append(t["mee"])
             rows.append(
                 f"| {name} {params or ''} | {size} | {1000 * t['mee']:.1f} | {t['mee'] / t['sklearn']:.2f} | "
