@@ -74,7 +74,7 @@ def presort(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     return index, rank, label, np.concatenate(values), level_start
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _grown(a: np.ndarray, rows: int) -> np.ndarray:
     """``a`` with room for ``rows`` rows (doubling), its rows kept."""
     if rows <= a.shape[0]:

@@ -111,7 +111,7 @@ def _set_count(cum, j, set_pos, row, size) -> int:
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _block_bound(orientation, s_a, left_a, s_b, left_b, ns, n, p, printed, log_wp, log_wm, xlogx) -> float:
     """A lower bound of the error entropy at every threshold of a block of levels.
 
