@@ -19,6 +19,7 @@ kept in :attr:`MEETreeClassifier.split_sets_`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,7 @@ from treebench.criteria.mee import (
 from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
+from treebench.kernels.mee_grow import grow_mee_tree, presort
 from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin
@@ -55,8 +57,21 @@ MAX_CLASS_SETS = 2**16 - 1
 
 
 @dataclass
+class GrownMEE:
+    """A grown MEE tree: node arrays (:mod:`treebench.kernels.layout`) and each split's class set."""
+
+    ints: np.ndarray
+    floats: np.ndarray
+    counts: np.ndarray
+    #: per node: the class codes coded ``t = 1`` by its split, ``None`` for a leaf
+    split_sets: list[tuple[int, ...] | None]
+    #: per node: 0 (``x <= threshold`` assigned the set), 1 (``x > threshold``) or -1 (a leaf)
+    orientations: np.ndarray
+
+
+@dataclass
 class _Nodes:
-    """Growing node arrays (lists until the tree is finished)."""
+    """Growing node arrays of the per-node builder (lists until the tree is finished)."""
 
     n_classes: int
     ints: list[list[int]] = field(default_factory=list)
@@ -74,6 +89,15 @@ class _Nodes:
         self.split_sets.append(None)
         self.orientations.append(-1)
         return len(self.ints) - 1
+
+    def finish(self) -> GrownMEE:
+        return GrownMEE(
+            ints=np.asarray(self.ints, dtype=np.int64).reshape(-1, L.N_INT_FIELDS),
+            floats=np.asarray(self.floats, dtype=np.float64).reshape(-1, L.N_FLOAT_FIELDS),
+            counts=np.asarray(self.counts, dtype=np.int64).reshape(-1, self.n_classes),
+            split_sets=list(self.split_sets),
+            orientations=np.asarray(self.orientations, dtype=np.int64),
+        )
 
 
 class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
@@ -204,7 +228,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 f"({most} classes with this max_merged; a smaller max_merged allows more)"
             )
         self._fit_inputs(encoder, criterion)
-        nodes = grow_mee(
+        grow = grow_mee if self.engine == "numba" else grow_mee_per_node
+        grown = grow(
             np.ascontiguousarray(matrix, dtype=np.float64),
             codes,
             len(self.classes_),
@@ -214,9 +239,9 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             engine=self.engine,
         )
         self.tree_ = Tree(
-            int_nodes=np.asarray(nodes.ints, dtype=np.int64).reshape(-1, L.N_INT_FIELDS),
-            float_nodes=np.asarray(nodes.floats, dtype=np.float64).reshape(-1, L.N_FLOAT_FIELDS),
-            counts=np.asarray(nodes.counts, dtype=np.int64).reshape(-1, len(self.classes_)),
+            int_nodes=grown.ints,
+            float_nodes=grown.floats,
+            counts=grown.counts,
             catmap=np.zeros(0, np.int64),
             n_categories=encoder.n_categories,
             feature_names=list(encoder.names),
@@ -225,9 +250,9 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             criterion={"name": criterion.name, **criterion.values, "threshold": self.threshold},
         )
         self.split_sets_ = [
-            None if s is None else tuple(self.classes_[list(s)].tolist()) for s in nodes.split_sets
+            None if s is None else tuple(self.classes_[list(s)].tolist()) for s in grown.split_sets
         ]
-        self.split_orientations_ = np.asarray(nodes.orientations, dtype=np.int64)
+        self.split_orientations_ = grown.orientations
         return self
 
     def _encode(self, X: Any) -> np.ndarray:
@@ -273,11 +298,113 @@ def grow_mee(
     max_depth: int | None = None,
     midpoint: bool = False,
     engine: str = "numba",
-) -> _Nodes:
-    """Grow the node arrays depth-first; the children of a node get consecutive ids.
+) -> GrownMEE:
+    """Grow the tree with the compiled node loop (:mod:`treebench.kernels.mee_grow`).
 
-    The convexity grid of ``convexity_range="whole"`` spans each feature's
-    range over all of ``X`` (the training set), at every node.
+    The same tree as :func:`grow_mee_per_node` (its oracle in the tests):
+    the children of a node get consecutive ids, the left subtree is grown
+    first, and the convexity grid of ``convexity_range="whole"`` spans each
+    feature's range over all of ``X``.  ``engine`` is accepted for a uniform
+    signature; this builder is compiled only.
+    """
+    if X.shape[0] == 0:
+        raise TreebenchError("cannot grow a tree on 0 samples")
+    n = X.shape[0]
+    labels = np.ascontiguousarray(y, dtype=np.int64)
+    merged = criterion.max_merged or None
+    set_pos, set_size, set_parent, set_first = set_tables(n_classes, merged)
+    index, rank, label, level_values, level_start = presort(X, labels)
+    ints, floats, counts, rows, orientations, extremes = grow_mee_tree(
+        index, rank, label, level_values, level_start,
+        np.bincount(labels, minlength=n_classes).astype(np.int64),
+        set_pos, set_size, set_parent, set_first, xlogx_table(n),
+        int(criterion.convexity_points), int(criterion.min_class_cases), int(criterion.min_child_cases),
+        criterion.error_rates == "printed", criterion.convexity_range == "whole",
+        np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)),
+        bool(criterion.must_lower), -1 if max_depth is None else int(max_depth), bool(midpoint),
+    )
+    floats[:, L.IMPURITY] = node_values(counts, extremes, criterion.error_rates)
+    split_sets: list[tuple[int, ...] | None] = [None] * ints.shape[0]
+    for node in np.flatnonzero(rows >= 0):
+        present = np.flatnonzero(counts[node])
+        split_sets[node] = tuple(int(c) for c in present[set_pos[rows[node], : set_size[rows[node]]]])
+    return GrownMEE(ints, floats, counts, split_sets, orientations)
+
+
+@lru_cache(maxsize=32)
+def set_tables(n_classes: int, max_merged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Candidate class sets of a node with ``c`` present classes, for every ``c <= n_classes``.
+
+    Rows ``set_first[c]`` to ``set_first[c + 1]`` of ``set_pos`` are the sets of
+    :func:`treebench.criteria.mee.class_sets` over positions ``0..c-1`` (the
+    node's present classes in ascending order), padded with -1; ``set_size``
+    gives their sizes and ``set_parent`` the row of the set less its last
+    class (-1 for one class; always listed earlier, in the same table).
+    Cached: the tables depend on the class count only.
+    """
+    tables = [class_sets(range(c), max_merged) for c in range(n_classes + 1)]
+    width = max([len(s) for sets in tables for s in sets], default=1)
+    set_first = np.zeros(n_classes + 2, np.int64)
+    set_first[1:] = np.cumsum([len(sets) for sets in tables])
+    set_pos = np.full((int(set_first[-1]), width), -1, np.int64)
+    set_size = np.zeros(int(set_first[-1]), np.int64)
+    set_parent = np.full(int(set_first[-1]), -1, np.int64)
+    row = 0
+    for sets in tables:
+        rows: dict[tuple[int, ...], int] = {}  # this table's sets and their rows
+        for s in sets:
+            set_pos[row, : len(s)] = s
+            set_size[row] = len(s)
+            set_parent[row] = rows.get(s[:-1], -1)
+            rows[s] = row
+            row += 1
+    for array in (set_pos, set_size, set_parent, set_first):
+        array.setflags(write=False)  # shared by every fit through the cache
+    return set_pos, set_size, set_parent, set_first
+
+
+def node_values(counts: np.ndarray, extremes: np.ndarray, error_rates: str) -> np.ndarray:
+    """Every node's value: the lowest error entropy of not splitting over its class sets.
+
+    Not splitting scores ``h(n_S / n)``-like values that fall as ``n_S / n``
+    moves away from 1/2 (under both readings of the error rates), so the
+    lowest is at the smallest or the largest set (``extremes``, -1 for a node
+    with fewer than two classes: value 0).  The formula is the per-node
+    builder's (:func:`_unsplit_entropy`), element by element, so the values
+    are the same numbers.
+    """
+    values = np.zeros(counts.shape[0])
+    nodes = np.flatnonzero(extremes[:, 0] >= 0)
+    if nodes.size == 0:
+        return values
+    n = counts[nodes].sum(axis=1).astype(float)
+    best = np.full(nodes.size, np.inf)
+    for column in (0, 1):
+        inside = extremes[nodes, column].astype(float)
+        p = inside / n if error_rates == "printed" else None
+        ends = (coded_error_entropy(inside, 0.0 * inside, n, p), coded_error_entropy(0.0 * inside, n - inside, n, p))
+        best = np.minimum(best, np.minimum(*ends))
+    values[nodes] = best
+    return values
+
+
+def grow_mee_per_node(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    criterion: MEE,
+    *,
+    max_depth: int | None = None,
+    midpoint: bool = False,
+    engine: str = "numba",
+) -> GrownMEE:
+    """The per-node builder: every node copies its cases and sorts every feature (slow; the oracle).
+
+    ``engine="numba"`` scans a node with :func:`treebench.kernels.mee.best_mee_split`,
+    ``"python"`` with :func:`reference_best_split`.  The children of a node
+    get consecutive ids and the left subtree is grown first; the convexity
+    grid of ``convexity_range="whole"`` spans each feature's range over all
+    of ``X`` (the training set), at every node.
     """
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
@@ -319,7 +446,7 @@ def grow_mee(
         # right child pushed first so the left subtree is grown first
         stack.append((first + 1, samples[~go_left]))
         stack.append((first, samples[go_left]))
-    return nodes
+    return nodes.finish()
 
 
 def _best_split(X, y, sets, n_classes, criterion, engine, xlogx, span):

@@ -1,0 +1,390 @@
+"""Compiled split search of one MEE node on presorted rows (paper 001).
+
+The node owns a position range of every feature's sorted rows (sample ids,
+dense value ranks, class codes; see :mod:`treebench.kernels.mee_grow`), so
+a feature's levels and cumulative class counts come from one pass over its
+range, with no sort (rows of cases already in a leaf may remain in the
+range, marked dead, and are skipped).  The search
+then visits the candidates in the order of :func:`treebench.kernels.mee.best_mee_split`
+-- feature, class set, orientation, threshold -- with the same arithmetic
+(the same ``k ln k`` look-ups and the same order of every floating-point
+sum), so it picks the same split bit for bit.
+
+What changed from the per-node kernel is where the work goes:
+
+* counts are kept class-major over the node's *present* classes only, so a
+  class set's left counts at the grid points (or the levels) are a few
+  contiguous vector additions, one per member class;
+* a feature whose every threshold leaves fewer than ``min_child`` cases on a
+  side is skipped before its curves are drawn (it has no candidate, so its
+  convexity does not matter);
+* the left counts of a set at the levels are summed only over the thresholds
+  that are candidates, and only when one of its curves is convex.
+
+Every buffer is allocated once per fit by the caller (:class:`MEEWork`
+arrays); the loops allocate nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.mee import _errors, _h
+from treebench.kernels.tolerances import CONVEX_TOLERANCE, TIE_TOLERANCE
+
+#: Levels per block scanned threshold by threshold; larger ranges are bounded first.
+LEAF_BLOCK = 8
+#: Slack of the pruning bound: a block is skipped only when its bound is this far
+#: past the acceptance limit, far above the rounding error of an error entropy
+#: (a few 1e-15), so a skipped threshold could never have been accepted.
+PRUNE_MARGIN = 1e-12
+
+
+@njit(cache=True)
+def feature_levels(
+    index_row, rank_row, label_row, level_values, start, end, dead, clean, position, n_present, running, cum, lefts,
+    levels, level_end,
+):
+    """Levels of one feature at a node and the cumulative counts of its present classes.
+
+    Parameters
+    ----------
+    index_row, rank_row, label_row:
+        The feature's sorted rows (sample ids, dense value ranks, class codes).
+    level_values:
+        The feature's distinct training values by rank.
+    start, end:
+        The node's position range in this feature's rows.
+    dead, clean:
+        ``dead[sample]`` marks cases already in a leaf, whose rows a chain of
+        splits leaves in place; ``clean`` says the range has none (no look-up).
+    position, n_present:
+        ``position[code]``: the class's place among the node's ``n_present`` classes.
+    running:
+        Scratch of length ``n_present``.
+    cum, lefts, levels, level_end:
+        Output: ``cum[j, q]`` cases of the ``q``-th present class with
+        ``x <= levels[j]``, ``lefts[j]`` all cases with ``x <= levels[j]``,
+        ``level_end[j]`` the position where the rows above ``levels[j]`` begin.
+
+    Returns
+    -------
+    int
+        ``m``, the number of levels.
+    """
+    for q in range(n_present):
+        running[q] = 0
+    m = 0
+    seen = 0
+    previous = -1
+    for p in range(start, end):
+        if not clean and dead[index_row[p]]:
+            continue
+        r = np.int64(rank_row[p])
+        if r != previous:
+            if m > 0:
+                for q in range(n_present):
+                    cum[m - 1, q] = running[q]
+                lefts[m - 1] = seen
+                level_end[m - 1] = p
+            levels[m] = level_values[r]
+            m += 1
+            previous = r
+        running[position[label_row[p]]] += 1
+        seen += 1
+    for q in range(n_present):
+        cum[m - 1, q] = running[q]
+    lefts[m - 1] = seen
+    level_end[m - 1] = end
+    return m
+
+
+@njit(cache=True, inline="always")
+def _set_count(cum, j, set_pos, row, size) -> int:
+    """Cases of the class set ``row`` with ``x <= levels[j]``."""
+    total = 0
+    for a in range(size):
+        total += cum[j, set_pos[row, a]]
+    return total
+
+
+@njit(cache=True)
+def _block_bound(orientation, s_a, left_a, s_b, left_b, ns, n, p, printed, log_wp, log_wm, xlogx) -> float:
+    """A lower bound of the error entropy at every threshold of a block of levels.
+
+    Along the levels each error count moves one way (under orientation 0 the
+    ``e = 2`` count falls and the ``e = -2`` count rises), so the block's
+    counts lie in the box spanned by its two ends; the error entropy is
+    concave in the two counts, so over the box it is lowest at a corner.
+    """
+    plus_a, minus_a = _errors(orientation, s_a, left_a, ns, n)
+    plus_b, minus_b = _errors(orientation, s_b, left_b, ns, n)
+    plus_lo, plus_hi = min(plus_a, plus_b), max(plus_a, plus_b)
+    minus_lo, minus_hi = min(minus_a, minus_b), max(minus_a, minus_b)
+    return min(
+        min(_h(plus_lo, minus_lo, n, p, printed, log_wp, log_wm, xlogx),
+            _h(plus_lo, minus_hi, n, p, printed, log_wp, log_wm, xlogx)),
+        min(_h(plus_hi, minus_lo, n, p, printed, log_wp, log_wm, xlogx),
+            _h(plus_hi, minus_hi, n, p, printed, log_wp, log_wm, xlogx)),
+    )
+
+
+@njit(cache=True)
+def _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx) -> bool:
+    """The crude convex/concave rule on the grid, summed in grid order as the per-node kernel."""
+    lo_c, hi_c = points // 5, (4 * points) // 5
+    central, ends = 0.0, 0.0
+    for i in range(points):
+        plus, minus = _errors(orientation, s_grid[i], left_grid[i], ns, n)
+        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+        if lo_c <= i < hi_c:
+            central += h
+        else:
+            ends += h
+    central /= hi_c - lo_c
+    ends /= points - (hi_c - lo_c)
+    return not central > ends + CONVEX_TOLERANCE
+
+
+@njit(cache=True)
+def grid_levels(levels, m, low_v, high_v, points, grid_level):
+    """``grid_level[i]``: the last level ``<=`` grid point ``i`` (-1 below the node's smallest value).
+
+    The grid is ``low + (high - low) * (i / (points - 1))`` with its last point
+    exactly ``high``, as :func:`treebench.criteria.mee.convexity_grid`.
+    """
+    j = -1
+    for i in range(points):
+        g = low_v + (high_v - low_v) * (i / (points - 1))
+        if i == points - 1:
+            g = high_v
+        while j + 1 < m and levels[j + 1] <= g:
+            j += 1
+        grid_level[i] = j
+
+
+@njit(cache=True)
+def best_node_split(
+    index, rank, label, level_values, level_start, lo, hi, n, dead, position, n_present,
+    set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n, xlogx, points, min_child, printed,
+    whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid,
+    s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
+):
+    """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
+
+    Parameters
+    ----------
+    index, rank, label:
+        ``(d, n)`` sorted rows of every feature; the node's ``n`` cases are the
+        rows of ``[lo[f], hi[f])`` whose sample is not ``dead``.
+    level_values, level_start:
+        Feature ``f``'s distinct values by rank start at ``level_start[f]``.
+    position, n_present:
+        The place of each class code among the node's present classes.
+    set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n:
+        Candidate class sets as rows of positions into the present classes:
+        the node's table is rows ``first_row`` to ``end_row``, ``set_parent``
+        the row of a set less its last class (-1 for one class),
+        ``set_rows[:n_rows]`` the rows that passed the minimum-cases test (in
+        the enumeration order) and ``set_n[row]`` their case counts.
+    xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
+        As in :func:`treebench.kernels.mee.best_mee_split`.
+    running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
+        Scratch buffers (see :func:`feature_levels`; the block stack holds 2 * 64 ranges).
+    s_first, s_last, unsplit_of, survives:
+        Scratch per table row (set counts at the first and last candidate) and
+        per usable set (the no-split error entropy, the screen's verdicts).
+    best_left:
+        Output: the chosen split's left counts per present class.
+
+    Returns
+    -------
+    (H, set row, feature, orientation, low, high, n_left, position):
+        ``set row = -1`` when no curve is usable; ``position`` is where the
+        split feature's rows of the right child begin.
+
+    Notes
+    -----
+    A curve's thresholds are visited in order, but a block of them whose
+    lower bound (:func:`_block_bound`) cannot beat the best split so far is
+    skipped, halving blocks down to :data:`LEAF_BLOCK` levels.  The
+    convex/concave rule only gates thresholds, so it is evaluated when the
+    first block survives: a curve none of whose thresholds could win is never
+    drawn on the grid.  Candidates are accepted by the same comparisons in the
+    same order as the per-node kernel, so the result is the same.
+    """
+    d = rank.shape[0]
+    best_h = np.inf
+    best_row, best_feature, best_orientation = -1, -1, -1
+    best_low, best_high = 0.0, 0.0
+    best_n_left, best_position = 0, 0
+    for k in range(n_rows):
+        unsplit_of[k] = np.inf
+        if must_lower:
+            ns = set_n[set_rows[k]]
+            p = ns / n
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            unsplit_of[k] = min(
+                _h(ns, 0, n, p, printed, log_wp, log_wm, xlogx),
+                _h(0, n - ns, n, p, printed, log_wp, log_wm, xlogx),
+            )
+    for f in range(d):
+        base = level_start[f]
+        m = feature_levels(
+            index[f], rank[f], label[f], level_values[base:], lo[f], hi[f], dead, hi[f] - lo[f] == n, position,
+            n_present, running, cum, lefts, levels, level_end,
+        )
+        if m < 2:
+            continue  # constant feature: no split
+        # candidate thresholds: the levels below the last whose both sides are
+        # large enough; the counts grow with the level, so they are one run
+        first, last = 0, m - 2
+        while first <= last and lefts[first] < min_child:
+            first += 1
+        while last >= first and n - lefts[last] < min_child:
+            last -= 1
+        if first > last:
+            continue  # no candidate: the feature's curves cannot matter
+        have_grid_levels = False
+        _screen(cum, lefts, first, last, set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n,
+                n, best_h, unsplit_of, printed, xlogx, s_first, s_last, survives)
+        for k in range(n_rows):
+            if not (survives[k, 0] or survives[k, 1]):
+                continue
+            row = set_rows[k]
+            ns = set_n[row]
+            p = ns / n
+            # both logs finite: a candidate set and its complement are non-empty
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            size = set_size[row]
+            have_grid = False
+            unsplit = unsplit_of[k]
+            for orientation in range(2):
+                if not survives[k, orientation]:
+                    continue
+                verdict = 0  # convexity: 0 not yet drawn, 1 convex, -1 concave
+                block_lo[0], block_hi[0] = first, last
+                top = 1
+                while top > 0:
+                    top -= 1
+                    a, b = block_lo[top], block_hi[top]
+                    limit = min(best_h, unsplit) - TIE_TOLERANCE
+                    if limit < np.inf:
+                        bound = _block_bound(
+                            orientation, _set_count(cum, a, set_pos, row, size), lefts[a],
+                            _set_count(cum, b, set_pos, row, size), lefts[b], ns, n, p, printed, log_wp, log_wm,
+                            xlogx,
+                        )
+                        if bound >= limit + PRUNE_MARGIN:
+                            continue  # no threshold of the block can be accepted
+                        if b - a >= LEAF_BLOCK:
+                            middle = (a + b) // 2
+                            block_lo[top], block_hi[top] = middle + 1, b  # the right half after the left
+                            block_lo[top + 1], block_hi[top + 1] = a, middle
+                            top += 2
+                            continue
+                    if verdict == 0:
+                        # -- the crude convex/concave rule on the grid, drawn once per set --
+                        if not have_grid:
+                            if not have_grid_levels:
+                                _fill_grid(levels, lefts, cum, m, n_present, whole, span_low[f], span_high[f],
+                                           points, grid_level, cum_grid, left_grid)
+                                have_grid_levels = True
+                            q0 = set_pos[row, 0]
+                            for i in range(points):
+                                s_grid[i] = cum_grid[q0, i]
+                            for member in range(1, size):
+                                qa = set_pos[row, member]
+                                for i in range(points):
+                                    s_grid[i] += cum_grid[qa, i]
+                            have_grid = True
+                        convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                              log_wm, xlogx)
+                        verdict = 1 if convex else -1
+                    if verdict < 0:
+                        break  # concave: its minimum is useless
+                    for jj in range(a, b + 1):
+                        plus, minus = _errors(orientation, _set_count(cum, jj, set_pos, row, size), lefts[jj], ns, n)
+                        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+                        if h < unsplit - TIE_TOLERANCE and h < best_h - TIE_TOLERANCE:
+                            best_h = h
+                            best_row, best_feature, best_orientation = row, f, orientation
+                            best_low, best_high = levels[jj], levels[jj + 1]
+                            best_n_left, best_position = lefts[jj], level_end[jj]
+                            for q in range(n_present):
+                                best_left[q] = cum[jj, q]
+    return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left, best_position
+
+
+@njit(cache=True)
+def _screen(cum, lefts, first, last, set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n,
+            n, best_h, unsplit_of, printed, xlogx, s_first, s_last, survives):
+    """Every usable set's two curves on one feature, screened by their whole candidate range's bound.
+
+    The bound is :func:`_block_bound`'s over ``[first, last]``, against the
+    best split before the feature (the limit only falls during the feature,
+    so a curve screened out stays out).  The set counts at the two ends come
+    from the set less its last class, one addition per set.  Under the joint
+    reading the bound is compared as ``n`` times the error entropy, which
+    needs no division (the slack covers the rounding).
+    """
+    for row in range(first_row, end_row):
+        q = set_pos[row, set_size[row] - 1]
+        parent = set_parent[row]
+        s_first[row] = cum[first, q] + (s_first[parent] if parent >= 0 else 0)
+        s_last[row] = cum[last, q] + (s_last[parent] if parent >= 0 else 0)
+    left_a, left_b = lefts[first], lefts[last]
+    top = xlogx[n]
+    for k in range(n_rows):
+        limit = min(best_h, unsplit_of[k]) - TIE_TOLERANCE
+        if limit == np.inf:
+            survives[k, 0], survives[k, 1] = True, True
+            continue
+        row = set_rows[k]
+        ns = set_n[row]
+        s_a, s_b = s_first[row], s_last[row]
+        if printed:
+            p = ns / n
+            log_wp, log_wm = math.log(p / n), math.log((1.0 - p) / n)
+            for orientation in range(2):
+                bound = _block_bound(orientation, s_a, left_a, s_b, left_b, ns, n, p, True, log_wp, log_wm, xlogx)
+                survives[k, orientation] = bound < limit + PRUNE_MARGIN
+            continue
+        scaled = (limit + PRUNE_MARGIN) * n
+        for orientation in range(2):
+            plus_a, minus_a = _errors(orientation, s_a, left_a, ns, n)
+            plus_b, minus_b = _errors(orientation, s_b, left_b, ns, n)
+            plus_lo, plus_hi = min(plus_a, plus_b), max(plus_a, plus_b)
+            minus_lo, minus_hi = min(minus_a, minus_b), max(minus_a, minus_b)
+            # n * H = n ln n - sum of k ln k over the three error counts: lowest
+            # at the corner whose sum is highest
+            high = max(
+                max(xlogx[plus_lo] + xlogx[minus_lo] + xlogx[n - plus_lo - minus_lo],
+                    xlogx[plus_lo] + xlogx[minus_hi] + xlogx[n - plus_lo - minus_hi]),
+                max(xlogx[plus_hi] + xlogx[minus_lo] + xlogx[n - plus_hi - minus_lo],
+                    xlogx[plus_hi] + xlogx[minus_hi] + xlogx[n - plus_hi - minus_hi]),
+            )
+            survives[k, orientation] = top - high < scaled
+
+
+@njit(cache=True)
+def _fill_grid(levels, lefts, cum, m, n_present, whole, span_low, span_high, points, grid_level, cum_grid, left_grid):
+    """Class-major counts at the convexity grid's points (``x <= point``) of one feature."""
+    if whole:
+        low_v, high_v = span_low, span_high
+    else:
+        low_v, high_v = levels[0], levels[m - 1]
+    grid_levels(levels, m, low_v, high_v, points, grid_level)
+    for i in range(points):
+        jj = grid_level[i]
+        if jj >= 0:
+            left_grid[i] = lefts[jj]
+            for q in range(n_present):
+                cum_grid[q, i] = cum[jj, q]
+        else:
+            left_grid[i] = 0
+            for q in range(n_present):
+                cum_grid[q, i] = 0
