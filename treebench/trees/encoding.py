@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.sparse import issparse
 
 from treebench.errors import TreebenchError
+from treebench.kernels.readiness import watch_compiles
 
 NUMERIC = "numeric"
 NOMINAL = "nominal"
@@ -70,6 +71,7 @@ class FeatureEncoder:
             On sparse, complex or non-2-d input, and on 0 samples or 0 features
             (scikit-learn's messages for the last two).
         """
+        watch_compiles()  # every estimator's fit passes here: a first fit that compiles says so, once
         X = as_2d_input(X)
         n_samples, n_features = X.shape
         for count, what in ((n_samples, "sample"), (n_features, "feature")):
