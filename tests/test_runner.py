@@ -65,6 +65,8 @@ def test_the_store_follows_the_results_contract(sequential_store):
 
 
 def test_two_processes_give_the_same_store_as_sequential(sequential_store, tmp_path):
+    # the driver runs trials until the fork server is ready (tests/test_runner_parallel.py
+    # checks that a ready pool takes trials); here whatever the timing gives
     summary, _ = run(TINY, tmp_path / "p.sqlite", jobs=2)
     assert summary.done == 36
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "p.sqlite"))

@@ -233,20 +233,41 @@ def _exit_with_driver(driver: int) -> None:
 
 
 class ProcessExecutor(Executor):
-    """A pool of local worker processes (``--jobs N``)."""
+    """``--jobs N``: the driver runs trials itself, beside a pool of ``N - 1`` local worker processes.
+
+    A worker cannot start before the fork server has imported treebench and
+    loaded the kernels (:mod:`treebench.experiment.warmup`), seconds that a
+    short run would otherwise spend waiting.  So the driver is one of the
+    ``N`` processes from the first trial on: it hands trials to the pool only
+    once :func:`pool.ready` says a worker starts at once, and keeps the pool
+    fed with just what its workers run and prefetch, so that no trial sits in
+    a busy worker's queue while the driver is free.  Results are collected
+    before the driver starts its next trial, and the driver alone writes them.
+    A run shorter than the workers' start takes the time of ``--jobs 1``; a
+    longer one loses none of it.  The trials are the same pure function
+    wherever they run.
+    """
 
     name = "processes"
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-        self.capacity = 2 * jobs  # enough to keep workers busy, few to cancel on Ctrl-C
+        self.workers = max(jobs - 1, 1)
+        self.capacity = 2 * jobs  # enough to keep everyone busy, few to cancel on Ctrl-C
+        # what a pool holds without a free worker to take it: one running and one prefetched per worker
+        self.pool_capacity = self.workers + 1
         self.futures: dict[Future, Trial] = {}
-        self.pool = self._new_pool()
+        self.waiting: deque[Trial] = deque()  # submitted, not yet given to the pool nor run
+        self.superseded: set[Future] = set()  # pool copies of trials the driver ran itself
+        self.driver_seconds: list[float] = []  # how long the driver's own trials took
+        self.stopping = False
+        self.pool: ProcessPoolExecutor | None = None
+        pool.prestart()  # no-op when the command line has started it already
 
     def _new_pool(self) -> ProcessPoolExecutor:
         env = {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIX)}
         return ProcessPoolExecutor(
-            max_workers=self.jobs,
+            max_workers=self.workers,
             mp_context=pool.context(),
             initializer=_init_worker,
             initargs=(env, os.getpid()),
@@ -256,13 +277,65 @@ class ProcessExecutor(Executor):
         return f"{self.jobs} local processes"
 
     def submit(self, trial: Trial) -> None:
-        self.futures[self.pool.submit(run_trial, trial)] = trial
+        self.waiting.append(trial)
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        """Fill the pool up to what its workers run and prefetch, once they start without waiting."""
+        if self.pool is None and self.waiting and pool.ready():
+            self.pool = self._new_pool()
+        while self.pool is not None and self.waiting and len(self.futures) < self.pool_capacity:
+            trial = self.waiting.popleft()
+            self.futures[self.pool.submit(run_trial, trial)] = trial
 
     def in_flight(self) -> int:
-        return len(self.futures)
+        return len(self.futures) + len(self.waiting)
 
     def wait(self) -> Finished:
-        done, _ = wait_futures(list(self.futures), return_when=FIRST_COMPLETED)
+        self._hand_over()
+        overdue = False
+        while True:
+            if self.stopping or any(future.done() for future in self.futures):
+                return self._collect()
+            # Nothing to store yet: the driver runs the next trial itself, or,
+            # with none left, takes back the newest one a worker holds: at once
+            # if no worker has started it, else once the pool has returned
+            # nothing for twice a trial's usual time (a worker slow to start or
+            # starved of CPU).  A trial is a pure function: of two copies, the
+            # driver's is stored and the worker's dropped.
+            trial = self.waiting.popleft() if self.waiting else self._take_back(overdue)
+            if trial is not None:
+                started = time.perf_counter()
+                finished = [(trial, run_trial(trial))]
+                self.driver_seconds.append(time.perf_counter() - started)
+                return finished + (self._collect() if any(f.done() for f in self.futures) else [])
+            finished = self._collect(timeout=self._patience())
+            if finished:
+                return finished
+            overdue = True
+
+    def _patience(self) -> float:
+        """Twice the median seconds of the driver's recent trials (1 s before any)."""
+        if not self.driver_seconds:
+            return 1.0
+        recent = sorted(self.driver_seconds[-20:])
+        return max(2.0 * recent[len(recent) // 2], 0.05)
+
+    def _take_back(self, overdue: bool) -> Trial | None:
+        """The trial of the newest pool future, if no worker started it or ``overdue``."""
+        if not self.futures:
+            return None
+        future = next(reversed(self.futures))
+        if future.cancel():
+            return self.futures.pop(future)
+        if not overdue:
+            return None
+        self.superseded.add(future)  # its result is dropped; its worker is stopped at the end
+        return self.futures.pop(future)
+
+    def _collect(self, timeout: float | None = None) -> Finished:
+        """Wait (at most ``timeout`` s) for pool trials; those finished, a dead worker's as failed."""
+        done, _ = wait_futures(list(self.futures), timeout=timeout, return_when=FIRST_COMPLETED)
         finished, broken = [], False
         for future in done:
             trial = self.futures.pop(future)
@@ -277,7 +350,7 @@ class ProcessExecutor(Executor):
                 )
             except Exception as exc:  # e.g. a result that cannot be unpickled
                 finished.append((trial, _failed(trial, f"{type(exc).__name__}: {exc}")))
-        if broken:
+        if broken and self.pool is not None:
             # Every trial of a broken pool fails the same way; start a new pool
             # so the trials still to submit get a fresh chance.
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -285,13 +358,19 @@ class ProcessExecutor(Executor):
         return finished
 
     def cancel_pending(self) -> int:
+        self.stopping = True  # from now on only collect what the workers run
         cancelled = [f for f in self.futures if f.cancel()]
         for future in cancelled:
             del self.futures[future]
-        return len(cancelled)
+        dropped = len(cancelled) + len(self.waiting)
+        self.waiting.clear()
+        return dropped
 
     def shutdown(self, abort: bool = False) -> None:
-        if abort:
+        self.waiting.clear()
+        if self.pool is None:
+            return
+        if abort or any(not future.done() for future in self.superseded):
             processes = list((getattr(self.pool, "_processes", None) or {}).values())
             self.pool.shutdown(wait=False, cancel_futures=True)
             for process in processes:

@@ -3,19 +3,40 @@
 Imported by the local process pool's fork server (``set_forkserver_preload``),
 so every worker forked from it starts with numba's kernels already loaded from
 their on-disk cache instead of paying for that on its first trial.  Importing
-this module has that side effect on purpose; nothing else imports it.
+this module has that side effect on purpose; nothing else imports it.  When it
+is done it leaves :func:`treebench.experiment.pool.marker` of its parent (the
+driver, which runs trials itself until then).
+
+The fork server and the workers forked from it run at a lower priority
+(:data:`treebench.experiment.pool.NICENESS`): they use the cores nothing else
+wants, so on a busy machine ``--jobs N`` cannot slow the driver, which runs
+trials at normal priority, below ``--jobs 1``.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import os
 
-import treebench.experiment.trial  # noqa: F401 - the worker's code, imported once
+from treebench.experiment.pool import NICENESS, marker
+
+_DRIVER = os.getppid()  # read first: a driver gone before the preload ends leaves the server to init
+
+try:  # first: the imports below are most of the preload
+    os.nice(NICENESS)
+except OSError:  # pragma: no cover - not allowed: the usual priority
+    pass
+
+import numpy as np  # noqa: E402
+
+import treebench.experiment.trial  # noqa: E402, F401 - the worker's code, imported once
 
 
 def warm() -> None:
     """Fit and apply one tiny tree (loads the induction and traversal kernels)."""
+    from treebench.kernels.readiness import mark_announced
     from treebench.trees.estimator import TreeClassifier
+
+    mark_announced()  # the driver speaks of a first compile, not every worker
 
     X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
     y = np.array([0, 0, 1, 1])
@@ -26,3 +47,9 @@ try:
     warm()
 except Exception:  # pragma: no cover - warming is an optimisation, never a failure
     pass
+finally:
+    try:
+        if os.getppid() == _DRIVER:
+            marker(_DRIVER).touch()
+    except OSError:  # pragma: no cover - no writable temp folder: the driver keeps the trials
+        pass

@@ -1,28 +1,179 @@
-"""Whether the compiled tree builder is already on disk, so a first run can say that it will compile.
+"""Which compiled kernels are already on disk, so that a first use can say that it will compile.
 
-numba compiles the split kernels on first use and caches the machine code
-next to the sources (or in ``NUMBA_CACHE_DIR``); that first compile takes
-tens of seconds, during which a progress bar would sit at 0% with no word.
+numba compiles a kernel on first use and caches the machine code next to the
+sources (or in ``NUMBA_CACHE_DIR``); the first compile of the tree builder
+alone takes about 20 s, during which a progress bar would sit at 0% (or a
+first ``fit`` would look hung) with no word.
+
+Two ways to say so:
+
+* up front, from the registry :data:`KERNELS`: :func:`uncached` lists the
+  kernels of the given groups that numba's cache does not hold for the
+  current sources (``treebench run`` asks before its progress bar starts);
+* at the moment it happens, for the Python API: :func:`watch_compiles` (called
+  by every estimator's fit through the feature encoder) prints
+  :data:`FIRST_FIT_NOTICE` on stderr when a cached treebench kernel really
+  compiles, once per process: never when the cache is warm, never twice.
+
+A module with a kernel of its own registers it in one line (its entry point:
+the compiled function Python calls)::
+
+    register("mee", "treebench.kernels.mee", "best_mee_split")
 """
 
 from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 #: What a run prints before it compiles (the estimate: an idle 2-core machine; a loaded one takes longer).
 COMPILE_NOTICE = (
     "treebench: compiling the split kernels (first run only; about 20 s on 2 idle cores, longer on a busy machine)"
 )
+#: What the Python API prints, once per process, when a first fit compiles.
+FIRST_FIT_NOTICE = (
+    "treebench: this first fit compiles numba kernels (once: they are cached on disk; "
+    "about 20 s on 2 idle cores, longer on a busy machine)"
+)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A compiled entry point: ``module.function``, in a ``group`` of kernels used together.
+
+    ``rank_dtype`` names one specialisation of the tree builder: the one whose
+    rank array (its second argument) has that dtype.
+    """
+
+    group: str
+    module: str
+    function: str
+    rank_dtype: str | None = None
+
+    @property
+    def label(self) -> str:
+        suffix = f" [{self.rank_dtype} ranks]" if self.rank_dtype else ""
+        return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
+
+
+#: Every registered kernel.  Groups: ``tree`` (every fit and predict), ``large``
+#: (columns of more than 65,535 distinct values), ``c4.5``, ``pruning``, ``mee``, ``belief``.
+KERNELS: list[Kernel] = []
+
+
+def register(group: str, module: str, function: str, *, rank_dtype: str | None = None) -> Kernel:
+    """Add a kernel to :data:`KERNELS` (once; registering it again changes nothing)."""
+    kernel = Kernel(group, module, function, rank_dtype)
+    if kernel not in KERNELS:
+        KERNELS.append(kernel)
+    return kernel
+
+
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16")
+register("tree", "treebench.kernels.partition", "fill_sorted_row")
+register("tree", "treebench.kernels.traversal", "apply_tree")
+register("large", "treebench.kernels.induction", "build", rank_dtype="int32")
+register("c4.5", "treebench.kernels.c45_grow", "grow_node")
+register("c4.5", "treebench.kernels.c45_grow", "last_below")
+register("c4.5", "treebench.kernels.c45_scan", "first_record")
+register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
+register("mee", "treebench.kernels.mee", "best_mee_split")
+register("belief", "treebench.kernels.belief", "prefix_masses")
+
+
+def is_cached(kernel: Kernel) -> bool | None:
+    """``True`` if numba's cache holds ``kernel`` for its current source, ``False`` if not.
+
+    ``None`` when it cannot tell (numba's cache internals changed, caching
+    off, the module missing): callers then say nothing rather than something wrong.
+    """
+    try:
+        dispatcher = getattr(importlib.import_module(kernel.module), kernel.function)
+        # the index is empty when missing or when its source stamp no longer matches
+        index = dispatcher._cache._cache_file._load_index()
+    except Exception:
+        return None
+    if kernel.rank_dtype is None:
+        return bool(index)
+    return any(_rank_dtype(key) == kernel.rank_dtype for key in index)
+
+
+def _rank_dtype(key: tuple) -> str | None:
+    """The dtype of argument 1 (the rank array) in one cached signature, if it has one."""
+    try:
+        return str(key[0][1].dtype)
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def uncached(groups: Iterable[str] = ("tree",)) -> list[str] | None:
+    """Labels of the kernels of ``groups`` that would compile on first use (``None``: cannot tell)."""
+    wanted = set(groups)
+    missing = []
+    for kernel in KERNELS:
+        if kernel.group not in wanted:
+            continue
+        cached = is_cached(kernel)
+        if cached is None:
+            return None
+        if not cached:
+            missing.append(kernel.label)
+    return missing
 
 
 def builder_cached() -> bool | None:
-    """``True`` if numba's cache holds the tree builder for the current source, ``False`` if not.
+    """``True`` if every kernel of a plain tree fit is cached (group ``tree``), ``False`` if one is not.
 
-    ``None`` when it cannot tell (numba's cache internals changed, caching off):
-    callers then say nothing rather than something wrong.
+    ``None`` when it cannot tell.  A caller that prints :data:`COMPILE_NOTICE`
+    on ``False`` has said it: the first-fit notice of this process is then spent.
     """
-    try:
-        from treebench.kernels.induction import build
-
-        # the index is empty when missing or when its source stamp no longer matches
-        return bool(build._cache._cache_file._load_index())
-    except Exception:
+    missing = uncached(("tree",))
+    if missing is None:
         return None
+    if missing:
+        mark_announced()
+    return not missing
+
+
+# --------------------------------------------------------------------------- the Python API's notice
+_state = {"watching": False, "announced": False}
+
+
+def mark_announced() -> None:
+    """The notice was given (or must not be): :func:`watch_compiles` stays silent in this process."""
+    _state["announced"] = True
+
+
+def watch_compiles() -> None:
+    """Print :data:`FIRST_FIT_NOTICE` on stderr when a cached treebench kernel first compiles in this process.
+
+    Listens to numba's ``numba:compile`` event, which fires on a real compile
+    only (a kernel loaded from the cache raises none).  Cheap after the first
+    call; the listener removes itself after speaking.
+    """
+    if _state["watching"] or _state["announced"]:
+        return
+    _state["watching"] = True
+    try:
+        from numba.core import event
+    except Exception:  # pragma: no cover - numba without its event API: say nothing
+        return
+
+    class FirstCompile(event.Listener):
+        def on_start(self, data: event.Event) -> None:
+            if _state["announced"]:
+                return
+            details = data.data if isinstance(data.data, dict) else {}
+            dispatcher = details.get("dispatcher")
+            function = getattr(dispatcher, "py_func", None)
+            cache = type(getattr(dispatcher, "_cache", None)).__name__
+            if getattr(function, "__module__", "").startswith("treebench.") and cache != "NullCache":
+                mark_announced()
+                print(FIRST_FIT_NOTICE, file=sys.stderr, flush=True)
+
+        def on_end(self, data: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", FirstCompile())

@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.sparse import issparse
 
 from treebench.errors import TreebenchError
+from treebench.kernels.readiness import watch_compiles
 
 NUMERIC = "numeric"
 NOMINAL = "nominal"
@@ -29,6 +30,20 @@ class FeatureEncoder:
     kinds: list[str]
     categories: list[list[Any] | None] = field(default_factory=list)
     from_dataframe: bool = False
+    #: Per nominal column, the categorical dtype last seen there and its code table
+    #: (a cache: repeated predictions on frames of the same dtype skip the lookups).
+    _tables: dict[int, tuple[Any, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_tables", None)  # a cache: not pickled with a fitted estimator
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._tables = {}
 
     @property
     def n_features(self) -> int:
@@ -56,6 +71,7 @@ class FeatureEncoder:
             On sparse, complex or non-2-d input, and on 0 samples or 0 features
             (scikit-learn's messages for the last two).
         """
+        watch_compiles()  # every estimator's fit passes here: a first fit that compiles says so, once
         X = as_2d_input(X)
         n_samples, n_features = X.shape
         for count, what in ((n_samples, "sample"), (n_features, "feature")):
@@ -67,7 +83,8 @@ class FeatureEncoder:
             encoder = cls._fit_frame(X, nominal_features)
         else:
             encoder = cls._fit_array(X, nominal_features)
-        return encoder, encoder.transform(X)
+        # column-major: the presort and the builder read the matrix by columns
+        return encoder, encoder.transform(X, order="F")
 
     @classmethod
     def _fit_frame(cls, X: pd.DataFrame, nominal_features: Any) -> FeatureEncoder:
@@ -75,29 +92,28 @@ class FeatureEncoder:
         forced = _resolve_nominal(nominal_features, names)
         kinds: list[str] = []
         categories: list[list[Any] | None] = []
-        for position, column in enumerate(X.columns):
-            series = X[column]
-            if isinstance(series.dtype, pd.CategoricalDtype) and series.dtype.ordered and position not in forced:
+        for position, (column, dtype) in enumerate(zip(X.columns, X.dtypes)):
+            if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and position not in forced:
                 kinds.append(NUMERIC)  # ordinal: order codes
                 categories.append(None)
             elif (
                 position in forced
-                or isinstance(series.dtype, pd.CategoricalDtype)
-                or pd.api.types.is_object_dtype(series.dtype)
-                or pd.api.types.is_string_dtype(series.dtype)
-                or pd.api.types.is_bool_dtype(series.dtype)
+                or isinstance(dtype, pd.CategoricalDtype)
+                or pd.api.types.is_object_dtype(dtype)
+                or pd.api.types.is_string_dtype(dtype)
+                or pd.api.types.is_bool_dtype(dtype)
             ):
                 kinds.append(NOMINAL)
-                if isinstance(series.dtype, pd.CategoricalDtype):
-                    categories.append(list(series.dtype.categories))
+                if isinstance(dtype, pd.CategoricalDtype):
+                    categories.append(list(dtype.categories))
                 else:
-                    categories.append(_sorted_unique(series.dropna().to_numpy()))
-            elif pd.api.types.is_numeric_dtype(series.dtype):
+                    categories.append(_sorted_unique(X.iloc[:, position].dropna().to_numpy()))
+            elif pd.api.types.is_numeric_dtype(dtype):
                 kinds.append(NUMERIC)
                 categories.append(None)
             else:
                 raise TreebenchError(
-                    f"column {column!r} has unsupported dtype {series.dtype}; "
+                    f"column {column!r} has unsupported dtype {dtype}; "
                     "accepted: numeric, bool, string/object or categorical"
                 )
         return cls(names, kinds, categories, from_dataframe=True)
@@ -118,8 +134,12 @@ class FeatureEncoder:
         return cls(names, kinds, categories)
 
     # -- transforming ------------------------------------------------------
-    def transform(self, X: Any) -> np.ndarray:
-        """Encode ``X`` as a C-contiguous float64 matrix (n, d)."""
+    def transform(self, X: Any, order: str = "C") -> np.ndarray:
+        """Encode ``X`` as a float64 matrix (n, d), C-ordered unless ``order="F"``.
+
+        All-numeric input without nominal features keeps its memory layout
+        (no copy where none is needed).
+        """
         X = as_2d_input(X)
         if X.shape[1] != self.n_features:
             raise TreebenchError(f"X has {X.shape[1]} features; the tree was fitted on {self.n_features}")
@@ -137,43 +157,85 @@ class FeatureEncoder:
             if not self.is_nominal.any() and all(_plain_number(dtype) for dtype in X.dtypes):
                 # all plain numbers: one conversion instead of per-column work
                 return X.to_numpy(dtype=np.float64, na_value=np.nan)
-            columns = [X.iloc[:, j] for j in range(self.n_features)]
+            columns = [series for _, series in X.items()]
         else:
             columns = [X[:, j] for j in range(self.n_features)]
-        out = np.empty((len(columns[0]) if columns else 0, self.n_features), dtype=np.float64)
+        # filled column by column: a column-major matrix takes contiguous
+        # writes (ten times faster than strided ones on wide data)
+        out = np.empty((X.shape[0], self.n_features), dtype=np.float64, order=order)
         for j, column in enumerate(columns):
             out[:, j] = self._encode_column(j, column)
         return out
 
     def _encode_column(self, j: int, column: Any) -> np.ndarray:
+        if self.categories[j] is None:
+            return self._encode_numeric(j, column)
+        return self._encode_nominal(j, column)
+
+    def _encode_numeric(self, j: int, column: Any) -> np.ndarray:
+        if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+            codes = column.array.codes.astype(np.float64)
+            codes[codes < 0] = np.nan
+            return codes
+        if isinstance(column, pd.Series) and _plain_number(column.dtype):
+            return column.to_numpy(dtype=np.float64, na_value=np.nan)
+        try:
+            series = column if isinstance(column, pd.Series) else pd.Series(column)
+            return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            raise TreebenchError(
+                f"feature {self.names[j]!r} is numeric but holds non-numeric values"
+            ) from None
+
+    def _encode_nominal(self, j: int, column: Any) -> np.ndarray:
+        """Codes of the fitted categories, ``len(categories)`` for missing and unseen values.
+
+        The column is factorised once (``cat.codes`` of a categorical), and
+        only its distinct values are looked up: the same dictionary lookup,
+        value by value, as a cell-by-cell encoding would make.
+        """
+        if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+            codes = column.array.codes
+            cached = self._tables.get(j)
+            # the same categories in the same order (dtype `==` ignores the order of unordered ones)
+            if cached is not None and (
+                cached[0] is column.dtype or cached[0].categories.equals(column.dtype.categories)
+            ):
+                return cached[1][codes]
+            table = self._code_table(j, column.dtype.categories.tolist())
+            self._tables[j] = (column.dtype, table)
+            return table[codes]
+        try:
+            codes, distinct = pd.factorize(column, use_na_sentinel=True)
+        except TypeError:  # e.g. lists or dicts in an object column
+            raise TreebenchError(
+                f"feature {self.names[j]!r} holds unhashable values; accepted: numbers, strings, bools or None"
+            ) from None
+        return self._code_table(j, distinct.tolist())[np.asarray(codes)]
+
+    def _code_table(self, j: int, distinct: list[Any]) -> np.ndarray:
+        """The code of each distinct value, then (read by code -1: missing) the missing code."""
         cats = self.categories[j]
-        if cats is None:
-            if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
-                codes = column.cat.codes.to_numpy().astype(np.float64)
-                codes[codes < 0] = np.nan
-                return codes
-            try:
-                series = column if isinstance(column, pd.Series) else pd.Series(column)
-                return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
-            except (TypeError, ValueError):
-                raise TreebenchError(
-                    f"feature {self.names[j]!r} is numeric but holds non-numeric values"
-                ) from None
-        lookup = {value: code for code, value in enumerate(cats)}
         missing = len(cats)
-        values = column.to_numpy(dtype=object) if isinstance(column, pd.Series) else np.asarray(column, dtype=object)
-        return np.fromiter(
-            (missing if _is_missing(v) else lookup.get(v, missing) for v in values),
-            dtype=np.float64,
-            count=len(values),
-        )
+        lookup = {value: code for code, value in enumerate(cats)}
+        table = np.empty(len(distinct) + 1, dtype=np.float64)
+        for position, value in enumerate(distinct):
+            table[position] = missing if _is_missing(value) else lookup.get(value, missing)
+        table[-1] = missing
+        return table
 
 
 def _plain_number(dtype: Any) -> bool:
     """A float or integer column (ordered categoricals and bools need encoding)."""
-    return pd.api.types.is_float_dtype(dtype) or (
-        pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-    )
+    return _kind(dtype) in ("i", "u", "f")
+
+
+def _kind(dtype: Any) -> str:
+    """numpy's one-letter kind, also of pandas' own dtypes (nullable ``Int64``: ``i``; categorical: ``O``).
+
+    Cheaper than ``pd.api.types.is_*_dtype``, which matters on every predict of a wide frame.
+    """
+    return getattr(dtype, "kind", "O")
 
 
 def _is_missing(value: Any) -> bool:
@@ -202,7 +264,8 @@ def as_2d_input(X: Any) -> pd.DataFrame | np.ndarray:
         look for ("sparse", "Complex data not supported", "Reshape your data").
     """
     if isinstance(X, pd.DataFrame):
-        complex_columns = [c for c in X.columns if pd.api.types.is_complex_dtype(X[c].dtype)]
+        # dtypes read once: fetching every column as a Series costs more than the check
+        complex_columns = [c for c, dtype in zip(X.columns, X.dtypes) if _kind(dtype) == "c"]
         if complex_columns:
             raise TreebenchError(f"Complex data not supported; column {complex_columns[0]!r} is complex")
         return X

@@ -1,0 +1,85 @@
+"""The kernel registry and the first-fit notice (kernels/readiness.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+
+from treebench.kernels import readiness
+from treebench.trees.encoding import FeatureEncoder
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_registering_is_one_line_and_idempotent(monkeypatch):
+    monkeypatch.setattr(readiness, "KERNELS", list(readiness.KERNELS))
+    before = len(readiness.KERNELS)
+    kernel = readiness.register("online", "treebench.kernels.traversal", "apply_tree")
+    readiness.register("online", "treebench.kernels.traversal", "apply_tree")
+    assert len(readiness.KERNELS) == before + 1 and kernel.label == "traversal.apply_tree"
+    assert readiness.uncached(["online"]) in ([], ["traversal.apply_tree"], None)
+
+
+def test_every_group_named_in_the_brief_is_registered():
+    groups = {kernel.group for kernel in readiness.KERNELS}
+    assert {"tree", "large", "c4.5", "pruning", "mee", "belief"} <= groups
+    builders = [k.rank_dtype for k in readiness.KERNELS if k.function == "build"]
+    assert sorted(builders) == ["int32", "uint16"]
+
+
+def test_an_unknown_kernel_cannot_be_told():
+    missing = readiness.Kernel("x", "treebench.kernels.no_such_module", "f")
+    assert readiness.is_cached(missing) is None
+
+
+def test_a_cold_cache_lists_the_group_and_a_warm_one_does_not(tmp_path):
+    code = "from treebench.kernels import readiness as r; print(r.uncached(['tree', 'c4.5']))"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": ROOT}
+    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "induction.build [uint16 ranks]" in cold.stdout and "c45_scan.first_record" in cold.stdout
+
+
+def _event(module: str, cache: str):
+    cache_class = type(cache, (), {})
+    dispatcher = SimpleNamespace(py_func=SimpleNamespace(__module__=module), _cache=cache_class())
+    return SimpleNamespace(data={"dispatcher": dispatcher})
+
+
+def test_the_notice_is_printed_once_and_only_for_cached_treebench_kernels(monkeypatch, capsys):
+    from numba.core import event
+
+    listeners = []
+    monkeypatch.setattr(event, "register", lambda kind, listener: listeners.append((kind, listener)))
+    monkeypatch.setattr(readiness, "_state", {"watching": False, "announced": False})
+    readiness.watch_compiles()
+    readiness.watch_compiles()  # a second fit adds no listener
+    assert [kind for kind, _ in listeners] == ["numba:compile"]
+    listener = listeners[0][1]
+    listener.on_start(_event("user_module", "FunctionCache"))  # a user's kernel
+    listener.on_start(_event("treebench.kernels.custom", "NullCache"))  # compiled per process anyway
+    assert capsys.readouterr().err == ""
+    listener.on_start(_event("treebench.kernels.induction", "FunctionCache"))
+    listener.on_start(_event("treebench.kernels.traversal", "FunctionCache"))
+    assert capsys.readouterr().err == readiness.FIRST_FIT_NOTICE + "\n"
+
+
+def test_every_fit_goes_through_the_watch(monkeypatch):
+    calls = []
+    monkeypatch.setattr("treebench.trees.encoding.watch_compiles", lambda: calls.append(1))
+    FeatureEncoder.fit(np.zeros((3, 2)))
+    assert calls == [1]
+
+
+def test_a_warm_cache_fit_prints_nothing():
+    code = (
+        "import numpy as np; from treebench import TreeClassifier; X = np.arange(40.0).reshape(20, 2); "
+        "TreeClassifier('entropy').fit(X, np.arange(20) % 2).predict(X)"
+    )
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)  # warms
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert readiness.FIRST_FIT_NOTICE not in again.stderr

@@ -1,0 +1,137 @@
+"""``--jobs N`` scheduling: the driver runs trials while the pool starts, hands them over once it is
+ready, takes back what a starved worker holds -- and the store is the sequential one in every case.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import Future
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_runner import FAILING, TINY, comparable, run
+
+from treebench.experiment import executors, pool
+
+FIXTURES = Path(__file__).parent / "fixtures" / "configs"
+
+
+@pytest.fixture(scope="module")
+def sequential_store(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("seq") / "tiny.sqlite"
+    summary, output = run(TINY, store, jobs=1)
+    assert summary.done == 36 and summary.failed == 0, output
+    return store
+
+
+def wait_until_ready(limit: float = 120.0) -> None:
+    pool.prestart()
+    deadline = time.monotonic() + limit
+    while not pool.ready():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the fork server's preload left no marker within {limit:g} s")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def pool_submissions(monkeypatch) -> list[str]:
+    """Trial keys given to the worker pool (wrapping the real pool's submit)."""
+    keys: list[str] = []
+    new_pool = executors.ProcessExecutor._new_pool
+
+    def counting(self):
+        real = new_pool(self)
+        submit = real.submit
+
+        def submit_and_count(fn, trial):
+            keys.append(trial.key)
+            return submit(fn, trial)
+
+        real.submit = submit_and_count
+        return real
+
+    monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", counting)
+    return keys
+
+
+def test_while_the_pool_starts_the_driver_runs_every_trial(sequential_store, tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "ready", lambda: False)
+    monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", lambda self: pytest.fail("no pool before ready"))
+    summary, output = run(TINY, tmp_path / "d.sqlite", jobs=2)
+    assert summary.done == 36 and summary.failed == 0, output
+    pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "d.sqlite"))
+
+
+def test_a_ready_pool_takes_trials_beside_the_driver(sequential_store, tmp_path, pool_submissions):
+    wait_until_ready()
+    summary, output = run(TINY, tmp_path / "p.sqlite", jobs=2)
+    assert summary.done == 36 and summary.failed == 0, output
+    assert 0 < len(set(pool_submissions)) <= 36
+    pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "p.sqlite"))
+
+
+def test_the_pool_joins_mid_run(sequential_store, tmp_path, monkeypatch, pool_submissions):
+    wait_until_ready()
+    asked = []
+    monkeypatch.setattr(pool, "ready", lambda: asked.append(1) or len(asked) > 6)
+    summary, output = run(TINY, tmp_path / "m.sqlite", jobs=2)
+    assert summary.done == 36, output
+    assert 0 < len(set(pool_submissions)) < 36  # the driver ran the first trials
+    pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "m.sqlite"))
+
+
+def test_a_failing_trial_in_a_worker_is_stored_with_its_error(tmp_path, pool_submissions):
+    wait_until_ready()
+    summary, output = run(FAILING, tmp_path / "f.sqlite", jobs=2)
+    assert (summary.done, summary.failed) == (9, 3), output
+    assert pool_submissions
+    frame = comparable(tmp_path / "f.sqlite")
+    broken = frame[frame["algorithm"] == "Broken"]
+    assert all(t.startswith("RuntimeError: boom") for t in broken["error_text"])
+
+
+class StarvedPool:
+    """A pool whose workers start every trial and never finish one (a worker starved of CPU)."""
+
+    def __init__(self) -> None:
+        self.futures: list[Future] = []
+        self.stopped = False
+
+    def submit(self, fn, trial) -> Future:
+        future: Future = Future()
+        future.set_running_or_notify_cancel()  # started: it cannot be cancelled any more
+        self.futures.append(future)
+        return future
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        assert not wait, "the driver must not wait for a copy it has already run"
+        self.stopped = True
+
+
+def test_the_driver_takes_back_what_a_starved_worker_holds(sequential_store, tmp_path, monkeypatch):
+    starved = StarvedPool()
+    monkeypatch.setattr(pool, "ready", lambda: True)
+    monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", lambda self: starved)
+    monkeypatch.setattr(executors.ProcessExecutor, "_patience", lambda self: 0.01)
+    summary, output = run(TINY, tmp_path / "s.sqlite", jobs=2)
+    assert summary.done == 36 and summary.failed == 0, output
+    assert starved.futures and starved.stopped
+    pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "s.sqlite"))
+
+
+def test_patience_follows_the_driver_trials():
+    executor = executors.ProcessExecutor.__new__(executors.ProcessExecutor)
+    executor.driver_seconds = []
+    assert executor._patience() == 1.0
+    executor.driver_seconds = [0.2, 0.4, 9.0]
+    assert executor._patience() == pytest.approx(0.8)
+    executor.driver_seconds = [0.001]
+    assert executor._patience() == 0.05
+
+
+def test_the_fork_server_leaves_its_marker_for_this_driver_only():
+    wait_until_ready()
+    assert pool.marker().exists() and pool.ready()
+    assert pool.marker().name == f"treebench-forkserver-{os.getpid()}.ready"
