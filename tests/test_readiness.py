@@ -83,3 +83,34 @@ def test_a_warm_cache_fit_prints_nothing():
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)  # warms
     again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert readiness.FIRST_FIT_NOTICE not in again.stderr
+
+
+def test_a_run_names_every_kernel_group_its_algorithms_will_compile(tmp_path, monkeypatch, capsys):
+    """``treebench run`` asks each algorithm's learner for its kernel groups before anything compiles."""
+    from treebench.experiment import cli as experiment_cli
+    from treebench.experiment.config import load_config
+
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "experiment: c\ndatasets: [iris]\nprotocol: {type: cv, folds: 2}\nalgorithms:\n"
+        "  - {name: E, criterion: entropy}\n  - {name: M, criterion: mee}\n"
+        "  - {name: O, criterion: possibilistic, online: true}\n  - {name: J, baseline: sklearn-cart}\n",
+        encoding="utf-8",
+    )
+    asked: list[list[str]] = []
+
+    def fake_uncached(groups):
+        asked.append(list(groups))
+        return [k.label for k in readiness.KERNELS if k.group in ("mee", "online")]
+
+    monkeypatch.setattr(readiness, "uncached", fake_uncached)
+    monkeypatch.setattr(readiness, "_state", {"watching": False, "announced": False})
+    experiment_cli._announce_compile(load_config(config))
+    assert asked == [["tree", "mee", "online"]]
+    err = capsys.readouterr().err
+    assert err.startswith("treebench: compiling") and "mee, online" in err and "first use" in err
+    assert readiness._state["announced"]  # the Python API stays silent afterwards
+
+    monkeypatch.setattr(readiness, "uncached", lambda groups: [])
+    experiment_cli._announce_compile(load_config(config))
+    assert capsys.readouterr().err == ""

@@ -13,11 +13,15 @@ than by click, whose usage errors take three lines.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import MAX_TRIALS
+
+if TYPE_CHECKING:
+    from treebench.experiment.config import Config
 
 
 @click.command("run")
@@ -104,7 +108,7 @@ def run(
 
         prestart()  # the workers' imports overlap with the driver's
     if not dry_run:
-        _announce_compile()
+        _announce_compile(loaded)
     from treebench.experiment.runner import run_experiment
 
     summary = run_experiment(
@@ -119,12 +123,28 @@ def run(
     return summary.exit_code
 
 
-def _announce_compile() -> None:
-    """Say so before numba's first compile, which would otherwise look like a hang at 0%."""
-    from treebench.kernels.readiness import COMPILE_NOTICE, builder_cached
+def _announce_compile(config: Config) -> None:
+    """Say so before numba's first compile, which would otherwise look like a hang at 0%.
 
-    if builder_cached() is False:
-        _warn(COMPILE_NOTICE)
+    Every kernel group the config's learners use is checked (their
+    ``kernel_groups()``); the notice names the groups that will compile.
+    """
+    from treebench.kernels.readiness import compile_notice, mark_announced, uncached
+    from treebench.learners.registry import make_learner
+
+    groups: list[str] = []
+    for algorithm in config.algorithms:
+        try:
+            learner = make_learner(criterion=algorithm.criterion, baseline=algorithm.baseline,
+                                   pruning=algorithm.pruning, online=algorithm.online,
+                                   tune_online=algorithm.tune_online, estimator=algorithm.estimator)
+        except TreebenchError:
+            continue  # the run itself says what is wrong with it
+        groups += [g for g in learner.kernel_groups() if g not in groups]
+    missing = uncached(groups)
+    if missing:
+        mark_announced()  # the Python API's own notice would say it a second time
+        _warn(compile_notice(missing))
 
 
 def _warn(line: str) -> None:

@@ -18,7 +18,9 @@ Two ways to say so:
 A module with a kernel of its own registers it in one line (its entry point:
 the compiled function Python calls)::
 
-    register("mee", "treebench.kernels.mee", "best_mee_split")
+    register("mee", "treebench.kernels.mee_grow", "presort")
+register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
+register("online", "treebench.kernels.online", "feed")
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ class Kernel:
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
 
 
+#: First compile of each group, seconds on 2 idle cores with a cold cache (measured; see
+#: docs/architecture.md), for the notice's estimate.  A group not listed counts 5 s.
+GROUP_SECONDS: dict[str, int] = {"tree": 19, "large": 15, "c4.5": 5, "pruning": 1, "mee": 7}
+
 #: Every registered kernel.  Groups: ``tree`` (every fit and predict), ``large``
 #: (columns of more than 65,535 distinct values), ``c4.5``, ``pruning``, ``mee``, ``belief``.
 KERNELS: list[Kernel] = []
@@ -79,7 +85,9 @@ register("c4.5", "treebench.kernels.c45_grow", "grow_node")
 register("c4.5", "treebench.kernels.c45_grow", "last_below")
 register("c4.5", "treebench.kernels.c45_scan", "first_record")
 register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
-register("mee", "treebench.kernels.mee", "best_mee_split")
+register("mee", "treebench.kernels.mee_grow", "presort")
+register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
+register("online", "treebench.kernels.online", "feed")
 register("belief", "treebench.kernels.belief", "prefix_masses")
 
 
@@ -106,6 +114,18 @@ def _rank_dtype(key: tuple) -> str | None:
         return str(key[0][1].dtype)
     except (AttributeError, IndexError, TypeError):
         return None
+
+
+def compile_notice(missing: Iterable[str]) -> str:
+    """The line a run prints before compiling the kernels ``missing`` (labels from :func:`uncached`)."""
+    missing = list(missing)
+    groups = sorted({k.group for k in KERNELS if k.label in missing})
+    seconds = sum(GROUP_SECONDS.get(g, 5) for g in groups)
+    return (
+        f"treebench: compiling {len(missing)} kernel{'s' * (len(missing) != 1)} on first use "
+        f"({', '.join(groups)}; once, then cached on disk; about {seconds} s on 2 idle cores, "
+        "longer on a busy machine)"
+    )
 
 
 def uncached(groups: Iterable[str] = ("tree",)) -> list[str] | None:

@@ -20,6 +20,8 @@ hook                       default
 ``code_version()``         ``""``: only treebench's version matters
 ``validate_params()``      accepts anything (criterion trees are checked by
                            the config validator against the criterion)
+``kernel_groups()``        ``()``: no compiled kernel of treebench's (see
+                           :mod:`treebench.kernels.readiness`)
 =========================  ==================================================
 """
 
@@ -59,6 +61,14 @@ class Learner:
     supports_pruning: ClassVar[bool] = False
 
     # -- what the learner needs -----------------------------------------------------
+    def kernel_groups(self) -> tuple[str, ...]:
+        """The groups of compiled kernels its fits and predictions use (:mod:`treebench.kernels.readiness`).
+
+        A run names the ones not yet in numba's cache before it starts, so a
+        first compile never looks like a hang.
+        """
+        return ()
+
     @classmethod
     def availability(cls) -> str | None:
         """``None`` when the learner can run here, else the one-line reason it cannot."""

@@ -27,6 +27,9 @@ class MEELearner(TreeMeasures, Learner):
         self.criterion = criterion
         self.accepted = (*(p.name for p in cls.all_params()), *cls.tree_params)
 
+    def kernel_groups(self) -> tuple[str, ...]:
+        return ("tree", "mee")
+
     def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
         from treebench.trees.mee import as_frame_or_matrix
 

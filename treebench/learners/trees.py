@@ -29,6 +29,9 @@ class CriterionLearner(TreeMeasures, Learner):
         # Only the compiled kernels use a presort; the generic numpy search ignores it.
         self.uses_presort = criterion_class(criterion).kernel_id >= 0
 
+    def kernel_groups(self) -> tuple[str, ...]:
+        return ("tree", "pruning") if self.pruning else ("tree",)
+
     def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
         """An all-numeric frame as its float64 matrix, else the frame itself.
 
@@ -91,6 +94,9 @@ class OnlineLearner(CriterionLearner):
             raise TreebenchError(f"tune_online={tune_online!r} is invalid; accepted: true, false")
         self.tune_online = tune_online
         self.random_state = random_state
+
+    def kernel_groups(self) -> tuple[str, ...]:
+        return (*super().kernel_groups(), "online")
 
     def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
         """Batch tuning: the presort; online tuning: the inner training part checked, encoded and ordered once.
