@@ -170,11 +170,10 @@ def grow_mee_tree(
     present = np.zeros(n_classes, np.int64)
     extremes = np.zeros(2, np.int64)
     running = np.zeros(n_classes, np.int64)
-    position = np.zeros(n_classes, np.int64)
     cum = np.zeros((n, n_classes), np.int32)
     lefts = np.zeros(n, np.int64)
     levels = np.zeros(n, np.float64)
-    level_end = np.zeros(n, np.int64)
+    level_rank = np.zeros(n, np.int64)
     grid_level = np.zeros(points, np.int64)
     cum_grid = np.zeros((n_classes, points), np.int64)
     left_grid = np.zeros(points, np.int64)
@@ -192,8 +191,21 @@ def grow_mee_tree(
     buf_rank = np.empty(n, rank.dtype)
     buf_label = np.empty(n, label.dtype)
     child_present = np.zeros(n_classes, np.int64)
-    # pending nodes: id, case count and each feature's row range (depth-first: at most depth + 1)
-    stack_node = np.zeros((64, 2), np.int64)
+    # level tables (module docstring): class counts by (feature, rank), the ranks in use, each case's ranks
+    tab = np.zeros((level_start[d], n_classes), np.int32)
+    tot = np.zeros(level_start[d], np.int32)
+    act = np.zeros((d, n), np.int32)
+    n_act = np.zeros(d, np.int64)
+    rank_of = np.empty((d, n), np.int32)
+    label_of = np.empty(n, np.int64)
+    for g in range(d):
+        for p in range(n):
+            rank_of[g, index[g, p]] = rank[g, p]
+    for p in range(n):
+        label_of[index[0, p]] = label[0, p]
+    # pending nodes: id, case count, whether its tables must be rebuilt, and each
+    # feature's row range (depth-first: at most depth + 1)
+    stack_node = np.zeros((64, 3), np.int64)
     stack_lo = np.zeros((64, d), np.int64)
     stack_hi = np.zeros((64, d), np.int64)
     lo = np.zeros(d, np.int64)
@@ -205,26 +217,27 @@ def grow_mee_tree(
         counts[0, k] = root_counts[k]
     _summarise(counts[0], present, set_pos, set_size, set_first, min_class, set_n, set_rows, extremes)
     extras[0, 2], extras[0, 3] = extremes[0], extremes[1]
-    stack_node[0, 0], stack_node[0, 1] = 0, n
+    stack_node[0, 0], stack_node[0, 1], stack_node[0, 2] = 0, n, 1
     for g in range(d):
         stack_lo[0, g], stack_hi[0, g] = 0, n
     top = 1
     while top > 0:
         top -= 1
-        node, n_node = stack_node[top, 0], stack_node[top, 1]
+        node, n_node, fresh = stack_node[top, 0], stack_node[top, 1], stack_node[top, 2]
         for g in range(d):
             lo[g], hi[g] = stack_lo[top, g], stack_hi[top, g]
+        if fresh:
+            for g in range(d):
+                _rebuild(tab, tot, act[g], n_act, g, level_start[g], index[g], rank[g], label[g], lo[g], hi[g], dead)
         depth = ints[node, DEPTH]
         c, n_rows, first_row = _summarise(counts[node], present, set_pos, set_size, set_first, min_class, set_n, set_rows,
                                   extremes)
         if c < 2 or (max_depth >= 0 and depth >= max_depth) or n_rows == 0:
             continue  # pushed only when none holds; kept as the definition of a leaf
-        for q in range(c):
-            position[present[q]] = q
         h, row, f, orientation, low, high, n_left, split_at = best_node_split(
-            index, rank, label, level_values, level_start, lo, hi, n_node, dead, position, c,
+            tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n_node, present, c,
             set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
-            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_end,
+            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank,
             grid_level,
             cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
         )
@@ -285,24 +298,25 @@ def grow_mee_tree(
             # the split feature is not moved: its rows divide at the split
             stack_lo[top, f], stack_hi[top, f] = split_at, hi[f]
             stack_lo[top + 1, f], stack_hi[top + 1, f] = lo[f], split_at
-            stack_node[top, 0], stack_node[top, 1] = first + 1, n_right
-            stack_node[top + 1, 0], stack_node[top + 1, 1] = first, n_left
+            stack_node[top, 0], stack_node[top, 1], stack_node[top, 2] = first + 1, n_right, 1
+            stack_node[top + 1, 0], stack_node[top + 1, 1], stack_node[top + 1, 2] = first, n_left, 1
             top += 2
         elif keep_left or keep_right:
-            # the other child is a leaf: its cases are marked dead, nothing moves
+            # the other child is a leaf: its cases are marked dead and taken out of
+            # the tables, nothing moves; the kept child is popped next, tables valid
             if keep_left:
-                _mark_dead(index[f], split_at, hi[f], dead)
+                _peel(index[f], split_at, hi[f], dead, rank_of, label_of, tab, tot, level_start)
                 hi[f] = split_at
                 kept, n_kept = first, n_left
             else:
-                _mark_dead(index[f], lo[f], split_at, dead)
+                _peel(index[f], lo[f], split_at, dead, rank_of, label_of, tab, tot, level_start)
                 lo[f] = split_at
                 kept, n_kept = first + 1, n_right
             for g in range(d):
                 if hi[g] - lo[g] >= 2 * n_kept + 16:  # mostly dead rows: compact them away
                     hi[g] = lo[g] + _compact(index[g], rank[g], label[g], lo[g], hi[g], dead)
                 stack_lo[top, g], stack_hi[top, g] = lo[g], hi[g]
-            stack_node[top, 0], stack_node[top, 1] = kept, n_kept
+            stack_node[top, 0], stack_node[top, 1], stack_node[top, 2] = kept, n_kept, 0
             top += 1
     return (
         ints[:n_nodes].copy(), floats[:n_nodes].copy(), counts[:n_nodes].copy(),
@@ -311,9 +325,45 @@ def grow_mee_tree(
 
 
 @njit(cache=True)
-def _mark_dead(index_row, start, end, dead):
+def _peel(index_row, start, end, dead, rank_of, label_of, tab, tot, level_start):
+    """Mark the live cases of rows ``[start, end)`` dead and take them out of every feature's level table."""
     for p in range(start, end):
-        dead[index_row[p]] = 1
+        sample = index_row[p]
+        if dead[sample]:
+            continue
+        dead[sample] = 1
+        k = label_of[sample]
+        for g in range(rank_of.shape[0]):
+            r = level_start[g] + rank_of[g, sample]
+            tab[r, k] -= 1
+            tot[r] -= 1
+
+
+@njit(cache=True)
+def _rebuild(tab, tot, act_row, n_act, g, base, index_row, rank_row, label_row, start, end, dead):
+    """Feature ``g``'s level table and rank list from the live rows of ``[start, end)``.
+
+    The ranks of the old list are cleared first: every non-zero count of the
+    table is at one of them.
+    """
+    for i in range(n_act[g]):
+        r = base + act_row[i]
+        tot[r] = 0
+        for k in range(tab.shape[1]):
+            tab[r, k] = 0
+    m = 0
+    previous = -1
+    for p in range(start, end):
+        if dead[index_row[p]]:
+            continue
+        r = np.int64(rank_row[p])
+        if r != previous:
+            act_row[m] = r
+            m += 1
+            previous = r
+        tab[base + r, label_row[p]] += 1
+        tot[base + r] += 1
+    n_act[g] = m
 
 
 @njit(cache=True)
