@@ -1,10 +1,9 @@
 """Compiled split search of one MEE node on presorted rows (paper 001).
 
-The node owns a position range of every feature's sorted rows (sample ids,
-dense value ranks, class codes; see :mod:`treebench.kernels.mee_grow`), so
-a feature's levels and cumulative class counts come from one pass over its
-range, with no sort (rows of cases already in a leaf may remain in the
-range, marked dead, and are skipped).  The search
+A feature's levels at a node and their cumulative class counts come from
+the feature's level table (class counts by value rank, kept by the node loop
+of :mod:`treebench.kernels.mee_grow`), with no sort and no pass over the
+node's rows (:func:`table_levels`).  The search
 then visits the candidates in the order of :func:`treebench.kernels.mee.best_mee_split`
 -- feature, class set, orientation, threshold -- with the same arithmetic
 (the same ``k ln k`` look-ups and the same order of every floating-point
