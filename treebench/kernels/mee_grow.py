@@ -10,7 +10,8 @@ split is kept to what the children need:
 * each feature has a *level table*: the node's class counts by value rank
   (``tab``, ``tot``) and the list of ranks in use (``act``); the search reads
   its levels and cumulative counts from the table, ``O(levels x classes)``
-  per feature instead of a pass over the node's rows;
+  per feature instead of a pass over the node's rows (memory: one count per
+  distinct value of every feature and class, at most ``n x d x classes``);
 * a child's class counts come from the split's cumulative counts, so a child
   that is certainly a leaf (pure, or no class set with enough cases, or at
   ``max_depth``) is finished at once: its cases are marked dead and
