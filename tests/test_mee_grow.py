@@ -18,6 +18,7 @@ import pytest
 from sklearn.datasets import load_digits, load_iris, load_wine
 
 from treebench.criteria.mee import class_sets
+from treebench.kernels import layout as L
 from treebench.trees.mee import MEE, MEETreeClassifier, grow_mee, grow_mee_per_node, set_tables
 
 
@@ -164,3 +165,19 @@ def test_set_tables_list_class_sets_in_order_with_their_parents(n_classes, max_m
             else:
                 assert set_first[c] <= parent < r
                 assert tuple(set_pos[parent, : set_size[parent]].tolist()) == listed[r - set_first[c]][:-1]
+
+
+def test_the_fixtures_have_splits_into_two_growing_children_of_either_size_order():
+    # the node loop grows the larger child first from a copy-free chain and the smaller
+    # one later from the arena, then renumbers; both orders must occur in the fixtures
+    smaller_left, smaller_right = 0, 0
+    for seed in range(4):
+        X, y, k = random_data(seed)
+        grown = grow_mee(X, y, k, MEE())
+        ints, sizes = grown.ints, grown.counts.sum(axis=1)
+        for node in np.flatnonzero(ints[:, L.N_CHILDREN] == 2):
+            left = ints[node, L.CHILD_START]
+            if ints[left, L.N_CHILDREN] == 2 and ints[left + 1, L.N_CHILDREN] == 2:
+                smaller_left += sizes[left] <= sizes[left + 1]
+                smaller_right += sizes[left] > sizes[left + 1]
+    assert smaller_left > 0 and smaller_right > 0

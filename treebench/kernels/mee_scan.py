@@ -1,10 +1,9 @@
 """Compiled split search of one MEE node on presorted rows (paper 001).
 
-The node owns a position range of every feature's sorted rows (sample ids,
-dense value ranks, class codes; see :mod:`treebench.kernels.mee_grow`), so
-a feature's levels and cumulative class counts come from one pass over its
-range, with no sort (rows of cases already in a leaf may remain in the
-range, marked dead, and are skipped).  The search
+A feature's levels at a node and their cumulative class counts come from
+the feature's level table (class counts by value rank, kept by the node loop
+of :mod:`treebench.kernels.mee_grow`), with no sort and no pass over the
+node's rows (:func:`table_levels`).  The search
 then visits the candidates in the order of :func:`treebench.kernels.mee.best_mee_split`
 -- feature, class set, orientation, threshold -- with the same arithmetic
 (the same ``k ln k`` look-ups and the same order of every floating-point
@@ -44,31 +43,30 @@ PRUNE_MARGIN = 1e-12
 
 
 @njit(cache=True)
-def feature_levels(
-    index_row, rank_row, label_row, level_values, start, end, dead, clean, position, n_present, running, cum, lefts,
-    levels, level_end,
-):
-    """Levels of one feature at a node and the cumulative counts of its present classes.
+def table_levels(tab, tot, act_row, n_act, f, base, level_values, present, n_present, running, cum, lefts, levels,
+                 level_rank):
+    """Levels of one feature at a node and the cumulative counts of its present classes, from its level table.
 
     Parameters
     ----------
-    index_row, rank_row, label_row:
-        The feature's sorted rows (sample ids, dense value ranks, class codes).
-    level_values:
-        The feature's distinct training values by rank.
-    start, end:
-        The node's position range in this feature's rows.
-    dead, clean:
-        ``dead[sample]`` marks cases already in a leaf, whose rows a chain of
-        splits leaves in place; ``clean`` says the range has none (no look-up).
-    position, n_present:
-        ``position[code]``: the class's place among the node's ``n_present`` classes.
+    tab, tot:
+        ``tab[base + r, k]`` the node's cases of class code ``k`` at the
+        feature's value of rank ``r``, ``tot[base + r]`` all of them (see
+        :mod:`treebench.kernels.mee_grow`).
+    act_row, n_act, f:
+        ``act_row[:n_act[f]]``: ascending ranks that may hold cases (a superset
+        of the node's levels); ranks found empty are dropped in place -- along
+        a chain a table only loses cases, so they stay empty.
+    base, level_values:
+        ``level_values[base + r]`` is the value of rank ``r``.
+    present, n_present:
+        The class codes present at the node.
     running:
         Scratch of length ``n_present``.
-    cum, lefts, levels, level_end:
+    cum, lefts, levels, level_rank:
         Output: ``cum[j, q]`` cases of the ``q``-th present class with
         ``x <= levels[j]``, ``lefts[j]`` all cases with ``x <= levels[j]``,
-        ``level_end[j]`` the position where the rows above ``levels[j]`` begin.
+        ``level_rank[j]`` the rank of ``levels[j]``.
 
     Returns
     -------
@@ -79,27 +77,34 @@ def feature_levels(
         running[q] = 0
     m = 0
     seen = 0
-    previous = -1
-    for p in range(start, end):
-        if not clean and dead[index_row[p]]:
+    for i in range(n_act[f]):
+        r = act_row[i]
+        t = tot[base + r]
+        if t == 0:
             continue
-        r = np.int64(rank_row[p])
-        if r != previous:
-            if m > 0:
-                for q in range(n_present):
-                    cum[m - 1, q] = running[q]
-                lefts[m - 1] = seen
-                level_end[m - 1] = p
-            levels[m] = level_values[r]
-            m += 1
-            previous = r
-        running[position[label_row[p]]] += 1
-        seen += 1
-    for q in range(n_present):
-        cum[m - 1, q] = running[q]
-    lefts[m - 1] = seen
-    level_end[m - 1] = end
+        act_row[m] = r
+        for q in range(n_present):
+            running[q] += tab[base + r, present[q]]
+            cum[m, q] = running[q]
+        seen += t
+        lefts[m] = seen
+        levels[m] = level_values[base + r]
+        level_rank[m] = r
+        m += 1
+    n_act[f] = m
     return m
+
+
+@njit(cache=True)
+def split_position(rank_row, start, end, r) -> int:
+    """First position of ``[start, end)`` whose rank is above ``r`` (the rows are sorted by rank)."""
+    while start < end:
+        middle = (start + end) // 2
+        if rank_row[middle] <= r:
+            start = middle + 1
+        else:
+            end = middle
+    return start
 
 
 @njit(cache=True, inline="always")
@@ -168,22 +173,24 @@ def grid_levels(levels, m, low_v, high_v, points, grid_level):
 
 @njit(cache=True)
 def best_node_split(
-    index, rank, label, level_values, level_start, lo, hi, n, dead, position, n_present,
+    tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n, present, n_present,
     set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n, xlogx, points, min_child, printed,
-    whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid,
+    whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank, grid_level, cum_grid, left_grid,
     s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
 ):
     """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
 
     Parameters
     ----------
-    index, rank, label:
-        ``(d, n)`` sorted rows of every feature; the node's ``n`` cases are the
-        rows of ``[lo[f], hi[f])`` whose sample is not ``dead``.
+    tab, tot, act, n_act:
+        The node's level tables (:func:`table_levels`; ``act[f]`` is feature ``f``'s rank list).
+    rank, lo, hi:
+        ``(d, n)`` sorted value ranks of every feature and the node's range in
+        them (only the split feature's, to find where its right child begins).
     level_values, level_start:
         Feature ``f``'s distinct values by rank start at ``level_start[f]``.
-    position, n_present:
-        The place of each class code among the node's present classes.
+    present, n_present:
+        The class codes present at the node.
     set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n:
         Candidate class sets as rows of positions into the present classes:
         the node's table is rows ``first_row`` to ``end_row``, ``set_parent``
@@ -192,8 +199,8 @@ def best_node_split(
         the enumeration order) and ``set_n[row]`` their case counts.
     xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
         As in :func:`treebench.kernels.mee.best_mee_split`.
-    running, cum, lefts, levels, level_end, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
-        Scratch buffers (see :func:`feature_levels`; the block stack holds 2 * 64 ranges).
+    running, cum, lefts, levels, level_rank, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
+        Scratch buffers (see :func:`table_levels`; the block stack holds 2 * 64 ranges).
     s_first, s_last, unsplit_of, survives:
         Scratch per table row (set counts at the first and last candidate) and
         per usable set (the no-split error entropy, the screen's verdicts).
@@ -220,7 +227,7 @@ def best_node_split(
     best_h = np.inf
     best_row, best_feature, best_orientation = -1, -1, -1
     best_low, best_high = 0.0, 0.0
-    best_n_left, best_position = 0, 0
+    best_n_left, best_rank = 0, -1
     for k in range(n_rows):
         unsplit_of[k] = np.inf
         if must_lower:
@@ -233,10 +240,8 @@ def best_node_split(
             )
     for f in range(d):
         base = level_start[f]
-        m = feature_levels(
-            index[f], rank[f], label[f], level_values[base:], lo[f], hi[f], dead, hi[f] - lo[f] == n, position,
-            n_present, running, cum, lefts, levels, level_end,
-        )
+        m = table_levels(tab, tot, act[f], n_act, f, base, level_values, present, n_present, running, cum, lefts,
+                         levels, level_rank)
         if m < 2:
             continue  # constant feature: no split
         # candidate thresholds: the levels below the last whose both sides are
@@ -313,9 +318,12 @@ def best_node_split(
                             best_h = h
                             best_row, best_feature, best_orientation = row, f, orientation
                             best_low, best_high = levels[jj], levels[jj + 1]
-                            best_n_left, best_position = lefts[jj], level_end[jj]
+                            best_n_left, best_rank = lefts[jj], level_rank[jj]
                             for q in range(n_present):
                                 best_left[q] = cum[jj, q]
+    best_position = 0
+    if best_row >= 0:
+        best_position = split_position(rank[best_feature], lo[best_feature], hi[best_feature], best_rank)
     return best_h, best_row, best_feature, best_orientation, best_low, best_high, best_n_left, best_position
 
 
