@@ -75,6 +75,7 @@ from treebench.kernels.scan import (
 from treebench.kernels.scoring import (
     POSSIBILISTIC,
     child_mass,
+    class_params,
     entropy_bits,
     final_score,
     has_tie_break,
@@ -154,6 +155,7 @@ def build(
     if n_features == 0:
         raise ValueError("build needs at least one feature")  # the root counts read feature 0's row
     k = n_classes
+    cid, params = class_params(cid, params, k)  # belief's impurities need the class count
     table = make_table(cid, params, n)
     max_cats = 1
     for f in range(n_features):

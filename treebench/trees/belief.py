@@ -62,7 +62,6 @@ class BeliefTreeClassifier(TreeClassifier):
             masses = check_label_masses(label_masses, len(np.asarray(y)), 2)
             kwargs["sample_data"] = masses
         super().fit(X, y, sample_weight=sample_weight, **kwargs)
-        leaves = self.apply(X)
         self.leaf_masses_ = np.zeros((self.tree_.n_nodes, len(self.classes_) + 1))
         self.leaf_masses_[:, -1] = 1.0  # unreached nodes: vacuous
         if label_masses is None:
@@ -70,6 +69,7 @@ class BeliefTreeClassifier(TreeClassifier):
         else:
             from treebench.kernels.belief import node_masses
 
+            leaves = self.apply(X)
             for leaf in np.unique(leaves):
                 self.leaf_masses_[leaf] = node_masses(masses[leaves == leaf])
         return self
