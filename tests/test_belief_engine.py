@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from treebench import criteria
+from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.scoring import BELIEF, BELIEF_OVR, score_children
 from treebench.trees.belief import BeliefTreeClassifier
@@ -154,16 +155,86 @@ def test_kernel_scores_equal_the_numpy_formulas(n_classes, params):
         np.testing.assert_allclose(candidate, expected, rtol=1e-9, atol=1e-12)
 
 
-def test_engine_numba_is_accepted_and_label_masses_still_grow():
-    # the compiled path is the default for crisp labels; label masses keep working
-    X, y = random_frame(2, seed=5)
+# -- uncertain labels (eq. 22): the compiled scan over label masses --------------------------------
+def label_masses(y: np.ndarray, seed: int, general: float = 0.1) -> np.ndarray:
+    """Crisp masses, a share rated by experts (mass on class 1 and Omega), some vacuous, a few general."""
+    rng = np.random.default_rng(seed)
     masses = np.zeros((len(y), 3))
     masses[np.arange(len(y)), y] = 1.0
-    masses[::4] = [0.0, 0.6, 0.4]
-    model = BeliefTreeClassifier(lam=0.4).fit(X, y, label_masses=masses)
-    assert model.tree_.n_nodes > 1
-    np.testing.assert_allclose(model.leaf_masses_.sum(axis=1), 1.0)
-    assert int(model.tree_.int_nodes[0, L.KIND]) != L.LEAF
+    rated = rng.random(len(y)) < 0.4
+    q = rng.integers(0, 6, rated.sum()) / 5  # q = 0: vacuous, q = 1: crisp class 1
+    masses[rated] = 0.0
+    masses[rated, 1] = q
+    masses[rated, 2] = 1.0 - q
+    mixed = rng.random(len(y)) < general
+    masses[mixed] = rng.dirichlet([1.0, 1.0, 1.0], mixed.sum())
+    return masses
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"lam": 0.8, "variant": "nonspecificity-discord"}, {"lam": 0.3}, {"lam": 1.0, "multiclass": "one-vs-rest"}],
+)
+@pytest.mark.parametrize("settings", [{}, {"min_samples_leaf": 4}, {"max_depth": 3, "threshold": "observed"}])
+def test_label_mass_trees_equal_the_generic_engine(seed, params, settings):
+    X, y = random_frame(2, seed=seed)
+    masses = label_masses(y, seed)
+    fast = BeliefTreeClassifier(**params, **settings).fit(X, y, label_masses=masses)
+    slow = BeliefTreeClassifier(engine="python", **params, **settings).fit(X, y, label_masses=masses)
+    assert_same_fit(fast, slow, X)
+    assert fast.tree_.n_nodes > 3
+    if seed == 1 and not settings and not params:  # nominal candidates are scored on the masses too
+        assert (fast.tree_.int_nodes[:, L.KIND] == L.NOMINAL_MULTIWAY).sum() >= 1
+    # the masses matter: the crisp-label tree differs
+    crisp = BeliefTreeClassifier(**params, **settings).fit(X, y)
+    assert crisp.tree_.int_nodes.shape != fast.tree_.int_nodes.shape or (
+        crisp.tree_.float_nodes[:, L.SCORE] != fast.tree_.float_nodes[:, L.SCORE]
+    ).any()
+
+
+def test_label_mass_trees_of_simulated_experts_equal_the_generic_engine():
+    # the paper's setting (treebench.data.label_uncertainty): one class rated by five experts
+    from treebench.data.label_uncertainty import LabelUncertainty, simulate_label_masses
+
+    rng = np.random.default_rng(7)
+    X = np.round(rng.normal(size=(400, 5)), 2)
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=400) > 0).astype(int)
+    masses, labels = simulate_label_masses(y, LabelUncertainty(confused=0.3), rng)
+    for lam in (0.05, 0.4, 1.0):
+        fast = BeliefTreeClassifier(lam=lam).fit(X, labels, label_masses=masses)
+        slow = BeliefTreeClassifier(lam=lam, engine="python").fit(X, labels, label_masses=masses)
+        assert_same_fit(fast, slow, X)
+
+
+def test_label_masses_fall_back_to_the_generic_engine_where_it_alone_applies():
+    X, y = random_frame(2, seed=4)
+    masses = label_masses(y, 4, general=0.0)
+    # post-pruning: grown (and pruned) by the generic path, the same either way
+    pruned = BeliefTreeClassifier(pruning="pessimistic").fit(X, y, label_masses=masses)
+    oracle = BeliefTreeClassifier(pruning="pessimistic", engine="python").fit(X, y, label_masses=masses)
+    assert_same_fit(pruned, oracle, X)
+    # binary nominal splits are only partly defined on label masses: the generic engine's own answer
+    model = BeliefTreeClassifier(nominal_split="binary")
+    with pytest.raises(TreebenchError, match="nominal_split=multiway"):
+        model.fit(X, y, label_masses=masses)
+    numeric = X.drop(columns="colour")
+    fast = BeliefTreeClassifier(nominal_split="binary").fit(numeric, y, label_masses=masses)
+    slow = BeliefTreeClassifier(nominal_split="binary", engine="python").fit(numeric, y, label_masses=masses)
+    assert_same_fit(fast, slow, numeric)
+
+
+def test_label_masses_with_a_presort_and_refit():
+    X, y = random_frame(2, seed=8)
+    masses = label_masses(y, 8)
+    presorted = Presorted.for_fit(X, y)
+    model = BeliefTreeClassifier(lam=0.6)
+    first = model.fit(X, y, label_masses=masses, presorted=presorted).tree_
+    again = model.fit(X, y, label_masses=masses, presorted=presorted).tree_  # the presort is copied
+    plain = model.fit(X, y, label_masses=masses).tree_
+    for other in (again, plain):
+        np.testing.assert_array_equal(first.int_nodes, other.int_nodes)
+        np.testing.assert_array_equal(first.float_nodes, other.float_nodes)
 
 
 @pytest.mark.parametrize("name", ["credit-g", "vote", "pendigits"])
