@@ -13,10 +13,10 @@ once per sample holds only that family's arithmetic:
 * :func:`_scan_additive` -- entropy, gain ratio, Gini, Tsallis, belief: a
   child's mass is a function of its size and ``G = sum_i g(c_i)``; ``G`` of
   both children is updated in O(1) per sample and a candidate costs a few
-  scalar operations (no array is touched per candidate).
-* :func:`_scan_one_vs_rest` -- belief's one-vs-rest reading: ``G`` plus
-  ``sum_i g(s - c_i)``, which every sample changes in every class: the first
-  part as above, the second in O(k) per candidate.
+  scalar operations (no array is touched per candidate).  Belief's
+  one-vs-rest reading adds ``sum_i g(s - c_i)``, which every sample changes
+  in every class: O(k) per candidate, in a branch of its own (a separate
+  scan would add seconds to the builder's first compile).
 * :func:`_scan_rows` -- certainty and possibilistic: a child's mass needs
   its whole count row; the scan is compiled once per family (selected by
   the type of ``z``: ``None`` for certainty, see
@@ -47,6 +47,7 @@ from treebench.kernels.scoring import (
     g_term,
     is_additive,
     mass_from_sum,
+    one_vs_rest_pair_mass,
     pair_mass,
     tie_score_binary,
 )
@@ -178,11 +179,6 @@ def scan_numeric(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params,
             table, min_leaf, left,
         )
-    if cid == BELIEF_OVR:
-        return _scan_one_vs_rest(
-            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params,
-            table, min_leaf, left,
-        )
     if cid == CERTAINTY:
         return _scan_rows(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, None, params, table,
@@ -235,66 +231,16 @@ def _scan_additive(
         if step == STOP:
             break
         n_left = p - start + 1
-        mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
-            cid, params, table, total - w_left, g_right
-        )
+        if cid == BELIEF_OVR:
+            mass = one_vs_rest_pair_mass(cid, params, table, left, parent, w_left, total, g_left, g_right)
+        else:
+            mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
+                cid, params, table, total - w_left, g_right
+            )
         gain = parent_impurity - mass / total
         if better(gain, best):
             best = gain
             best_left = n_left
-            best_w_left = w_left
-    return best, best_left, 0.0, best_w_left
-
-
-@njit(cache=True)
-def _scan_one_vs_rest(
-    ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params, table,
-    min_leaf, left,
-):
-    """:func:`scan_numeric` for belief's one-vs-rest impurity: O(1) per sample, O(k) per candidate.
-
-    ``sum_i g(c_i)`` of both children moves as in :func:`_scan_additive`; the
-    rest sides ``sum_i g(s - c_i)`` are summed per candidate (the right
-    child's counts read as ``parent - left``).
-    """
-    k = parent.shape[0]
-    n = end - start
-    g_left = 0.0
-    g_right = 0.0
-    for i in range(k):
-        left[i] = 0
-        g_right += g_term(cid, params, table, parent[i])
-    w_left = total - total
-    best = -np.inf
-    best_left = 0
-    best_w_left = w_left
-    for p in range(start, end - 1):
-        label = labels[p]
-        w = sample_weight(weights, index, p)
-        count = left[label]
-        d_left, d_right = moved_terms(cid, params, table, count, parent[label] - count, w)
-        g_left += d_left
-        g_right += d_right
-        left[label] = count + w
-        w_left += w
-        step = candidate_step(p - start + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
-        if step == SKIP:
-            continue
-        if step == STOP:
-            break
-        w_right = total - w_left
-        rest_left = 0.0
-        rest_right = 0.0
-        for i in range(k):
-            rest_left += g_term(cid, params, table, w_left - left[i])
-            rest_right += g_term(cid, params, table, w_right - (parent[i] - left[i]))
-        mass = mass_from_sum(cid, params, table, w_left, g_left + rest_left) + mass_from_sum(
-            cid, params, table, w_right, g_right + rest_right
-        )
-        gain = parent_impurity - mass / total
-        if better(gain, best):
-            best = gain
-            best_left = p - start + 1
             best_w_left = w_left
     return best, best_left, 0.0, best_w_left
 

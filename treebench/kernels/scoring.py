@@ -18,8 +18,8 @@ Belief (paper 004): with crisp counts a node's structure is ``m_j = c_j/(s+1)``,
 ``BetP_j = (c_j + 1/k)/(s+1)`` and the discord ``-sum_j m_j log2 BetP_j`` is
 ``(s log2(s+1) - G)/(s+1)`` with ``g(c) = c log2(c + 1/k)``: additive.  Its
 one-vs-rest reading averages the two-class impurities of ``(c_j, s - c_j)``:
-the same form with ``g(c) = c log2(c + 1/2)`` and ``G = sum_j g(c_j) + g(s - c_j)
-/ k``, whose second terms all move with ``s`` -- O(k) per candidate, its own scan.
+the same form with ``g(c) = c log2(c + 1/2)`` and ``G = (sum_j g(c_j) + g(s - c_j)) / k``,
+whose second terms all move with ``s`` -- O(k) per candidate, its own scan.
 Both need the class count, which the criterion cannot know; the builder
 completes their parameters with :func:`class_params`.
 
@@ -69,8 +69,12 @@ LOG_HALF = math.log(0.5)
 
 @njit(cache=True, inline="always")
 def is_additive(cid: int) -> bool:
-    """Whether the child mass is a function of (size, sum of tabulated g(c_i))."""
-    return cid <= TSALLIS_GAIN_RATIO or cid == BELIEF
+    """Whether the child mass is a function of (size, sum of tabulated g(c_i)).
+
+    Belief's one-vs-rest counts too: it adds ``sum_i g(s - c_i)``
+    (:func:`rest_sum`), O(k) per child, but shares the scan.
+    """
+    return cid <= TSALLIS_GAIN_RATIO or cid == BELIEF or cid == BELIEF_OVR
 
 
 @njit(cache=True, inline="always")
@@ -150,7 +154,7 @@ def make_table(cid: int, params: np.ndarray, n: int) -> np.ndarray:
     """
     if has_tie_break(cid, params):
         cid = ENTROPY
-    elif not is_additive(cid) and cid != BELIEF_OVR:
+    elif not is_additive(cid):
         return np.zeros(1)
     table = np.zeros(n + 1)
     for c in range(1, n + 1):
@@ -217,6 +221,25 @@ def rest_sum(cid: int, params: np.ndarray, table: np.ndarray, row: np.ndarray, s
     for i in range(row.shape[0]):
         acc += g_term(cid, params, table, s - row[i])
     return acc
+
+
+@njit(cache=True, inline="always")
+def one_vs_rest_pair_mass(
+    cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, parent: np.ndarray, w_left: Any,
+    total: Any, g_left: float, g_right: float,
+) -> float:
+    """Summed one-vs-rest masses of a threshold's two children from their ``sum_i g(c_i)``.
+
+    Adds the rest sides ``sum_i g(s - c_i)`` of both (the right child's
+    counts read as ``parent - left``): O(k).
+    """
+    w_right = total - w_left
+    rest_left = 0.0
+    rest_right = 0.0
+    for i in range(left.shape[0]):
+        rest_left += g_term(cid, params, table, w_left - left[i])
+        rest_right += g_term(cid, params, table, w_right - (parent[i] - left[i]))
+    return belief_mass(params, w_left, g_left + rest_left) + belief_mass(params, w_right, g_right + rest_right)
 
 
 @njit(cache=True, inline="always")
@@ -329,7 +352,7 @@ def child_mass(
     """
     if s == 0:
         return 0.0
-    if is_additive(cid) or cid == BELIEF_OVR:
+    if is_additive(cid):
         g_sum = 0.0
         for i in range(row.shape[0]):
             g_sum += g_term(cid, params, table, row[i])
