@@ -224,6 +224,12 @@ def test_label_masses_fall_back_to_the_generic_engine_where_it_alone_applies():
     assert_same_fit(fast, slow, numeric)
 
 
+def test_label_masses_refuse_a_bad_engine_in_one_line():
+    X, y = random_frame(2, seed=2)
+    with pytest.raises(TreebenchError, match="engine='fast' is invalid; accepted: auto, numba, python"):
+        BeliefTreeClassifier(engine="fast").fit(X, y, label_masses=label_masses(y, 2))
+
+
 def test_label_masses_with_a_presort_and_refit():
     X, y = random_frame(2, seed=8)
     masses = label_masses(y, 8)

@@ -13,7 +13,7 @@ from treebench.kernels.induction import build
 from treebench.trees.builder import MAX_BRANCHES, Presorted, _strict_accept, _value_rows
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.estimator import TreeClassifier
-from treebench.trees.settings import GrowSettings
+from treebench.trees.settings import GrowSettings, validate_tree_param
 from treebench.trees.structure import Tree
 
 
@@ -92,7 +92,7 @@ class BeliefTreeClassifier(TreeClassifier):
         (which the numpy criterion scores on label masses only in part), and
         inputs it refuses with its own errors (no rows or no columns).
         """
-        if self.engine == "python" or self.pruning is not None:
+        if validate_tree_param("engine", self.engine, python=True) == "python" or self.pruning is not None:
             return False
         criterion = self._make_criterion()
         settings = self._settings()
