@@ -103,6 +103,18 @@ class Belief(Criterion):
     )
     #: Run by the belief-tree learner: label masses in, pignistic probabilities out.
     learner_kind: ClassVar[str] = "belief"
+    #: The compiled builder scores crisp counts (``treebench.kernels.scoring``):
+    #: 7 is the natural impurity, 8 (set per instance) the one-vs-rest mean.
+    kernel_id: ClassVar[int] = 7
+
+    def __init__(self, **params) -> None:
+        super().__init__(**params)
+        if self.multiclass == "one-vs-rest":
+            self.kernel_id = 8  # type: ignore[misc]  # an instance's own scan (O(k) per candidate)
+
+    def kernel_params(self, max_branches: int) -> np.ndarray:
+        """``[lam, printed]``; the builder completes them with the class count."""
+        return np.array([self.lam, 1.0 if self.variant == "printed" else 0.0])
 
     # -- impurity of count rows --------------------------------------------------
     def count_impurity(self, counts: np.ndarray) -> np.ndarray:

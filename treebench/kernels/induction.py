@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from treebench.kernels.belief import multiway_label_masses, scan_label_masses
 from treebench.kernels.layout import (
     CATEGORY,
     CATMAP_START,
@@ -73,11 +74,15 @@ from treebench.kernels.scan import (
     ties,
 )
 from treebench.kernels.scoring import (
+    B_LAM,
+    B_PRINTED,
     POSSIBILISTIC,
     child_mass,
+    class_params,
     entropy_bits,
     final_score,
     has_tie_break,
+    is_belief,
     make_table,
     node_impurity,
     reported_node_value,
@@ -139,6 +144,7 @@ def build(
     nominal_binary: bool,
     midpoint: bool,
     weights: Any,
+    label_masses: Any = None,
 ):
     """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
 
@@ -148,13 +154,26 @@ def build(
     Returns ``(int_nodes, float_nodes, counts, catmap)`` trimmed to size.
     ``max_depth < 0`` means unlimited.  ``weights``: ``None``, or positive
     float64 weights indexed by sample id (``counts`` are then float64 sums of
-    weights).  Needs at least one feature.
+    weights).  ``label_masses``: ``None``, or the belief criterion's per-example
+    label masses ``(n, 3)`` indexed by sample id (two classes, no weights, multiway
+    nominal splits; see :mod:`treebench.kernels.belief`): numeric and nominal
+    candidates are then scored on them, while stopping rules and node values
+    still read the crisp labels.  Needs at least one feature.
     """
     n_features, n = sorted_index.shape
     if n_features == 0:
         raise ValueError("build needs at least one feature")  # the root counts read feature 0's row
     k = n_classes
+    cid, params = class_params(cid, params, k)  # belief's impurities need the class count
     table = make_table(cid, params, n)
+    # the forward and backward sweeps of label masses (numba drops this without them)
+    mass_rows = 1
+    if label_masses is not None:
+        if not is_belief(cid) or k != 2 or is_weighted(weights) or nominal_binary:
+            raise ValueError("label masses need the belief criterion, two classes, no weights, multiway splits")
+        mass_rows = n + 1
+    prefix = np.empty((mass_rows, 3))
+    suffix = np.empty((mass_rows, 3))
     max_cats = 1
     for f in range(n_features):
         if is_nominal[f] and n_categories[f] > max_cats:
@@ -266,7 +285,12 @@ def build(
                 few_values = span * k * 2 <= size or (
                     cid == POSSIBILISTIC and span <= min(FEW_CANDIDATES, histogram.shape[0])
                 )
-                if not is_weighted(weights) and few_values:
+                if label_masses is not None:
+                    gain, n_left, tie, w_left = scan_label_masses(
+                        sorted_rank[f], sorted_index[f], start, end, n_levels[f], label_masses, params[B_LAM],
+                        params[B_PRINTED], min_samples_leaf, prefix, suffix,
+                    )
+                elif not is_weighted(weights) and few_values:
                     gain, n_left, tie, w_left = scan_numeric_histogram(
                         sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                         params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
@@ -308,6 +332,11 @@ def build(
                     mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
                 if valid:
                     gain = impurity - mass / total
+                    if label_masses is not None:
+                        gain = multiway_label_masses(
+                            sorted_rank[f], sorted_index[f], start, end, label_masses, params[B_LAM],
+                            params[B_PRINTED], prefix,
+                        )
                     if tie_break:
                         weighted = 0.0
                         for j in range(r):

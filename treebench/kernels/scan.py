@@ -10,10 +10,13 @@ rank changes; a nominal feature is tabulated per category instead.
 One scan per criterion family, chosen once per call, so the loop that runs
 once per sample holds only that family's arithmetic:
 
-* :func:`_scan_additive` -- entropy, gain ratio, Gini, Tsallis: a child's
-  mass is a function of its size and ``G = sum_i g(c_i)``; ``G`` of both
-  children is updated in O(1) per sample and a candidate costs a few
-  scalar operations (no array is touched per candidate).
+* :func:`_scan_additive` -- entropy, gain ratio, Gini, Tsallis, belief: a
+  child's mass is a function of its size and ``G = sum_i g(c_i)``; ``G`` of
+  both children is updated in O(1) per sample and a candidate costs a few
+  scalar operations (no array is touched per candidate).  Belief's
+  one-vs-rest reading adds ``sum_i g(s - c_i)``, which every sample changes
+  in every class: O(k) per candidate, in a branch of its own (a separate
+  scan would add seconds to the builder's first compile).
 * :func:`_scan_rows` -- certainty and possibilistic: a child's mass needs
   its whole count row; the scan is compiled once per family (selected by
   the type of ``z``: ``None`` for certainty, see
@@ -37,12 +40,14 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.scoring import (
+    BELIEF_OVR,
     CERTAINTY,
     ENTROPY,
     child_mass,
     g_term,
     is_additive,
     mass_from_sum,
+    one_vs_rest_pair_mass,
     pair_mass,
     tie_score_binary,
 )
@@ -226,9 +231,12 @@ def _scan_additive(
         if step == STOP:
             break
         n_left = p - start + 1
-        mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
-            cid, params, table, total - w_left, g_right
-        )
+        if cid == BELIEF_OVR:
+            mass = one_vs_rest_pair_mass(cid, params, table, left, parent, w_left, total, g_left, g_right)
+        else:
+            mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
+                cid, params, table, total - w_left, g_right
+            )
         gain = parent_impurity - mass / total
         if better(gain, best):
             best = gain

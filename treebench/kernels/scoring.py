@@ -9,9 +9,19 @@ Internally every criterion is expressed as an *impurity* to minimise: a child
 with ``s`` samples contributes its "mass" ``s * impurity(child)`` and a split's
 gain is ``impurity(parent) - sum(mass) / n``.  Certainty is a purity, so its
 impurity is ``-I``.  For the additive family (entropy, gain ratio, Gini,
-Tsallis) the mass depends on the counts only through ``G = sum_i g(c_i)`` for
-a tabulated ``g``, which lets the threshold scan update ``G`` in O(1) per
-sample instead of O(k) per candidate.
+Tsallis, the natural belief impurity) the mass depends on the counts only
+through ``G = sum_i g(c_i)`` for a tabulated ``g``, which lets the threshold
+scan update ``G`` in O(1) per sample instead of O(k) per candidate.
+
+Belief (paper 004): with crisp counts a node's structure is ``m_j = c_j/(s+1)``,
+``m(Omega) = 1/(s+1)``, so its pignistic probabilities are
+``BetP_j = (c_j + 1/k)/(s+1)`` and the discord ``-sum_j m_j log2 BetP_j`` is
+``(s log2(s+1) - G)/(s+1)`` with ``g(c) = c log2(c + 1/k)``: additive.  Its
+one-vs-rest reading averages the two-class impurities of ``(c_j, s - c_j)``:
+the same form with ``g(c) = c log2(c + 1/2)`` and ``G = (sum_j g(c_j) + g(s - c_j)) / k``,
+whose second terms all move with ``s`` -- O(k) per candidate, its own scan.
+Both need the class count, which the criterion cannot know; the builder
+completes their parameters with :func:`class_params`.
 
 Counts are integers (an unweighted fit: ``g`` is read from the table) or
 sums of sample weights (``g`` is computed, :func:`g_term`).  The functions
@@ -44,6 +54,14 @@ TSALLIS = 3
 TSALLIS_GAIN_RATIO = 4
 CERTAINTY = 5
 POSSIBILISTIC = 6
+BELIEF = 7
+BELIEF_OVR = 8
+
+#: Columns of a belief criterion's parameters once :func:`class_params` has
+#: completed them: the pignistic share of Omega in ``g(c) = c log2(c + share)``,
+#: lambda, 1.0 for the printed closed form (0.0: eqs. 17-19 literally), the
+#: nonspecificity ``log2`` of the frame, and the scale of ``G``.
+B_SHARE, B_LAM, B_PRINTED, B_LOG_FRAME, B_G_SCALE = 0, 1, 2, 3, 4
 
 LOG2 = math.log(2.0)
 LOG_HALF = math.log(0.5)
@@ -51,8 +69,42 @@ LOG_HALF = math.log(0.5)
 
 @njit(cache=True, inline="always")
 def is_additive(cid: int) -> bool:
-    """Whether the child mass is a function of (size, sum of tabulated g(c_i))."""
-    return cid <= TSALLIS_GAIN_RATIO
+    """Whether the child mass is a function of (size, sum of tabulated g(c_i)).
+
+    Belief's one-vs-rest counts too: it adds ``sum_i g(s - c_i)``
+    (:func:`rest_sum`), O(k) per child, but shares the scan.
+    """
+    return cid <= TSALLIS_GAIN_RATIO or cid == BELIEF or cid == BELIEF_OVR
+
+
+@njit(cache=True, inline="always")
+def is_belief(cid: int) -> bool:
+    """Whether ``cid`` is one of the belief impurities (their mass has one form, see :func:`belief_mass`)."""
+    return cid == BELIEF or cid == BELIEF_OVR
+
+
+@njit(cache=True)
+def class_params(cid: int, params: np.ndarray, k: int):
+    """``(cid, params)`` completed for ``k`` classes: belief's (from ``[lam, printed]``), else unchanged.
+
+    One-vs-rest with two classes is the natural impurity (the numpy criterion's rule).
+    """
+    if not is_belief(cid):
+        return cid, params
+    if k <= 2:
+        cid = BELIEF
+    out = np.empty(5)
+    out[B_LAM] = params[0]
+    out[B_PRINTED] = params[1]
+    if cid == BELIEF:
+        out[B_SHARE] = 1.0 / k
+        out[B_LOG_FRAME] = math.log2(k)
+        out[B_G_SCALE] = 1.0
+    else:  # every class against the rest: two-class frames, averaged over the k classes
+        out[B_SHARE] = 0.5
+        out[B_LOG_FRAME] = 1.0
+        out[B_G_SCALE] = 1.0 / k
+    return cid, out
 
 
 @njit(cache=True, inline="always")
@@ -68,11 +120,11 @@ def _tsallis_is_shannon(q: float) -> bool:
 
 @njit(cache=True)
 def g_value(cid: int, q: float, c: float) -> float:
-    """``g(c)`` of the additive family: c*log2(c), c^2, c*ln(c) or c^q; ``g(c <= 0) = 0``.
+    """``g(c)`` of the additive family: c*log2(c), c^2, c*ln(c), c^q or c*log2(c + q); ``g(c <= 0) = 0``.
 
     ``c <= 0`` also absorbs the rounding of weighted counts that should be 0.
-    Scalars only (``q`` is Tsallis' index, ``params[0]``), so that a call
-    costs no reference counting (see the hot-path rule above).
+    Scalars only (``q`` is ``params[0]``: Tsallis' index, belief's share of
+    Omega), so that a call costs no reference counting (see the hot-path rule above).
     """
     if c <= 0.0:
         return 0.0
@@ -80,6 +132,8 @@ def g_value(cid: int, q: float, c: float) -> float:
         return c * math.log2(c)
     if cid == GINI:
         return c * c
+    if is_belief(cid):
+        return c * math.log2(c + q)
     if _tsallis_is_shannon(q):
         return c * math.log(c)
     return c**q
@@ -136,10 +190,56 @@ def mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: int, g_sum
         return g_term(cid, params, table, s) - g_sum  # s log s - sum c log c = s * H (bits)
     if cid == GINI:
         return s - g_sum / s
+    if is_belief(cid):
+        return belief_mass(params, s, g_sum)
     if _tsallis_is_shannon(q):
         return g_term(cid, params, table, s) - g_sum  # nats
     # s * (1 - sum (c/s)^q) / (q - 1), with s^(q-1) = g(s) / s
     return (s - g_sum * s / g_term(cid, params, table, s)) / (q - 1.0)
+
+
+@njit(cache=True, inline="always")
+def belief_mass(params: np.ndarray, s: Any, g_sum: float) -> float:
+    """``s * u_lambda`` of a child of size ``s`` from ``G`` (``params`` completed by :func:`class_params`).
+
+    ``(s + 1) u = (1 - lam) L + lam (s log2(s + 1) - G') - printed lam s L``
+    with ``L`` the log2 of the frame and ``G'`` the scaled ``G``: eqs. 15-19,
+    or the printed closed form, with crisp counts (see the module docstring).
+    """
+    lam = params[B_LAM]
+    frame = params[B_LOG_FRAME]
+    size = float(s)
+    inner = (1.0 - lam) * frame + lam * (size * math.log2(size + 1.0) - params[B_G_SCALE] * g_sum)
+    inner -= params[B_PRINTED] * lam * size * frame
+    return size / (size + 1.0) * inner
+
+
+@njit(cache=True, inline="always")
+def rest_sum(cid: int, params: np.ndarray, table: np.ndarray, row: np.ndarray, s: Any) -> float:
+    """``sum_j g(s - c_j)`` of one-vs-rest: the "rest" side of every class pair of a child of size ``s``."""
+    acc = 0.0
+    for i in range(row.shape[0]):
+        acc += g_term(cid, params, table, s - row[i])
+    return acc
+
+
+@njit(cache=True, inline="always")
+def one_vs_rest_pair_mass(
+    cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, parent: np.ndarray, w_left: Any,
+    total: Any, g_left: float, g_right: float,
+) -> float:
+    """Summed one-vs-rest masses of a threshold's two children from their ``sum_i g(c_i)``.
+
+    Adds the rest sides ``sum_i g(s - c_i)`` of both (the right child's
+    counts read as ``parent - left``): O(k).
+    """
+    w_right = total - w_left
+    rest_left = 0.0
+    rest_right = 0.0
+    for i in range(left.shape[0]):
+        rest_left += g_term(cid, params, table, w_left - left[i])
+        rest_right += g_term(cid, params, table, w_right - (parent[i] - left[i]))
+    return belief_mass(params, w_left, g_left + rest_left) + belief_mass(params, w_right, g_right + rest_right)
 
 
 @njit(cache=True, inline="always")
@@ -256,6 +356,8 @@ def child_mass(
         g_sum = 0.0
         for i in range(row.shape[0]):
             g_sum += g_term(cid, params, table, row[i])
+        if cid == BELIEF_OVR:
+            g_sum += rest_sum(cid, params, table, row, s)
         return mass_from_sum(cid, params, table, s, g_sum)
     if cid == CERTAINTY:
         return certainty_mass(row, s)
@@ -335,6 +437,7 @@ def score_children(cid: int, params: np.ndarray, parent: np.ndarray, children: n
     """Candidate and split scores of ``children`` (m, r, k) -- used to test the
     kernels against the numpy reference criteria."""
     m, r, k = children.shape
+    cid, params = class_params(cid, params, k)
     n = 0
     for i in range(k):
         n += parent[i]

@@ -61,8 +61,7 @@ class BeliefLearner(CriterionLearner):
     uses_label_masses: ClassVar[bool] = True
 
     def __init__(self, criterion: str, pruning: str | None = None) -> None:
-        super().__init__(criterion, pruning)
-        self.uses_presort = False
+        super().__init__(criterion, pruning)  # the compiled builder: a grid's fits share one presort
         self.masses: pd.DataFrame | None = None
 
     def use_label_masses(self, masses: np.ndarray | None, index: pd.Index) -> None:
@@ -71,15 +70,14 @@ class BeliefLearner(CriterionLearner):
     def view(self, X: pd.DataFrame) -> pd.DataFrame:
         return X  # keep the row index: it finds each inner fold's label masses
 
-    def prepare(self, X: pd.DataFrame, y: np.ndarray) -> Any:
-        return None
-
     def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> Any:
         from treebench.trees.belief import BeliefTreeClassifier
 
+        if params.get("engine") == "python":
+            prepared = None
         model = BeliefTreeClassifier(self.criterion, pruning=self.pruning, **params)
         masses = None if self.masses is None else self.masses.loc[X.index].to_numpy()
-        return model.fit(X, y, label_masses=masses)
+        return model.fit(X, y, label_masses=masses, presorted=prepared)
 
     def pignistic_proba(self, model: Any, X: pd.DataFrame, n_classes: int) -> np.ndarray:
         """Pignistic probabilities over all ``n_classes`` codes (classes unseen in training: 0)."""
