@@ -299,6 +299,14 @@ class Criterion:
         """A tree-level quality measure from the leaves' counts, if the paper defines one."""
         return None
 
+    def kernel_takes(self, sample_data: np.ndarray, n_classes: int) -> bool:
+        """Whether the compiled builder scores this per-example ``sample_data`` itself.
+
+        ``False`` (the default): a fit with ``sample_data`` runs the generic
+        engine, which hands it to :meth:`split_scores`.
+        """
+        return False
+
     def kernel_params(self, max_branches: int) -> np.ndarray:
         """Float parameters handed to the compiled kernel (built-ins only)."""
         return np.zeros(1)

@@ -112,6 +112,12 @@ class Belief(Criterion):
         if self.multiclass == "one-vs-rest":
             self.kernel_id = 8  # type: ignore[misc]  # an instance's own scan (O(k) per candidate)
 
+    def kernel_takes(self, sample_data: np.ndarray, n_classes: int) -> bool:
+        """Label masses of two classes, ``(n, 3)``: scored by the builder's eq. 22 sweeps
+        (``treebench.kernels.belief.scan_label_masses``); anything else is refused by :meth:`split_scores`."""
+        data = np.asarray(sample_data)
+        return n_classes == 2 and data.ndim == 2 and data.shape[1] == 3
+
     def kernel_params(self, max_branches: int) -> np.ndarray:
         """``[lam, printed]``; the builder completes them with the class count."""
         return np.array([self.lam, 1.0 if self.variant == "printed" else 0.0])

@@ -9,12 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from treebench.criteria.belief import crisp_masses, pignistic
 from treebench.errors import TreebenchError
-from treebench.kernels.induction import build
-from treebench.trees.builder import MAX_BRANCHES, Presorted, _strict_accept, _value_rows
-from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.estimator import TreeClassifier
-from treebench.trees.settings import GrowSettings, validate_tree_param
-from treebench.trees.structure import Tree
 
 
 def check_label_masses(label_masses: Any, n_samples: int, n_classes: int) -> np.ndarray:
@@ -65,12 +60,8 @@ class BeliefTreeClassifier(TreeClassifier):
                     f"uncertain labels need exactly two classes; the training labels have {n_classes}"
                 )
             masses = check_label_masses(label_masses, len(np.asarray(y)), 2)
-            compiled = sample_weight is None and "sample_data" not in kwargs
-            if not (compiled and self._fit_compiled(X, y, masses, kwargs.get("presorted"))):
-                kwargs["sample_data"] = masses
-                super().fit(X, y, sample_weight=sample_weight, **kwargs)
-        else:
-            super().fit(X, y, sample_weight=sample_weight, **kwargs)
+            kwargs["sample_data"] = masses  # scored by the compiled builder (eq. 22 sweeps)
+        super().fit(X, y, sample_weight=sample_weight, **kwargs)
         self.leaf_masses_ = np.zeros((self.tree_.n_nodes, len(self.classes_) + 1))
         self.leaf_masses_[:, -1] = 1.0  # unreached nodes: vacuous
         if label_masses is None:
@@ -82,34 +73,6 @@ class BeliefTreeClassifier(TreeClassifier):
             for leaf in np.unique(leaves):
                 self.leaf_masses_[leaf] = node_masses(masses[leaves == leaf])
         return self
-
-    def _fit_compiled(self, X: Any, y: Any, masses: np.ndarray, presorted: Presorted | None) -> bool:
-        """Grow on label masses with the compiled builder, as :meth:`TreeClassifier.fit` would with the
-        generic engine; ``False`` (nothing fitted) where only the generic engine grows this tree.
-
-        The generic engine stays for ``engine="python"`` (the tests' oracle),
-        post-pruning, nominal features split one category against the rest
-        (which the numpy criterion scores on label masses only in part), and
-        inputs it refuses with its own errors (no rows or no columns).
-        """
-        if validate_tree_param("engine", self.engine, python=True) == "python" or self.pruning is not None:
-            return False
-        criterion = self._make_criterion()
-        settings = self._settings()
-        X = self._check_X(X, reset=True)
-        encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
-        nominal = encoder.is_nominal
-        if 0 in matrix.shape or (nominal.any() and settings.nominal_split == "binary"):
-            return False
-        if nominal.any() and encoder.n_categories.max() > MAX_BRANCHES:
-            return False  # the generic path says which feature has too many categories
-        codes = self._fit_labels(y, matrix.shape[0])
-        self._fit_inputs(encoder, criterion)
-        self.tree_ = grow_on_label_masses(
-            matrix, codes, encoder, criterion, settings, masses, self.classes_.tolist(),
-            presorted.copy() if presorted is not None else None,
-        )
-        return True
 
     def predict_masses(self, X: Any) -> np.ndarray:
         """Belief structure (singletons, then Omega) of the leaf each sample reaches."""
@@ -125,60 +88,3 @@ class BeliefTreeClassifier(TreeClassifier):
     def _leaf_class_index(self, leaves: np.ndarray) -> np.ndarray:
         """Class of largest pignistic probability (first class on ties)."""
         return np.argmax(self._leaf_proba(leaves), axis=1)
-
-
-def grow_on_label_masses(
-    matrix: np.ndarray,
-    codes: np.ndarray,
-    encoder: FeatureEncoder,
-    criterion: Any,
-    settings: GrowSettings,
-    masses: np.ndarray,
-    classes: list,
-    presorted: Presorted | None = None,
-) -> Tree:
-    """The tree :func:`treebench.trees.builder.grow` grows with ``sample_data=masses``, compiled.
-
-    Two classes, no sample weights, multiway nominal splits (the caller
-    checks); candidates are scored on the label masses
-    (:func:`treebench.kernels.belief.scan_label_masses`), everything else --
-    presort, stopping rules, routing -- is the compiled builder's.
-    ``presorted`` is consumed.
-    """
-    data = presorted if presorted is not None else Presorted.from_matrix(matrix, codes, encoder.is_nominal)
-    max_branches = int(encoder.n_categories.max()) if encoder.n_categories.size else 2
-    values, values_by_row = _value_rows(matrix)
-    int_nodes, float_nodes, counts, catmap = build(
-        data.index,
-        data.rank,
-        data.label,
-        values,
-        values_by_row,
-        data.n_levels,
-        encoder.is_nominal,
-        encoder.n_categories,
-        2,
-        int(criterion.kernel_id),
-        np.asarray(criterion.kernel_params(max(max_branches, 2)), dtype=np.float64),
-        bool(criterion.average_gain_rule),
-        bool(_strict_accept(criterion)),
-        float(criterion.min_gain),
-        -1 if settings.max_depth is None else int(settings.max_depth),
-        int(settings.min_samples_split),
-        int(settings.min_samples_leaf),
-        False,
-        settings.threshold == "midpoint",
-        None,
-        np.ascontiguousarray(masses, dtype=np.float64),
-    )
-    return Tree(
-        int_nodes=int_nodes,
-        float_nodes=float_nodes,
-        counts=counts,
-        catmap=catmap,
-        n_categories=encoder.n_categories,
-        feature_names=list(encoder.names),
-        classes=classes,
-        categories=list(encoder.categories),
-        criterion={"name": criterion.name, **criterion.values},
-    )

@@ -153,12 +153,20 @@ def grow(
         raise TreebenchError(
             f"criterion {criterion.name!r} grows its own trees; use treebench.trees.mee.MEETreeClassifier"
         )
-    use_kernel = criterion.kernel_id >= 0 and engine != "python" and sample_data is None
+    is_nominal = encoder.is_nominal
+    binary_nominal = settings.nominal_split == "binary" and bool(is_nominal.any())
+    # per-example data reaches the kernel only for a criterion that scores it there, and then
+    # without weights and binary nominal splits (which the numpy criterion scores on counts)
+    kernel_data = sample_data is None or (
+        sample_weight is None and not binary_nominal and criterion.kernel_takes(sample_data, n_classes)
+    )
+    use_kernel = criterion.kernel_id >= 0 and engine != "python" and kernel_data
     if engine == "numba" and not use_kernel:
         raise TreebenchError(
-            f"criterion {criterion.name!r} has no compiled kernel; use engine='python' or 'auto'"
+            f"criterion {criterion.name!r} has no compiled kernel"
+            + ("" if kernel_data else " for this sample_data (weights or binary nominal splits)")
+            + "; use engine='python' or 'auto'"
         )
-    is_nominal = encoder.is_nominal
     n_categories = encoder.n_categories
     if settings.nominal_split == "multiway" and is_nominal.any() and n_categories.max() > MAX_BRANCHES:
         worst = int(np.argmax(np.where(is_nominal, n_categories, 0)))
@@ -189,9 +197,10 @@ def grow(
             -1 if settings.max_depth is None else int(settings.max_depth),
             int(settings.min_samples_split),
             int(settings.min_samples_leaf),
-            settings.nominal_split == "binary",
+            binary_nominal,  # the flag only concerns nominal features
             settings.threshold == "midpoint",
             weights,
+            None if sample_data is None else np.ascontiguousarray(sample_data, dtype=np.float64),
         )
     elif _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
         # a plugin criterion given by a compiled impurity function: grown by its compiled scan
