@@ -33,11 +33,18 @@ test-boundscheck: install
 	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-boundscheck $(BIN)/python -m pytest -q
 
 # BENCH_BIG=1 adds the 500k x 10 and 1M x 10 synthetic cases (long on 2 cores).
+# The papers' own learners against their peers: belief and MEE trees against scikit-learn,
+# O-PiTree against river (the bench extra), C4.5 against Weka J48 where Java and Weka are installed.
 bench: install
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python benchmarks/bench_fit.py
 	$(BIN)/python benchmarks/bench_certainty_scale.py
 	TREEBENCH_BENCH_BIG=$(BENCH_BIG) $(BIN)/python benchmarks/bench_synthetic.py
 	$(BIN)/python benchmarks/bench_throughput.py
+	$(BIN)/python benchmarks/bench_belief.py
+	$(BIN)/python benchmarks/bench_mee.py
+	$(BIN)/python benchmarks/bench_online.py
+	$(BIN)/python benchmarks/bench_c45_speed.py
 
 # Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
 $(REPRODUCE): reproduce-%: install

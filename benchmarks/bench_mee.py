@@ -23,6 +23,7 @@ from collections.abc import Callable
 from functools import partial
 
 import numpy as np
+from _measure import load_average, machine, write_section
 from sklearn.tree import DecisionTreeClassifier
 
 from treebench.data import load
@@ -101,6 +102,9 @@ def growth_rows(repeats: int, seed: int) -> list[str]:
     return rows
 
 
+BEGIN, END = "<!-- bench_mee -->", "<!-- /bench_mee -->"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ratio-datasets", nargs="+", default=RATIO_DATASETS)
@@ -108,16 +112,24 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--per-node", action="store_true", help="also time the per-node builder (slow)")
     parser.add_argument("--no-growth", action="store_true")
+    parser.add_argument("--no-write", action="store_true", help="Print only; leave results.md alone.")
     args = parser.parse_args()
     extra = " per-node (ms) | per-node / compiled |" if args.per_node else ""
-    print(f"| dataset | n | MEE fit (ms) | sklearn entropy (ms) | ratio | leaves | depth |{extra}")
-    print("|---|---|---|---|---|---|---|" + ("---|---|" if args.per_node else ""))
-    print("\n".join(ratio_rows(args.ratio_datasets, args.repeats, args.per_node)))
+    lines = [
+        "## MEE trees (paper 001) against scikit-learn's entropy tree",
+        "",
+        f"{machine()}; load {load_average()} at the start; best of {args.repeats} interleaved fits in one process.",
+        "",
+        f"| dataset | n | MEE fit (ms) | sklearn entropy (ms) | ratio | leaves | depth |{extra}",
+        "|---|---|---|---|---|---|---|" + ("---|---|" if args.per_node else ""),
+        *ratio_rows(args.ratio_datasets, args.repeats, args.per_node),
+    ]
     if not args.no_growth:
-        print()
-        print("| growth | n | MEE fit (ms) | ratio to sklearn | leaves | depth |")
-        print("|---|---|---|---|---|---|")
-        print("\n".join(growth_rows(args.repeats, args.seed)))
+        lines += ["", "| growth | n | MEE fit (ms) | ratio to sklearn | leaves | depth |", "|---|---|---|---|---|---|",
+                  *growth_rows(args.repeats, args.seed)]
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(BEGIN, END, lines)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import time
 from contextlib import contextmanager
 
 import numpy as np
+from _measure import load_average, machine, write_section
 
 
 def pendigits_stream(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -118,10 +119,14 @@ def segment_trial_seconds() -> tuple[float, float, str]:
     return result.tune_seconds, result.fit_seconds, result.chosen
 
 
+BEGIN, END = "<!-- bench_online -->", "<!-- /bench_online -->"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tuning", action="store_true", help="also time one segment trial before/after")
+    parser.add_argument("--no-write", action="store_true", help="Print only; leave results.md alone.")
     args = parser.parse_args()
     X, y = pendigits_stream()
     ours_learn(X[:500], y[:500])  # compile / cache load outside the timing
@@ -131,23 +136,31 @@ def main() -> None:
         best["ours"] = min(best["ours"], ours_learn(X, y))
         best["river"] = min(best["river"], river_learn(X, y))
     n = len(y)
-    print(f"pendigits stream, {n} examples, one per call (best of {args.rounds} interleaved rounds)")
-    for name in ("ours", "river"):
-        print(f"  {name:6s} {best[name]:7.2f} s  {n / best[name]:9.0f} examples/s  {1e6 * best[name] / n:7.1f} us/example")
-    print(f"  throughput ratio ours/river: {best['river'] / best['ours']:.2f}")
     accuracy = prequential(X, y)
-    print(
-        f"prequential accuracy: ours {accuracy['ours']:.4f} ({accuracy['ours_leaves']} leaves), "
-        f"river {accuracy['river']:.4f} ({accuracy['river_leaves']} leaves)"
-    )
+    lines = [
+        "## Online trees (O-ΠTree, paper 000) against river's HoeffdingTreeClassifier",
+        "",
+        f"{machine()}; load {load_average()} at the start. Shuffled pendigits stream, {n} examples, one per call "
+        f"(`partial_fit` on a 1-row array / `learn_one` on a dict), best of {args.rounds} interleaved rounds.",
+        "",
+        "| learner | seconds | examples/s | µs/example | prequential accuracy | leaves |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, label in (("ours", "treebench O-ΠTree (γ = 0.05)"), ("river", "river HoeffdingTreeClassifier")):
+        lines.append(f"| {label} | {best[name]:.2f} | {n / best[name]:.0f} | {1e6 * best[name] / n:.1f} | "
+                     f"{accuracy[name]:.4f} | {accuracy[name + '_leaves']} |")
+    lines += ["", f"Throughput ratio treebench / river: **{best['river'] / best['ours']:.2f}**"]
     if args.tuning:
         after = segment_trial_seconds()
         with first_implementation():
             before = segment_trial_seconds()
         assert before[2] == after[2], (before, after)  # the same trees choose the same gamma
-        print(f"segment, o-pitree, outer fold 0 (chosen {after[2]}):")
-        print(f"  tuning  before {before[0]:8.2f} s  after {after[0]:7.2f} s  ratio {before[0] / after[0]:6.1f}")
-        print(f"  final   before {before[1]:8.2f} s  after {after[1]:7.2f} s  ratio {before[1] / after[1]:6.1f}")
+        lines += ["", f"segment, o-pitree, outer fold 0 (chosen {after[2]}): tuning {before[0]:.2f} s -> "
+                  f"{after[0]:.2f} s ({before[0] / after[0]:.1f}x), final fit {before[1]:.2f} s -> {after[1]:.2f} s "
+                  f"({before[1] / after[1]:.1f}x)"]
+    print("\n".join(lines))
+    if not args.no_write:
+        write_section(BEGIN, END, lines)
 
 
 if __name__ == "__main__":
