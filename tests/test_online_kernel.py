@@ -80,6 +80,9 @@ CRITERIA = [
     ("tsallis_gain_ratio", {"q": 0.5}),
     ("certainty", {}),
     ("certainty", {"tie_break": "none"}),
+    # the builder completes belief's parameters with the class count: the online kernel must too
+    ("belief", {"lam": 0.3}),
+    ("belief", {"lam": 0.8, "variant": "nonspecificity-discord", "multiclass": "one-vs-rest"}),
 ]
 
 

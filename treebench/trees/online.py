@@ -21,6 +21,7 @@ from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels import online as K
 from treebench.kernels import online_rows as R
+from treebench.kernels.scoring import class_params
 from treebench.trees.builder import MAX_BRANCHES, grow
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.estimator import ESTIMATOR_PARAMS, TreeClassifier
@@ -53,10 +54,12 @@ class GrowingTree:
         self.criterion = criterion
         max_branches = int(n_categories.max()) if n_categories.size else 2
         # the builder's parameters for this encoder (grow() computes them the same way)
-        self.params = np.asarray(criterion.kernel_params(max(max_branches, 2)), dtype=np.float64)
+        params = np.asarray(criterion.kernel_params(max(max_branches, 2)), dtype=np.float64)
+        # completed for the class count as the builder does (the belief impurities need k)
+        cid, self.params = class_params(np.int64(criterion.kernel_id), params, np.int64(k))
         self.min_gain = float(criterion.min_gain)
         config = np.zeros(K.N_CONFIG, np.int64)
-        config[K.CFG_CID] = criterion.kernel_id
+        config[K.CFG_CID] = cid
         config[K.CFG_AVERAGE_RULE] = bool(criterion.average_gain_rule)
         config[K.CFG_STRICT] = not criterion.accepts(self.min_gain)  # as builder._strict_accept
         config[K.CFG_MAX_DEPTH] = -1 if settings.max_depth is None else settings.max_depth
