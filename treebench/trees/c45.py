@@ -41,8 +41,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench.errors import TreebenchError
-from treebench.kernels import c45_grow
-from treebench.kernels.c45_grow import grow_node, last_below
+from treebench.kernels import c45_build, c45_prune
+from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
+from treebench.kernels.c45_sums import last_below
 from treebench.kernels.c45_scan import first_record
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
@@ -235,7 +236,6 @@ class Node:
     nominal: bool = False
     children: list[Node] = field(default_factory=list)
     is_empty: bool = False
-    index: int = -1  # position in the arrays of :meth:`_Grower.index_tree`
 
     @property
     def is_leaf(self) -> bool:
@@ -298,47 +298,6 @@ class _Grower:
         ]
 
     # -- growing ------------------------------------------------------------------------------
-    def presorted(self, weights: np.ndarray) -> bool:
-        """Whether :meth:`grow_presorted` applies: numeric attributes only, no missing value,
-        whole-number weights (every weight sum is then exact, whatever its order)."""
-        X = self.X
-        if X.shape[0] == 0 or X.shape[1] == 0 or (self.n_values > 0).any() or np.isnan(X).any():
-            return False
-        total = float(weights.sum())  # the x log2 x table has total + 1 entries
-        return bool((weights == np.floor(weights)).all()) and total <= 16.0 * len(weights) + 1e6 and self.k <= 128
-
-    def start_presorted(self, weights: np.ndarray) -> None:
-        """The index columns, sorted values and scratch of :func:`grow_node`."""
-        X, n, p = self.X, self.X.shape[0], self.X.shape[1]
-        self.order = np.empty((p + 1, n), dtype=np.int64)
-        self.sorted_x = np.empty((p, n))
-        for j in range(p):
-            self.order[j] = np.argsort(X[:, j], kind="stable")
-            self.sorted_x[j] = X[self.order[j], j]
-        self.order[p] = np.arange(n)
-        self.w = weights
-        self.table = _xlog2x(np.arange(int(weights.sum()) + 1, dtype=np.float64))
-        self.per_class = np.zeros(self.k)
-        self.bags = np.zeros((2, self.k))
-        self.mask = np.zeros(n, dtype=np.bool_)
-        self.buf = np.zeros(n, dtype=np.int64)
-        self.work = np.zeros((4 + p, self.k))
-
-    def grow_presorted(self, lo: int, hi: int) -> Node:
-        """:meth:`grow` on the rows ``order[-1, lo:hi]``, by :func:`grow_node`."""
-        rows = self.order[-1, lo:hi].copy()
-        feature, threshold, n_left = grow_node(
-            self.X, self.y, self.w, self.order, self.sorted_x, lo, hi, self.min_leaf, self.mdl,
-            self.table, self.per_class, self.bags, self.mask, self.buf, self.work,
-        )
-        node = Node(self.per_class[None, :].copy(), rows, self.w[rows])
-        if feature < 0:
-            node.is_empty = abs(float(self.per_class.sum())) < SMALL
-            return node
-        node.feature, node.threshold, node.dist = int(feature), float(threshold), self.bags.copy()
-        node.children = [self.grow_presorted(lo, lo + n_left), self.grow_presorted(lo + n_left, hi)]
-        return node
-
     def grow(self, rows: np.ndarray, weights: np.ndarray) -> Node:
         per_class = np.bincount(self.y[rows], weights=weights, minlength=self.k).astype(np.float64)
         node = Node(per_class[None, :], rows, weights)
@@ -492,73 +451,136 @@ class _Grower:
         for child, (r, w) in zip(node.children, self.split(node, rows, weights), strict=True):
             self.new_distribution(child, r, w)
 
-    def index_tree(self, root: Node) -> None:
-        """Number the nodes and keep the binary numeric tree in arrays for :func:`c45_grow.branch_errors`
-        (presorted growth only: numeric attributes, no missing values, whole-number weights)."""
-        nodes, stack = [], [root]
-        while stack:
-            node = stack.pop()
-            node.index = len(nodes)
-            nodes.append(node)
-            stack.extend(node.children)
-        n = len(nodes)
-        self.feature = np.full(n, -1, dtype=np.int64)
-        self.threshold = np.zeros(n)
-        self.left = np.full(n, -1, dtype=np.int64)
-        self.right = np.full(n, -1, dtype=np.int64)
-        for node in nodes:
-            self.set_split(node)
-        self.counts = np.zeros((n, self.k))
-        from scipy.special import ndtri
-
-        self.z = float(ndtri(1.0 - self.confidence))
-
-    def set_split(self, node: Node) -> None:
-        """Copy ``node``'s split (or leaf) into the arrays of :meth:`index_tree`."""
-        i = node.index
-        if node.is_leaf:
-            self.feature[i] = -1
-            return
-        self.feature[i], self.threshold[i] = node.feature, node.threshold
-        self.left[i], self.right[i] = node.children[0].index, node.children[1].index
-
-    def prune(self, node: Node, raising: bool, fast: bool = False) -> float:
+    def prune(self, node: Node, raising: bool) -> float:
         """``C45PruneableClassifierTree.prune``: leaf, largest branch or subtree, by estimated errors.
 
         Returns the pruned subtree's estimated errors (:meth:`subtree_errors`, summed the same
-        way), so that a parent need not add up its leaves again.  ``fast``: the branch errors of
-        subtree raising come from :func:`c45_grow.branch_errors` (after :meth:`index_tree`).
+        way), so that a parent need not add up its leaves again.
         """
         if node.is_leaf:
             return estimated_errors(node.dist, self.confidence)
-        below = [self.prune(child, raising, fast) for child in node.children]
+        below = [self.prune(child, raising) for child in node.children]
         per_bag = node.dist.sum(axis=1)
         largest = int(np.flatnonzero(per_bag - per_bag.max() > -SMALL)[-1])  # maxBag: last maximum
-        if not raising:
-            branch = math.inf
-        elif fast:
-            branch = float(c45_grow.branch_errors(
-                self.X, self.y, node.rows, node.weights, node.children[largest].index, self.feature,
-                self.threshold, self.left, self.right, self.counts, self.confidence, self.z,
-            ))
-        else:
-            branch = self.branch_errors(node.children[largest], node.rows, node.weights)
+        branch = self.branch_errors(node.children[largest], node.rows, node.weights) if raising else math.inf
         leaf = estimated_errors(node.dist, self.confidence)
         tree = sum(below)
         if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
             node.make_leaf()
-            if fast:
-                self.set_split(node)
             return estimated_errors(node.dist, self.confidence)
         if branch - (tree + 0.1) < SMALL:
             raised = node.children[largest]
             node.children, node.feature = raised.children, raised.feature
             node.threshold, node.nominal, node.dist = raised.threshold, raised.nominal, raised.dist
-            if fast:
-                self.set_split(node)
             self.new_distribution(node, node.rows, node.weights)
-            return self.prune(node, raising, fast)
+            return self.prune(node, raising)
         return tree
+
+
+# --------------------------------------------------------------------------- compiled growth
+def counted_attributes(n_values: np.ndarray, n_train: int) -> np.ndarray:
+    """``C45ModelSelection``: attributes whose gain enters the average (many-valued nominal ones,
+    at least 30 % as many values as training cases, drop out unless every attribute is one)."""
+    many_valued = (n_values > 0) & ~(n_values - 0.3 * n_train < -SMALL)
+    return np.ones(len(n_values), dtype=np.bool_) if many_valued.all() else ~many_valued
+
+
+class _Compiled:
+    """:class:`_Grower`'s tree from the kernels of :mod:`treebench.kernels.c45_build` and
+    :mod:`treebench.kernels.c45_prune`, turned into :class:`Node` objects at the end.
+
+    Data without missing values and with whole-number weights of a modest total grows presorted
+    (every sum exact, ``x log2 x`` from a table numpy computed); other data grows with J48's
+    fractional cases in the reference's order.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, k: int,
+                 est: C45Classifier):
+        self.X = np.asfortranarray(X, dtype=np.float64)
+        self.y, self.w, self.n_values, self.k, self.est = y.astype(np.int64), w, n_values, k, est
+        n = X.shape[0]
+        total = float(w.sum()) if n else 0.0
+        fits_table = total <= 16.0 * n + 1e6
+        self.whole = bool(n and fits_table and (w == np.floor(w)).all() and not np.isnan(self.X).any())
+        # x log2 x of every whole number a weight sum can reach (a prefix when the total is huge)
+        self.tab = _xlog2x(np.arange(int(total if fits_table else 16.0 * n + 1e6) + 2, dtype=np.float64))
+
+    def sorted_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets."""
+        parts = [np.unique(col[~np.isnan(col)]) if nv == 0 else np.empty(0)
+                 for col, nv in zip(self.X.T, self.n_values, strict=True)]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(v) for v in parts])
+        return (np.concatenate(parts) if parts else np.empty(0)), offsets
+
+    def grow(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """The grown tree's arrays, and the presorted row order (``None`` when not presorted)."""
+        est, X = self.est, self.X
+        values, offsets = self.sorted_values()
+        counted = counted_attributes(self.n_values, X.shape[0])
+        args = (self.k, float(est.min_samples_leaf), bool(est.mdl_correction), self.tab)
+        if not self.whole:
+            nodes, thr, dist = c45_build.grow_general(X, self.y, self.w, self.n_values, counted, values, offsets, *args)
+            return nodes, thr, dist, None
+        numeric = np.flatnonzero(self.n_values == 0)
+        order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
+        column = np.full(X.shape[1], -1, dtype=np.int64)
+        for s, j in enumerate(numeric):
+            order[s] = np.argsort(X[:, j], kind="stable")
+            column[j] = s
+        order[-1] = np.arange(X.shape[0])
+        nodes, thr, dist = c45_build.grow_presorted(
+            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args)
+        return nodes, thr, dist, order[-1]
+
+    def fit(self) -> Node:
+        """Grow, collapse and prune; the root of the tree as :class:`Node` objects."""
+        from scipy.special import ndtri
+
+        est, n, k = self.est, self.X.shape[0], self.k
+        nodes, thr, dist, ident = self.grow()
+        inplace = ident is not None
+        z = float(ndtri(1.0 - float(est.confidence)))
+        capacity = 4 * n + 1024
+        while True:
+            work = (nodes.copy(), thr.copy(), dist.copy()) if not inplace else (nodes, thr, dist)
+            if inplace:
+                rows = ident.copy()
+            else:
+                rows = np.empty(capacity, dtype=np.int64)
+                rows[:n] = np.arange(n)
+            wts = np.empty(len(rows))
+            wts[:n] = self.w[rows[:n]]
+            done = c45_prune.collapse_and_prune(
+                *work, self.X, self.y, rows, wts, n, k, float(est.confidence), z, bool(est.collapse),
+                not est.unpruned, bool(est.subtree_raising), inplace,
+            )
+            if done:
+                break
+            capacity *= 2  # the fractional cases of subtree raising needed more room
+        nodes, thr, dist = work
+        segment, rows, wts = c45_prune.final_cases(nodes, thr, dist, self.X, rows[:n].copy() if not inplace else rows,
+                                                   wts[:n].copy() if not inplace else wts, n, k, inplace)
+        return _as_nodes(nodes, thr, dist, k, segment, rows, wts)
+
+
+def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segment: np.ndarray,
+              rows: np.ndarray, wts: np.ndarray) -> Node:
+    """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0)."""
+    made: dict[int, Node] = {}
+    order = [0]
+    for i in order:  # breadth first; the list grows while it is read
+        start, length = segment[i]
+        first, n_dist = nodes[i, DST], nodes[i, DN]
+        made[i] = Node(
+            dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
+            wts[start:start + length], feature=int(nodes[i, FEAT]), threshold=float(thr[i]),
+            nominal=bool(nodes[i, NOM]), is_empty=bool(nodes[i, EMPTY]),
+        )
+        order.extend(range(nodes[i, KID], nodes[i, KID] + nodes[i, NKID]))
+    for i in order:
+        made[i].children = [made[c] for c in range(nodes[i, KID], nodes[i, KID] + nodes[i, NKID])]
+    return made[0]
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -632,9 +654,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
         return Z
 
-    #: Grow through :func:`treebench.kernels.c45_grow.grow_node` when it applies (tests turn it off
-    #: to compare with the reference grower).
-    _presort = True
+    #: Grow, collapse and prune in the compiled kernels (tests turn it off to run the reference).
+    _compiled = True
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
         """Grow (and unless ``unpruned``, prune) the tree on ``X``, ``y``.
@@ -657,23 +678,19 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = Z.shape[1]
         n_values = np.array([len(c) if c is not None else 0 for c in self.encoder_.categories], dtype=np.int64)
         keep = np.flatnonzero(weights > 0)
-        grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
+        kept = weights[keep].astype(np.float64)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         try:
-            kept = weights[keep].astype(np.float64)
-            fast = self._presort and grower.presorted(kept)
-            if fast:
-                grower.start_presorted(kept)
-                root = grower.grow_presorted(0, len(keep))
+            if self._compiled:
+                root = _Compiled(Z[keep], codes[keep], kept, n_values, len(self.classes_), self).fit()
             else:
+                grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
                 root = grower.grow(np.arange(len(keep)), kept)
-            if self.collapse:
-                grower.collapse(root)
-            if not self.unpruned:
-                if fast:
-                    grower.index_tree(root)
-                grower.prune(root, bool(self.subtree_raising), fast)
+                if self.collapse:
+                    grower.collapse(root)
+                if not self.unpruned:
+                    grower.prune(root, bool(self.subtree_raising))
         finally:
             sys.setrecursionlimit(limit)
         self.tree_ = TreeInfo(root, *_sizes(root))

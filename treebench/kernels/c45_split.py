@@ -1,0 +1,197 @@
+"""One node of Weka's J48 in numba: every attribute's split, the choice, the branch shares.
+
+The functions repeat :mod:`treebench.trees.c45` (``numeric_candidate``, ``nominal_candidate``,
+``_Grower.select``, ``add_unknowns``, ``Node.shares``) operation for operation, sums in numpy's
+order (:mod:`treebench.kernels.c45_sums`), so that the compiled growers build the readable
+grower's trees.  Distributions are ``(n_bags, k)`` blocks stored row by row in flat arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.c45_sums import SAME_VALUE, SMALL, pairwise, xlog2x, xlog2x_sum
+
+
+@njit(cache=True)
+def min_split(known_weight: float, k: int, min_leaf: float) -> float:
+    """Least weight on each side of a numeric cut: ``0.1 * known / classes`` clamped to ``[M, 25]``."""
+    value = 0.1 * known_weight / k
+    if value - min_leaf < SMALL:
+        return min_leaf
+    return 25.0 if value - 25.0 > SMALL else value
+
+
+@njit(cache=True)
+def split_entropy(per_bag: np.ndarray, n_bags: int, node_weight: float, tab: np.ndarray,
+                  scratch: np.ndarray) -> float:
+    """``GainRatioSplitCrit.splitEnt``: the unknown weight is one more bag."""
+    known = pairwise(per_bag, 0, n_bags)
+    if known <= SMALL:
+        return 0.0
+    return (-xlog2x_sum(per_bag, 0, n_bags, tab, scratch) - xlog2x(node_weight - known, tab)) + xlog2x(node_weight, tab)
+
+
+@njit(cache=True)
+def ratio_of(gain: float, per_bag: np.ndarray, n_bags: int, node_weight: float, tab: np.ndarray,
+             scratch: np.ndarray) -> float:
+    """``GainRatioSplitCrit.splitCritValue``: 0 for a trivial split."""
+    entropy = split_entropy(per_bag, n_bags, node_weight, tab, scratch)
+    if abs(entropy) < SMALL:
+        return 0.0
+    return gain / (entropy / node_weight)
+
+
+@njit(cache=True)
+def numeric_scan(
+    xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, m: int, k: int, node_weight: float, min_leaf: float,
+    mdl: bool, tab: np.ndarray, bags: np.ndarray, work: np.ndarray,
+) -> tuple[bool, float, float, float]:
+    """``numeric_candidate`` on the ``m`` known cases sorted by value (ties in node order).
+
+    Parameters
+    ----------
+    xs, ys, ws:
+        Sorted values, their class codes and weights.
+    bags:
+        Output: the cut's ``(2, k)`` class weights (below, above), when a cut is found.
+    work:
+        Scratch of at least ``6 k + 4`` values.
+
+    Returns
+    -------
+    (found, gain, ratio, cut)
+        The MDL-corrected gain, the gain ratio and the midpoint cut (before snapping).
+    """
+    if m == 0:
+        return False, 0.0, 0.0, 0.0
+    last = work[0:k]  # cum[-1]: class weights summed in sorted order
+    left = work[k:2 * k]
+    right = work[2 * k:3 * k]
+    best_left = work[3 * k:4 * k]
+    scratch = work[4 * k:6 * k]
+    for c in range(k):
+        last[c] = 0.0
+        left[c] = 0.0
+    for i in range(m):
+        last[ys[i]] += ws[i]
+    known_weight = pairwise(last, 0, k)
+    least = min_split(known_weight, k, min_leaf)
+    if 2 * least - m > SMALL:  # Weka counts cases here, not weight
+        return False, 0.0, 0.0, 0.0
+    old = xlog2x(known_weight, tab) - xlog2x_sum(last, 0, k, tab, scratch)
+    share = 1.0 - (node_weight - known_weight) / node_weight
+    left_weight = 0.0
+    n_cuts, at, best = 0, -1, 0.0
+    for i in range(m - 1):
+        left[ys[i]] += ws[i]
+        left_weight += ws[i]
+        if not xs[i] + SAME_VALUE < xs[i + 1]:
+            continue
+        if not (left_weight - least > -SMALL and (known_weight - left_weight) - least > -SMALL):
+            continue
+        n_cuts += 1
+        for c in range(k):
+            right[c] = last[c] - left[c]
+        new = (((xlog2x(pairwise(left, 0, k), tab) - xlog2x_sum(left, 0, k, tab, scratch))
+                + xlog2x(pairwise(right, 0, k), tab)) - xlog2x_sum(right, 0, k, tab, scratch))
+        numerator = (old - new) * share
+        gain = 0.0 if abs(numerator) < SMALL else numerator / known_weight
+        if gain - best > SMALL:  # first_max: a later cut must beat the record by 1e-6
+            best, at = gain, i
+            for c in range(k):
+                best_left[c] = left[c]
+    if n_cuts == 0:
+        return False, 0.0, 0.0, 0.0
+    gain = (best if at >= 0 else 0.0) - (math.log2(n_cuts) / node_weight if mdl else 0.0)
+    if gain < SMALL:
+        return False, 0.0, 0.0, 0.0
+    cut = (xs[at] + xs[at + 1]) / 2
+    if cut == xs[at + 1]:  # rounding put the midpoint on the upper value
+        cut = xs[at]
+    for c in range(k):
+        bags[c] = best_left[c]
+        bags[k + c] = last[c] - best_left[c]
+    per_bag = work[6 * k:6 * k + 2]
+    per_bag[0] = pairwise(bags, 0, k)
+    per_bag[1] = pairwise(bags, k, k)
+    ratio = ratio_of(gain, per_bag, 2, node_weight, tab, work[6 * k + 2:6 * k + 4])
+    return True, gain, ratio, cut
+
+
+@njit(cache=True)
+def nominal_scan(
+    bags: np.ndarray, n_values: int, k: int, node_weight: float, min_leaf: float, tab: np.ndarray,
+    work: np.ndarray,
+) -> tuple[bool, float, float]:
+    """``nominal_candidate`` on the known cases' ``(n_values, k)`` weights ``bags``.
+
+    ``work``: scratch of at least ``n_values * k + n_values + 2 k`` values.
+    Returns ``(found, gain, ratio)``: found unless fewer than two branches reach ``M``.
+    """
+    per_bag = work[0:n_values]
+    per_class = work[n_values:n_values + k]
+    scratch = work[n_values + k:]
+    reached = 0
+    for v in range(n_values):
+        per_bag[v] = pairwise(bags, v * k, k)
+        if per_bag[v] - min_leaf > -SMALL:
+            reached += 1
+    if reached < 2:
+        return False, 0.0, 0.0
+    known = pairwise(bags, 0, n_values * k)
+    for c in range(k):
+        per_class[c] = bags[c]
+    for v in range(1, n_values):
+        for c in range(k):
+            per_class[c] += bags[v * k + c]
+    old = xlog2x(pairwise(per_class, 0, k), tab) - xlog2x_sum(per_class, 0, k, tab, scratch)
+    new = xlog2x_sum(per_bag, 0, n_values, tab, scratch) - xlog2x_sum(bags, 0, n_values * k, tab, scratch)
+    numerator = old - new
+    numerator *= 1.0 - (node_weight - known) / node_weight
+    gain = 0.0 if abs(numerator) < SMALL else numerator / known
+    return True, gain, ratio_of(gain, per_bag, n_values, node_weight, tab, scratch)
+
+
+@njit(cache=True)
+def choose(found: np.ndarray, gains: np.ndarray, ratios: np.ndarray, counted: np.ndarray) -> int:
+    """``C45ModelSelection.selectModel``: the largest gain ratio among the splits of at least
+    average gain (the average over ``counted`` attributes), -1 for none."""
+    total, count = 0.0, 0
+    for j in range(found.shape[0]):
+        if found[j] and counted[j]:
+            total += gains[j]
+            count += 1
+    if count == 0:
+        return -1
+    average = total / count
+    best, top = -1, 0.0
+    for j in range(found.shape[0]):
+        if found[j] and gains[j] >= average - 1e-3 and ratios[j] - top > SMALL:
+            best, top = j, ratios[j]
+    return best
+
+
+@njit(cache=True)
+def add_unknowns(bags: np.ndarray, n_bags: int, k: int, unknown: np.ndarray, scratch: np.ndarray) -> None:
+    """``Distribution.addInstWithUnknown`` in place: the unknown cases' class weights ``unknown``
+    added to every bag by its known share (equal shares when nothing is known)."""
+    total = pairwise(bags, 0, n_bags * k)
+    for b in range(n_bags):
+        scratch[b] = pairwise(bags, b * k, k) / total if abs(total) >= SMALL else 1.0 / n_bags
+    for b in range(n_bags):
+        for c in range(k):
+            bags[b * k + c] = bags[b * k + c] + scratch[b] * unknown[c]
+
+
+@njit(cache=True)
+def shares(dist: np.ndarray, n_bags: int, k: int, out: np.ndarray) -> None:
+    """Each branch's share of the weight (``Node.shares``, ``C45Split.weights``)."""
+    for b in range(n_bags):
+        out[b] = pairwise(dist, b * k, k)
+    total = pairwise(out, 0, n_bags)
+    for b in range(n_bags):
+        out[b] = out[b] / total

@@ -1,0 +1,155 @@
+"""The arithmetic of Weka's J48 in numba, summed in the order numpy sums it.
+
+The readable C4.5 (:mod:`treebench.trees.c45`) adds class weights with ``np.bincount`` (row
+order), ``ndarray.sum`` (numpy's pairwise summation) and ``np.cumsum`` (running sums).  With
+fractional weights (missing values, ``sample_weight``) the order decides the last bits, and the
+last bits of a distribution decide J48's ties; so every sum here repeats numpy's order:
+:func:`pairwise` is numpy's ``pairwise_sum``, running sums are plain loops.
+
+``x log2 x`` (:func:`xlog2x`) is read from a table of the whole numbers that numpy computed when
+its argument is one (numpy's vectorised ``log`` and the C library's differ in the last bit on
+some arguments); other arguments take the C library's ``log``, whose result can differ from
+numpy's by one unit in the last place: a gain is then as exact as numpy's, and J48's 1e-6
+slack in every comparison of gains absorbs the difference.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: ``weka.core.Utils.SMALL``: the slack of every Weka comparison.
+SMALL = 1e-6
+#: Consecutive sorted values closer than this are one value for a numeric cut.
+SAME_VALUE = 1e-5
+LOG2 = math.log(2.0)
+#: numpy's ``PW_BLOCKSIZE``: longer runs are halved recursively.
+_BLOCK = 128
+
+
+@njit(cache=True)
+def pairwise(a: np.ndarray, start: int, n: int) -> float:
+    """``a[start:start + n].sum()`` as numpy adds it (``pairwise_sum``: 8 running sums per block
+    of up to 128 values, halving longer runs at a multiple of 8)."""
+    if n < 8:
+        s = 0.0
+        for i in range(start, start + n):
+            s += a[i]
+        return s
+    if n <= _BLOCK:
+        r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+        r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+        i = 8
+        while i < n - n % 8:
+            j = start + i
+            r0 += a[j]
+            r1 += a[j + 1]
+            r2 += a[j + 2]
+            r3 += a[j + 3]
+            r4 += a[j + 4]
+            r5 += a[j + 5]
+            r6 += a[j + 6]
+            r7 += a[j + 7]
+            i += 8
+        s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            s += a[start + i]
+            i += 1
+        return s
+    half = n // 2
+    half -= half % 8
+    return pairwise(a, start, half) + pairwise(a, start + half, n - half)
+
+
+@njit(cache=True)
+def xlog2x(v: float, tab: np.ndarray) -> float:
+    """``v log2 v``, 0 below 1e-6 (``EntropyBasedSplitCrit.logFunc``); whole numbers from ``tab``."""
+    if v < SMALL:
+        return 0.0
+    if v < tab.shape[0] and v == math.floor(v):
+        return tab[int(v)]
+    return v * math.log(v) / LOG2
+
+
+@njit(cache=True)
+def xlog2x_sum(a: np.ndarray, start: int, n: int, tab: np.ndarray, scratch: np.ndarray) -> float:
+    """``_xlog2x(a[start:start + n]).sum()`` (``scratch`` holds at least ``n`` values)."""
+    for i in range(n):
+        scratch[i] = xlog2x(a[start + i], tab)
+    return pairwise(scratch, 0, n)
+
+
+@njit(cache=True)
+def max_class(per_class: np.ndarray, start: int, k: int) -> int:
+    """``Distribution.maxClass``: the first class beating the running best by more than 1e-6."""
+    top, best = 0.0, 0
+    for c in range(k):
+        if per_class[start + c] - top > SMALL:
+            top, best = per_class[start + c], c
+    return best
+
+
+@njit(cache=True)
+def column_sums(dist: np.ndarray, n_bags: int, k: int, out: np.ndarray) -> None:
+    """``dist.sum(axis=0)`` of a ``(n_bags, k)`` block stored row by row: bags added in order."""
+    for c in range(k):
+        out[c] = dist[c]
+    for b in range(1, n_bags):
+        for c in range(k):
+            out[c] += dist[b * k + c]
+
+
+@njit(cache=True)
+def num_incorrect(dist: np.ndarray, n_bags: int, k: int, scratch: np.ndarray) -> float:
+    """``Distribution.numIncorrect``: weight not of the majority class (``scratch``: ``k`` values)."""
+    column_sums(dist, n_bags, k, scratch)
+    return pairwise(scratch, 0, k) - scratch[max_class(scratch, 0, k)]
+
+
+@njit(cache=True)
+def added_errors(n: float, errors: float, confidence: float, z: float) -> float:
+    """:func:`treebench.trees.pruning.added_errors` (Weka's ``Stats.addErrs``), same operations."""
+    if errors < 1:
+        base = n * (1.0 - confidence ** (1.0 / n))
+        if errors == 0:
+            return base
+        one = 1.0
+        if one + 0.5 >= n:
+            at_one = max(n - one, 0.0)
+        else:
+            f = (one + 0.5) / n
+            upper = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
+            at_one = upper * n - one
+        return base + errors * (at_one - base)
+    if errors + 0.5 >= n:
+        return max(n - errors, 0.0)
+    f = (errors + 0.5) / n
+    upper = (f + z * z / (2 * n) + z * math.sqrt(f / n - f * f / n + z * z / (4 * n * n))) / (1 + z * z / n)
+    return upper * n - errors
+
+
+@njit(cache=True)
+def estimated_errors(dist: np.ndarray, n_bags: int, k: int, confidence: float, z: float,
+                     scratch: np.ndarray) -> float:
+    """Pessimistic errors of a leaf holding the ``(n_bags, k)`` block ``dist``
+    (``getEstimatedErrorsForDistribution``)."""
+    total = pairwise(dist, 0, n_bags * k)
+    if abs(total) < SMALL:
+        return 0.0
+    wrong = num_incorrect(dist, n_bags, k, scratch)
+    return wrong + added_errors(total, wrong, confidence, z)
+
+
+@njit(cache=True)
+def last_below(values: np.ndarray, cut: float, slack: float) -> int:
+    """Index of the last of the sorted ``values`` with ``value - cut < slack``, -1 when none."""
+    lo, hi = 0, values.shape[0]
+    while lo < hi:  # the predicate is monotone in value
+        mid = (lo + hi) // 2
+        if values[mid] - cut < slack:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
