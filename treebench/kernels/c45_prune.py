@@ -14,6 +14,9 @@ so), so each call receives its node's cases as a segment ``start:start + length`
 * otherwise the children's cases (J48's fractional instances) are written above ``state[0]``,
   the top of a stack in ``rows``/``wts``, and released on return; ``state[1]`` becomes 1 when
   the arrays are too short (the caller retries with longer ones).
+
+Every walk is a loop over an explicit stack (numba cannot cache a recursive function that
+another cached function calls); sums over children are still added in the recursive order.
 """
 
 from __future__ import annotations
@@ -58,34 +61,63 @@ def make_leaf(nodes: np.ndarray, dist: np.ndarray, i: int, k: int) -> None:
     nodes[i, FEAT], nodes[i, NKID], nodes[i, DN] = -1, 0, 1
 
 
+# --------------------------------------------------------------------------- walks
+@njit(cache=True)
+def top_down(nodes: np.ndarray, root: int, out: np.ndarray) -> int:
+    """The subtree of ``root`` level by level (every parent before its children) into ``out``;
+    its size."""
+    out[0] = root
+    count, at = 1, 0
+    while at < count:
+        i = out[at]
+        at += 1
+        for b in range(nodes[i, NKID]):
+            out[count] = nodes[i, KID] + b
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def add_up(nodes: np.ndarray, order: np.ndarray, count: int, values: np.ndarray) -> None:
+    """Every inner node of ``order`` (parents before children) gets the sum of its children's
+    values, added in branch order from 0 (Python's ``sum`` of the recursive definition)."""
+    for at in range(count - 1, -1, -1):
+        i = order[at]
+        if nodes[i, NKID] > 0:
+            value = 0.0
+            for b in range(nodes[i, NKID]):
+                value += values[nodes[i, KID] + b]
+            values[i] = value
+
+
 # --------------------------------------------------------------------------- collapsing
 @njit(cache=True)
-def training_errors(nodes: np.ndarray, dist: np.ndarray, i: int, k: int, errors: np.ndarray,
-                    scratch: np.ndarray) -> float:
-    """Training errors of node ``i``'s leaves, summed recursively; every node's kept in ``errors``."""
-    if nodes[i, NKID] == 0:
-        start = nodes[i, DST] * k
-        value = num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch)
-    else:
-        value = 0.0
-        for b in range(nodes[i, NKID]):
-            value += training_errors(nodes, dist, nodes[i, KID] + b, k, errors, scratch)
-    errors[i] = value
-    return value
-
-
-@njit(cache=True)
-def collapse(nodes: np.ndarray, dist: np.ndarray, i: int, k: int, errors: np.ndarray,
+def collapse(nodes: np.ndarray, dist: np.ndarray, k: int, order: np.ndarray, errors: np.ndarray,
              scratch: np.ndarray) -> None:
-    """``ClassifierTree.collapse``: a subtree no better than a leaf on training data becomes one."""
-    if nodes[i, NKID] == 0:
-        return
-    start = nodes[i, DST] * k
-    if errors[i] >= num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch) - 1e-3:
-        make_leaf(nodes, dist, i, k)
-        return
-    for b in range(nodes[i, NKID]):
-        collapse(nodes, dist, nodes[i, KID] + b, k, errors, scratch)
+    """``ClassifierTree.collapse`` of the whole tree: a subtree whose leaves make at least the
+    node's training errors - 1e-3 becomes a leaf (judged top down on the uncollapsed errors)."""
+    count = top_down(nodes, 0, order)
+    for at in range(count):
+        i = order[at]
+        if nodes[i, NKID] == 0:
+            start = nodes[i, DST] * k
+            errors[i] = num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch)
+    add_up(nodes, order, count, errors)
+    stack = order  # reused: the subtree walk is done
+    stack[0] = 0
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        i = stack[depth]
+        if nodes[i, NKID] == 0:
+            continue
+        start = nodes[i, DST] * k
+        if errors[i] >= num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch) - 1e-3:
+            make_leaf(nodes, dist, i, k)
+            continue
+        for b in range(nodes[i, NKID]):
+            stack[depth] = nodes[i, KID] + b
+            depth += 1
 
 
 # --------------------------------------------------------------------------- cases
@@ -190,147 +222,205 @@ def reset_distribution(
 def routed_errors(
     nodes: np.ndarray, thr: np.ndarray, root: int, start: int, length: int, X: np.ndarray, y: np.ndarray,
     rows: np.ndarray, wts: np.ndarray, k: int, confidence: float, z: float, counts: np.ndarray,
-    scratch: np.ndarray,
+    order: np.ndarray, values: np.ndarray, scratch: np.ndarray,
 ) -> float:
-    """``getEstimatedErrorsForBranch`` without unknown values: each case routed to its leaf."""
+    """``getEstimatedErrorsForBranch`` without unknown values: each case routed to its leaf, the
+    leaves' estimated errors added up as the recursive definition adds them."""
     for t in range(start, start + length):
         r = rows[t]
         node = root
         while nodes[node, NKID] > 0:
             node = nodes[node, KID] + route(X[r, nodes[node, FEAT]], nodes[node, NOM] == 1, thr[node])
         counts[node, y[r]] += wts[t]
-    return leaf_errors(nodes, root, k, confidence, z, counts, scratch)
-
-
-@njit(cache=True)
-def leaf_errors(nodes: np.ndarray, i: int, k: int, confidence: float, z: float, counts: np.ndarray,
-                scratch: np.ndarray) -> float:
-    """The leaves' estimated errors of ``counts`` summed recursively; ``counts`` zeroed again."""
-    if nodes[i, NKID] == 0:
-        value = estimated_errors(counts[i], 1, k, confidence, z, scratch)
-        for c in range(k):
-            counts[i, c] = 0.0
-        return value
-    value = 0.0
-    for b in range(nodes[i, NKID]):
-        value += leaf_errors(nodes, nodes[i, KID] + b, k, confidence, z, counts, scratch)
-    return value
+    count = top_down(nodes, root, order)
+    for at in range(count):
+        i = order[at]
+        if nodes[i, NKID] == 0:
+            values[i] = estimated_errors(counts[i], 1, k, confidence, z, scratch)
+            for c in range(k):
+                counts[i, c] = 0.0
+    add_up(nodes, order, count, values)
+    return values[root]
 
 
 @njit(cache=True)
 def split_errors(
-    nodes: np.ndarray, thr: np.ndarray, i: int, start: int, length: int, X: np.ndarray, y: np.ndarray,
+    nodes: np.ndarray, thr: np.ndarray, root: int, start: int, length: int, X: np.ndarray, y: np.ndarray,
     rows: np.ndarray, wts: np.ndarray, k: int, confidence: float, z: float, state: np.ndarray,
-    scratch: np.ndarray,
+    stack: np.ndarray, order: np.ndarray, values: np.ndarray, scratch: np.ndarray,
 ) -> float:
-    """``getEstimatedErrorsForBranch`` with fractional cases: the subtree's distributions
-    re-made from the segment (not kept), the cases split by them."""
-    if nodes[i, NKID] == 0:
-        per_class = np.zeros(k)
-        for t in range(start, start + length):
-            per_class[y[rows[t]]] += wts[t]
-        return estimated_errors(per_class, 1, k, confidence, z, scratch)
-    n_bags = nodes[i, NKID]
-    block = np.empty(n_bags * k)
-    reset_distribution(nodes, thr, i, start, length, X, y, rows, wts, k, block)
+    """``getEstimatedErrorsForBranch`` with fractional cases: every inner node's distribution
+    re-made from its cases (not kept) gives the shares that split them."""
     saved = state[TOP]
-    first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
-    if not split_rows(nodes, thr, i, block, start, length, X, rows, wts, state, False, first, size):
-        return 0.0
-    value = 0.0
-    for b in range(n_bags):
-        value += split_errors(nodes, thr, nodes[i, KID] + b, first[b], size[b], X, y, rows, wts, k,
-                              confidence, z, state, scratch)
-        if state[OVERFLOW]:
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = root, start, length, saved
+    depth, count = 1, 0
+    per_class = np.empty(k)
+    while depth > 0:
+        depth -= 1
+        i, seg, size_i = stack[depth, 0], stack[depth, 1], stack[depth, 2]
+        state[TOP] = stack[depth, 3]  # above it: cases of finished subtrees
+        order[count] = i
+        count += 1
+        n_bags = nodes[i, NKID]
+        if n_bags == 0:
+            for c in range(k):
+                per_class[c] = 0.0
+            for t in range(seg, seg + size_i):
+                per_class[y[rows[t]]] += wts[t]
+            values[i] = estimated_errors(per_class, 1, k, confidence, z, scratch)
+            continue
+        block = np.empty(n_bags * k)
+        reset_distribution(nodes, thr, i, seg, size_i, X, y, rows, wts, k, block)
+        first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
+        if not split_rows(nodes, thr, i, block, seg, size_i, X, rows, wts, state, False, first, size):
             return 0.0
+        for b in range(n_bags - 1, -1, -1):
+            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = (
+                nodes[i, KID] + b, first[b], size[b], state[TOP])
+            depth += 1
     state[TOP] = saved
-    return value
+    # parents before children in ``order``, as :func:`add_up` needs
+    add_up(nodes, order, count, values)
+    return values[root]
 
 
 @njit(cache=True)
 def new_distribution(
-    nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, i: int, start: int, length: int, X: np.ndarray,
+    nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, root: int, start: int, length: int, X: np.ndarray,
     y: np.ndarray, rows: np.ndarray, wts: np.ndarray, k: int, state: np.ndarray, inplace: bool,
+    stack: np.ndarray,
 ) -> None:
-    """``newDistribution``: re-fill node ``i``'s subtree with the cases of its new position."""
-    n_bags = max(nodes[i, NKID], 1)
-    block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
-    reset_distribution(nodes, thr, i, start, length, X, y, rows, wts, k, block)
-    nodes[i, DN] = n_bags
-    if nodes[i, NKID] == 0:
-        if abs(pairwise(wts, start, length)) >= SMALL:
-            nodes[i, EMPTY] = 0
-        return
+    """``newDistribution``: re-fill ``root``'s subtree with the cases of its new position."""
     saved = state[TOP]
-    first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
-    if not split_rows(nodes, thr, i, block, start, length, X, rows, wts, state, inplace, first, size):
-        return
-    for b in range(n_bags):
-        new_distribution(nodes, thr, dist, nodes[i, KID] + b, first[b], size[b], X, y, rows, wts, k, state, inplace)
-        if state[OVERFLOW]:
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = root, start, length, saved
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        i, seg, size_i = stack[depth, 0], stack[depth, 1], stack[depth, 2]
+        state[TOP] = stack[depth, 3]
+        n_bags = max(nodes[i, NKID], 1)
+        block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
+        reset_distribution(nodes, thr, i, seg, size_i, X, y, rows, wts, k, block)
+        nodes[i, DN] = n_bags
+        if nodes[i, NKID] == 0:
+            if abs(pairwise(wts, seg, size_i)) >= SMALL:
+                nodes[i, EMPTY] = 0
+            continue
+        first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
+        if not split_rows(nodes, thr, i, block, seg, size_i, X, rows, wts, state, inplace, first, size):
             return
+        for b in range(n_bags - 1, -1, -1):
+            stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = (
+                nodes[i, KID] + b, first[b], size[b], state[TOP])
+            depth += 1
     state[TOP] = saved
 
 
 # --------------------------------------------------------------------------- pruning
+#: Columns of a frame of :func:`prune`'s stack: node, its cases (start, length), the case stack's
+#: top on entry, the next child to prune (-1: not entered yet), where its children's cases are.
+_NODE, _START, _LENGTH, _SAVED, _NEXT, _SEGS = 0, 1, 2, 3, 4, 5
+
+
 @njit(cache=True)
 def prune(
-    nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, i: int, start: int, length: int, X: np.ndarray,
-    y: np.ndarray, rows: np.ndarray, wts: np.ndarray, k: int, confidence: float, z: float, raising: bool,
-    inplace: bool, state: np.ndarray, counts: np.ndarray, scratch: np.ndarray,
+    nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, n: int, X: np.ndarray, y: np.ndarray,
+    rows: np.ndarray, wts: np.ndarray, k: int, confidence: float, z: float, raising: bool, inplace: bool,
+    state: np.ndarray, scratch: np.ndarray,
 ) -> float:
-    """``C45PruneableClassifierTree.prune`` of node ``i`` (its cases: the segment); returns the
-    pruned subtree's estimated errors."""
-    n_bags = nodes[i, NKID]
-    if n_bags == 0:
-        return node_errors(nodes, dist, i, k, confidence, z, scratch)
-    kid = nodes[i, KID]
-    block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
-    saved = state[TOP]
-    first, size = np.zeros(n_bags, dtype=np.int64), np.zeros(n_bags, dtype=np.int64)
-    if raising and not split_rows(nodes, thr, i, block, start, length, X, rows, wts, state, inplace, first, size):
-        return 0.0
-    below = 0.0
-    for b in range(n_bags):
-        below += prune(nodes, thr, dist, kid + b, first[b], size[b], X, y, rows, wts, k, confidence, z,
-                       raising, inplace, state, counts, scratch)
-        if state[OVERFLOW]:
-            return 0.0
-    # maxBag: the last of the largest branches
-    top = -math.inf
-    for b in range(n_bags):
-        top = max(top, pairwise(block, b * k, k))
-    largest = 0
-    for b in range(n_bags):
-        if pairwise(block, b * k, k) - top > -SMALL:
-            largest = b
-    branch = math.inf
-    if raising:
-        if inplace:
-            branch = routed_errors(nodes, thr, kid + largest, start, length, X, y, rows, wts, k, confidence, z,
-                                   counts, scratch)
+    """``C45PruneableClassifierTree.prune`` of the tree rooted at node 0 (cases ``0:n``); returns
+    the pruned tree's estimated errors.
+
+    The recursion runs on a stack of frames; a child's result is added to its parent's
+    ``below`` when it returns, so the children's errors are summed in branch order from 0.
+    """
+    size_all = nodes.shape[0] + 1
+    frames = np.empty((size_all, 6), dtype=np.int64)
+    below = np.zeros(size_all)
+    segs = np.empty((size_all, 2), dtype=np.int64)  # children's cases of every open frame
+    stack = np.empty((size_all, 4), dtype=np.int64)  # scratch of the walks below
+    order = np.empty(size_all, dtype=np.int64)
+    values = np.empty(size_all)
+    counts = np.zeros((nodes.shape[0], k)) if inplace else np.zeros((1, k))
+    first, size = np.empty(size_all, dtype=np.int64), np.empty(size_all, dtype=np.int64)
+    frames[0, _NODE], frames[0, _START], frames[0, _LENGTH], frames[0, _NEXT], frames[0, _SEGS] = 0, 0, n, -1, 0
+    depth = 1
+    result = 0.0
+    while depth > 0:
+        f = depth - 1
+        i = frames[f, _NODE]
+        n_bags = nodes[i, NKID]
+        value, done = 0.0, False  # done: the frame returns ``value``
+        if frames[f, _NEXT] < 0:  # entering
+            if n_bags == 0:
+                value, done = node_errors(nodes, dist, i, k, confidence, z, scratch), True
+            else:
+                frames[f, _SAVED] = state[TOP]
+                base = frames[f, _SEGS]
+                for b in range(n_bags):
+                    segs[base + b, 0], segs[base + b, 1] = 0, 0
+                if raising:
+                    block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
+                    if not split_rows(nodes, thr, i, block, frames[f, _START], frames[f, _LENGTH], X, rows, wts,
+                                      state, inplace, first, size):
+                        return 0.0
+                    for b in range(n_bags):
+                        segs[base + b, 0], segs[base + b, 1] = first[b], size[b]
+                below[f] = 0.0
+                frames[f, _NEXT] = 0
+        if not done and frames[f, _NEXT] < n_bags:  # prune the next child
+            b = frames[f, _NEXT]
+            frames[f, _NEXT] = b + 1
+            base = frames[f, _SEGS]
+            frames[depth, _NODE], frames[depth, _START], frames[depth, _LENGTH] = (
+                nodes[i, KID] + b, segs[base + b, 0], segs[base + b, 1])
+            frames[depth, _NEXT], frames[depth, _SEGS] = -1, base + n_bags
+            depth += 1
+            continue
+        if not done:  # every child pruned: leaf, raised branch or subtree
+            start, length = frames[f, _START], frames[f, _LENGTH]
+            kid = nodes[i, KID]
+            block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
+            top = -math.inf
+            for b in range(n_bags):
+                top = max(top, pairwise(block, b * k, k))
+            largest = 0
+            for b in range(n_bags):  # maxBag: the last of the largest branches
+                if pairwise(block, b * k, k) - top > -SMALL:
+                    largest = b
+            branch = math.inf
+            if raising and inplace:
+                branch = routed_errors(nodes, thr, kid + largest, start, length, X, y, rows, wts, k, confidence,
+                                       z, counts, order, values, scratch)
+            elif raising:
+                branch = split_errors(nodes, thr, kid + largest, start, length, X, y, rows, wts, k, confidence,
+                                      z, state, stack, order, values, scratch)
+                if state[OVERFLOW]:
+                    return 0.0
+            leaf = node_errors(nodes, dist, i, k, confidence, z, scratch)
+            tree = below[f]
+            state[TOP] = frames[f, _SAVED]
+            if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
+                make_leaf(nodes, dist, i, k)
+                value = node_errors(nodes, dist, i, k, confidence, z, scratch)
+            elif branch - (tree + 0.1) < SMALL:
+                raised = kid + largest
+                for column in (FEAT, KID, NKID, NOM, DST, DN):
+                    nodes[i, column] = nodes[raised, column]
+                thr[i] = thr[raised]
+                new_distribution(nodes, thr, dist, i, start, length, X, y, rows, wts, k, state, inplace, stack)
+                if state[OVERFLOW]:
+                    return 0.0
+                frames[f, _NEXT] = -1  # prune the node again, in the same frame
+                continue
+            else:
+                value = tree
+        depth -= 1  # return ``value`` to the parent frame
+        if depth > 0:
+            below[depth - 1] += value
         else:
-            branch = split_errors(nodes, thr, kid + largest, start, length, X, y, rows, wts, k, confidence, z,
-                                  state, scratch)
-            if state[OVERFLOW]:
-                return 0.0
-    leaf = node_errors(nodes, dist, i, k, confidence, z, scratch)
-    tree = below
-    state[TOP] = saved
-    if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
-        make_leaf(nodes, dist, i, k)
-        return node_errors(nodes, dist, i, k, confidence, z, scratch)
-    if branch - (tree + 0.1) < SMALL:
-        raised = kid + largest
-        for column in (FEAT, KID, NKID, NOM, DST, DN):
-            nodes[i, column] = nodes[raised, column]
-        thr[i] = thr[raised]
-        new_distribution(nodes, thr, dist, i, start, length, X, y, rows, wts, k, state, inplace)
-        if state[OVERFLOW]:
-            return 0.0
-        return prune(nodes, thr, dist, i, start, length, X, y, rows, wts, k, confidence, z, raising, inplace,
-                     state, counts, scratch)
-    return tree
+            result = value
+    return result
 
 
 @njit(cache=True)
@@ -346,15 +436,12 @@ def collapse_and_prune(
     """
     scratch = np.empty(k)
     if do_collapse:
-        errors = np.zeros(nodes.shape[0])
-        training_errors(nodes, dist, 0, k, errors, scratch)
-        collapse(nodes, dist, 0, k, errors, scratch)
+        collapse(nodes, dist, k, np.empty(nodes.shape[0] + 1, dtype=np.int64), np.zeros(nodes.shape[0]), scratch)
     if not do_prune:
         return True
     state = np.zeros(2, dtype=np.int64)
     state[TOP] = n
-    counts = np.zeros((nodes.shape[0], k)) if inplace else np.zeros((1, k))
-    prune(nodes, thr, dist, 0, 0, n, X, y, rows, wts, k, confidence, z, raising, inplace, state, counts, scratch)
+    prune(nodes, thr, dist, n, X, y, rows, wts, k, confidence, z, raising, inplace, state, scratch)
     return state[OVERFLOW] == 0
 
 

@@ -30,37 +30,74 @@ _BLOCK = 128
 
 
 @njit(cache=True)
-def pairwise(a: np.ndarray, start: int, n: int) -> float:
-    """``a[start:start + n].sum()`` as numpy adds it (``pairwise_sum``: 8 running sums per block
-    of up to 128 values, halving longer runs at a multiple of 8)."""
+def _block(a: np.ndarray, start: int, n: int) -> float:
+    """numpy's ``pairwise_sum`` of at most 128 values: sequential below 8, else 8 running sums."""
     if n < 8:
         s = 0.0
         for i in range(start, start + n):
             s += a[i]
         return s
+    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
+    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    i = 8
+    while i < n - n % 8:
+        j = start + i
+        r0 += a[j]
+        r1 += a[j + 1]
+        r2 += a[j + 2]
+        r3 += a[j + 3]
+        r4 += a[j + 4]
+        r5 += a[j + 5]
+        r6 += a[j + 6]
+        r7 += a[j + 7]
+        i += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        s += a[start + i]
+        i += 1
+    return s
+
+
+@njit(cache=True)
+def pairwise(a: np.ndarray, start: int, n: int) -> float:
+    """``a[start:start + n].sum()`` as numpy adds it (``pairwise_sum``: blocks of up to 128
+    values, longer runs halved at a multiple of 8 and the halves' sums added).
+
+    The halving is walked with an explicit stack: numba cannot cache a recursive function that
+    another cached function calls.
+    """
     if n <= _BLOCK:
-        r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-        r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-        i = 8
-        while i < n - n % 8:
-            j = start + i
-            r0 += a[j]
-            r1 += a[j + 1]
-            r2 += a[j + 2]
-            r3 += a[j + 3]
-            r4 += a[j + 4]
-            r5 += a[j + 5]
-            r6 += a[j + 6]
-            r7 += a[j + 7]
-            i += 8
-        s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            s += a[start + i]
-            i += 1
-        return s
-    half = n // 2
-    half -= half % 8
-    return pairwise(a, start, half) + pairwise(a, start + half, n - half)
+        return _block(a, start, n)
+    # each level halves n, so 64 levels are more than any array holds
+    starts = np.empty(64, dtype=np.int64)
+    sizes = np.empty(64, dtype=np.int64)
+    phase = np.empty(64, dtype=np.int64)  # 0: expand, 1: left done, 2: both done
+    sums = np.empty(64)  # finished halves waiting for their sibling
+    depth, held = 1, 0
+    starts[0], sizes[0], phase[0] = start, n, 0
+    while depth > 0:
+        top = depth - 1
+        size = sizes[top]
+        if size <= _BLOCK:
+            sums[held] = _block(a, starts[top], size)
+            held += 1
+            depth -= 1
+            continue
+        half = size // 2
+        half -= half % 8
+        if phase[top] == 0:
+            phase[top] = 1
+            starts[depth], sizes[depth], phase[depth] = starts[top], half, 0
+            depth += 1
+        elif phase[top] == 1:
+            phase[top] = 2
+            starts[depth], sizes[depth], phase[depth] = starts[top] + half, size - half, 0
+            depth += 1
+        else:
+            held -= 1
+            sums[held - 1] = sums[held - 1] + sums[held]
+            depth -= 1
+    return sums[0]
 
 
 @njit(cache=True)

@@ -494,6 +494,10 @@ class _Compiled:
     fractional cases in the reference's order.
     """
 
+    #: Room for the fractional cases of subtree raising (``None``: ``4 n + 1024``, doubled until
+    #: enough; tests set it small to check the retry).
+    first_capacity: int | None = None
+
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, k: int,
                  est: C45Classifier):
         self.X = np.asfortranarray(X, dtype=np.float64)
@@ -541,7 +545,7 @@ class _Compiled:
         nodes, thr, dist, ident = self.grow()
         inplace = ident is not None
         z = float(ndtri(1.0 - float(est.confidence)))
-        capacity = 4 * n + 1024
+        capacity = self.first_capacity or 4 * n + 1024
         while True:
             work = (nodes.copy(), thr.copy(), dist.copy()) if not inplace else (nodes, thr, dist)
             if inplace:
