@@ -43,8 +43,8 @@ from sklearn.utils.validation import check_is_fitted
 from treebench.errors import TreebenchError
 from treebench.kernels import c45_build, c45_prune
 from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
-from treebench.kernels.c45_sums import last_below
 from treebench.kernels.c45_scan import first_record
+from treebench.kernels.c45_sums import last_below
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
 from treebench.trees.pruning import added_errors
