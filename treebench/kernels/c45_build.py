@@ -38,9 +38,11 @@ def _more_nodes(nodes: np.ndarray, thr: np.ndarray, need: int) -> tuple[np.ndarr
         return nodes, thr
     cap = max(need, 2 * nodes.shape[0])
     bigger = np.empty((cap, N_COLUMNS), dtype=np.int64)
-    bigger[: nodes.shape[0]] = nodes
     wider = np.empty(cap)
-    wider[: thr.shape[0]] = thr
+    for i in range(nodes.shape[0]):  # loops: a slice copy compiles a shape-mismatch error path
+        for c in range(N_COLUMNS):
+            bigger[i, c] = nodes[i, c]
+        wider[i] = thr[i]
     return bigger, wider
 
 
@@ -49,7 +51,8 @@ def _more_floats(a: np.ndarray, need: int) -> np.ndarray:
     if need <= a.shape[0]:
         return a
     bigger = np.empty(max(need, 2 * a.shape[0]))
-    bigger[: a.shape[0]] = a
+    for i in range(a.shape[0]):
+        bigger[i] = a[i]
     return bigger
 
 
@@ -58,7 +61,19 @@ def _more_ints(a: np.ndarray, need: int) -> np.ndarray:
     if need <= a.shape[0]:
         return a
     bigger = np.empty(max(need, 2 * a.shape[0]), dtype=np.int64)
-    bigger[: a.shape[0]] = a
+    for i in range(a.shape[0]):
+        bigger[i] = a[i]
+    return bigger
+
+
+@njit(cache=True)
+def _more_stack(stack: np.ndarray, need: int) -> np.ndarray:
+    if need <= stack.shape[0]:
+        return stack
+    bigger = np.empty((max(need, 2 * stack.shape[0]), stack.shape[1]), dtype=np.int64)
+    for i in range(stack.shape[0]):
+        for c in range(stack.shape[1]):
+            bigger[i, c] = stack[i, c]
     return bigger
 
 
@@ -71,14 +86,58 @@ def _new_nodes(nodes: np.ndarray, thr: np.ndarray, first: int, count: int) -> No
 
 
 @njit(cache=True)
-def _leaf(nodes: np.ndarray, dist: np.ndarray, i: int, n_dist: int, per_class: np.ndarray, k: int) -> np.ndarray:
-    """Make node ``i`` a leaf holding ``per_class``; the (maybe reallocated) distribution pool."""
-    dist = _more_floats(dist, (n_dist + 1) * k)
+def _leaf(nodes: np.ndarray, dist: np.ndarray, i: int, used: np.ndarray, per_class: np.ndarray) -> np.ndarray:
+    """Make node ``i`` a leaf holding ``per_class``; the (maybe reallocated) distribution pool.
+
+    ``used``: nodes and distribution rows taken so far (counters in an array: numba compiles a
+    function once more for every constant argument).
+    """
+    k = per_class.shape[0]
+    dist = _more_floats(dist, (used[1] + 1) * k)
     for c in range(k):
-        dist[n_dist * k + c] = per_class[c]
-    nodes[i, DST], nodes[i, DN] = n_dist, 1
-    nodes[i, EMPTY] = 1 if abs(pairwise(per_class, 0, k)) < SMALL else 0
+        dist[used[1] * k + c] = per_class[c]
+    nodes[i, DST], nodes[i, DN] = used[1], 1
+    nodes[i, EMPTY] = 1 if abs(pairwise(per_class)) < SMALL else 0
+    used[1] += 1
     return dist
+
+
+@njit(cache=True)
+def stable_order(keys: np.ndarray, order: np.ndarray, spare: np.ndarray) -> None:
+    """``np.argsort(keys, kind="stable")`` into ``order[:len(keys)]`` (``spare``: as long):
+    a bottom-up merge sort, equal keys in index order (numba's own merge sort compiles slowly)."""
+    m = keys.shape[0]
+    for i in range(m):
+        order[i] = i
+    src, dst = order, spare
+    in_order = True
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid, hi = min(lo + width, m), min(lo + 2 * width, m)
+            a, b, t = lo, mid, lo
+            while a < mid and b < hi:
+                if keys[src[b]] < keys[src[a]]:
+                    dst[t] = src[b]
+                    b += 1
+                else:
+                    dst[t] = src[a]
+                    a += 1
+                t += 1
+            while a < mid:
+                dst[t] = src[a]
+                a += 1
+                t += 1
+            while b < hi:
+                dst[t] = src[b]
+                b += 1
+                t += 1
+        src, dst = dst, src
+        in_order = not in_order
+        width *= 2
+    if not in_order:
+        for i in range(m):
+            order[i] = spare[i]
 
 
 @njit(cache=True)
@@ -89,10 +148,10 @@ def _snap(values: np.ndarray, cut: float) -> float:
 
 
 @njit(cache=True)
-def _is_leaf(per_class: np.ndarray, k: int, min_leaf: float) -> bool:
+def _is_leaf(per_class: np.ndarray, min_leaf: float) -> bool:
     """Too little weight for two branches of ``M``, or pure."""
-    total = pairwise(per_class, 0, k)
-    return 2 * min_leaf - total > SMALL or abs(total - per_class[max_class(per_class, 0, k)]) < SMALL
+    total = pairwise(per_class)
+    return 2 * min_leaf - total > SMALL or abs(total - per_class[max_class(per_class)]) < SMALL
 
 
 @njit(cache=True)
@@ -134,8 +193,9 @@ def grow_presorted(
     nodes = np.empty((64, N_COLUMNS), dtype=np.int64)
     thr = np.empty(64)
     dist = np.empty(64 * k)
-    n_nodes, n_dist = 1, 0
-    _new_nodes(nodes, thr, 0, 1)
+    used = np.zeros(2, dtype=np.int64)  # nodes, distribution rows
+    used[0] = 1
+    _new_nodes(nodes, thr, used[1], used[0])  # node 0, the root
     stack = np.empty((64, 3), dtype=np.int64)
     stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, n
     depth = 1
@@ -155,9 +215,9 @@ def grow_presorted(
             per_class[c] = 0.0
         for t in range(lo, hi):
             per_class[y[ident[t]]] += w[ident[t]]
-        total = pairwise(per_class, 0, k)
+        total = pairwise(per_class)
         best = -1
-        if not _is_leaf(per_class, k, min_leaf):
+        if not _is_leaf(per_class, min_leaf):
             for j in range(p):
                 if n_values[j] > 0:
                     nv = n_values[j]
@@ -175,28 +235,27 @@ def grow_presorted(
                         r = col[lo + t]
                         xs[t], ys[t], ws[t] = X[r, j], y[r], w[r]
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs, ys, ws, m, k, total, min_leaf, mdl, tab, bags[j], work)
+                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work)
             best = choose(found, gains, ratios, counted)
         if best < 0:
-            dist = _leaf(nodes, dist, i, n_dist, per_class, k)
-            n_dist += 1
+            dist = _leaf(nodes, dist, i, used, per_class)
             continue
         nominal = n_values[best] > 0
         n_bags = n_values[best] if nominal else 2
         threshold = math.nan
         if not nominal:
             threshold = _snap(values[offsets[best]:offsets[best + 1]], cuts[best])
-        dist = _more_floats(dist, (n_dist + n_bags) * k)
+        dist = _more_floats(dist, (used[1] + n_bags) * k)
         for s in range(n_bags * k):
-            dist[n_dist * k + s] = bags[best, s]
-        first = n_nodes
-        nodes, thr = _more_nodes(nodes, thr, n_nodes + n_bags)
+            dist[used[1] * k + s] = bags[best, s]
+        first = used[0]
+        nodes, thr = _more_nodes(nodes, thr, used[0] + n_bags)
         _new_nodes(nodes, thr, first, n_bags)
-        n_nodes += n_bags
+        used[0] += n_bags
         nodes[i, FEAT], nodes[i, KID], nodes[i, NKID] = best, first, n_bags
-        nodes[i, DST], nodes[i, DN], nodes[i, NOM] = n_dist, n_bags, 1 if nominal else 0
+        nodes[i, DST], nodes[i, DN], nodes[i, NOM] = used[1], n_bags, 1 if nominal else 0
         thr[i] = threshold
-        n_dist += n_bags
+        used[1] += n_bags
         # route (nominal: the value; numeric: x - threshold < 1e-6 goes left), then partition
         for b in range(n_bags + 1):
             starts[b] = 0
@@ -220,14 +279,11 @@ def grow_presorted(
                 place[b] += 1
             for t in range(lo, hi):
                 col[t] = buf[t]
-        if depth + n_bags > stack.shape[0]:
-            bigger = np.empty((2 * (depth + n_bags), 3), dtype=np.int64)
-            bigger[:depth] = stack[:depth]
-            stack = bigger
+        stack = _more_stack(stack, depth + n_bags)
         for b in range(n_bags - 1, -1, -1):
             stack[depth, 0], stack[depth, 1], stack[depth, 2] = first + b, starts[b], starts[b + 1]
             depth += 1
-    return nodes[:n_nodes].copy(), thr[:n_nodes].copy(), dist[: n_dist * k].copy()
+    return nodes[:used[0]].copy(), thr[:used[0]].copy(), dist[: used[1] * k].copy()
 
 
 @njit(cache=True)
@@ -248,8 +304,9 @@ def grow_general(
     nodes = np.empty((64, N_COLUMNS), dtype=np.int64)
     thr = np.empty(64)
     dist = np.empty(64 * k)
-    n_nodes, n_dist = 1, 0
-    _new_nodes(nodes, thr, 0, 1)
+    used = np.zeros(2, dtype=np.int64)  # nodes, distribution rows
+    used[0] = 1
+    _new_nodes(nodes, thr, used[1], used[0])  # node 0, the root
     # every node's cases (row, weight) in the reference's order; children above their parent
     rows = np.empty(2 * n + 64, dtype=np.int64)
     wts = np.empty(2 * n + 64)
@@ -260,6 +317,7 @@ def grow_general(
     depth = 1
     per_class, unknown = np.zeros(k), np.zeros(k)
     xs0, pos = np.empty(n), np.empty(n, dtype=np.int64)
+    ranked, spare = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     xs, ys, ws = np.empty(n), np.empty(n, dtype=np.int64), np.empty(n)
     bags = np.zeros((p, most * k))
     work = np.empty(most * k + most + 6 * k + 8)
@@ -276,9 +334,9 @@ def grow_general(
             per_class[c] = 0.0
         for t in range(start, end):
             per_class[y[rows[t]]] += wts[t]
-        total = pairwise(per_class, 0, k)
+        total = pairwise(per_class)
         best = -1
-        if not _is_leaf(per_class, k, min_leaf):
+        if not _is_leaf(per_class, min_leaf):
             for j in range(p):
                 if n_values[j] > 0:
                     nv = n_values[j]
@@ -297,24 +355,23 @@ def grow_general(
                         if not math.isnan(x):
                             xs0[m], pos[m] = x, t
                             m += 1
-                    ranked = np.argsort(xs0[:m], kind="mergesort")
+                    stable_order(xs0[:m], ranked, spare)
                     for u in range(m):
                         t = pos[ranked[u]]
                         xs[u], ys[u], ws[u] = xs0[ranked[u]], y[rows[t]], wts[t]
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs, ys, ws, m, k, total, min_leaf, mdl, tab, bags[j], work)
+                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work)
             best = choose(found, gains, ratios, counted)
         if best < 0:
-            dist = _leaf(nodes, dist, i, n_dist, per_class, k)
-            n_dist += 1
+            dist = _leaf(nodes, dist, i, used, per_class)
             continue
         nominal = n_values[best] > 0
         n_bags = n_values[best] if nominal else 2
         threshold = math.nan
         if not nominal:
             threshold = _snap(values[offsets[best]:offsets[best + 1]], cuts[best])
-        dist = _more_floats(dist, (n_dist + n_bags) * k)
-        block = dist[n_dist * k:(n_dist + n_bags) * k]
+        dist = _more_floats(dist, (used[1] + n_bags) * k)
+        block = dist[used[1] * k:(used[1] + n_bags) * k]
         for s in range(n_bags * k):
             block[s] = bags[best, s]
         # the cases whose value is unknown join every bag by its known share
@@ -334,16 +391,16 @@ def grow_general(
                 sizes[b] += 1
             bag_of[t - start] = b
         if n_unknown > 0:
-            add_unknowns(block, n_bags, k, unknown, work)
-        shares(block, n_bags, k, share)
-        first = n_nodes
-        nodes, thr = _more_nodes(nodes, thr, n_nodes + n_bags)
+            add_unknowns(block, k, unknown, work)
+        shares(block, k, share)
+        first = used[0]
+        nodes, thr = _more_nodes(nodes, thr, used[0] + n_bags)
         _new_nodes(nodes, thr, first, n_bags)
-        n_nodes += n_bags
+        used[0] += n_bags
         nodes[i, FEAT], nodes[i, KID], nodes[i, NKID] = best, first, n_bags
-        nodes[i, DST], nodes[i, DN], nodes[i, NOM] = n_dist, n_bags, 1 if nominal else 0
+        nodes[i, DST], nodes[i, DN], nodes[i, NOM] = used[1], n_bags, 1 if nominal else 0
         thr[i] = threshold
-        n_dist += n_bags
+        used[1] += n_bags
         need = 0
         for b in range(n_bags):
             if n_unknown > 0 and share[b] > SMALL:
@@ -362,11 +419,8 @@ def grow_general(
                     if bag_of[t - start] < 0:
                         rows[top], wts[top] = rows[t], wts[t] * share[b]
                         top += 1
-        if depth + n_bags > stack.shape[0]:
-            bigger = np.empty((2 * (depth + n_bags), 4), dtype=np.int64)
-            bigger[:depth] = stack[:depth]
-            stack = bigger
+        stack = _more_stack(stack, depth + n_bags)
         for b in range(n_bags - 1, -1, -1):
             stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = first + b, starts[b], sizes[b], top
             depth += 1
-    return nodes[:n_nodes].copy(), thr[:n_nodes].copy(), dist[: n_dist * k].copy()
+    return nodes[:used[0]].copy(), thr[:used[0]].copy(), dist[: used[1] * k].copy()

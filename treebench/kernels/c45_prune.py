@@ -48,25 +48,23 @@ def route(x: float, nominal: bool, threshold: float) -> int:
 def node_errors(nodes: np.ndarray, dist: np.ndarray, i: int, k: int, confidence: float, z: float,
                 scratch: np.ndarray) -> float:
     """Estimated errors of node ``i`` as a leaf."""
-    n_bags = nodes[i, DN]
     start = nodes[i, DST] * k
-    return estimated_errors(dist[start:start + n_bags * k], n_bags, k, confidence, z, scratch)
+    return estimated_errors(dist[start:start + nodes[i, DN] * k], k, confidence, z, scratch)
 
 
 @njit(cache=True)
 def make_leaf(nodes: np.ndarray, dist: np.ndarray, i: int, k: int) -> None:
     """``Node.make_leaf``: no children, the bags added up (threshold and nominal flag stay)."""
     start = nodes[i, DST] * k
-    column_sums(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, dist[start:start + k])
+    column_sums(dist[start:start + nodes[i, DN] * k], k, dist[start:start + k])
     nodes[i, FEAT], nodes[i, NKID], nodes[i, DN] = -1, 0, 1
 
 
 # --------------------------------------------------------------------------- walks
 @njit(cache=True)
-def top_down(nodes: np.ndarray, root: int, out: np.ndarray) -> int:
-    """The subtree of ``root`` level by level (every parent before its children) into ``out``;
-    its size."""
-    out[0] = root
+def top_down(nodes: np.ndarray, out: np.ndarray) -> int:
+    """The subtree of ``out[0]`` level by level (every parent before its children) into ``out``;
+    its size.  (The root comes in ``out``: a constant argument costs numba one more compile.)"""
     count, at = 1, 0
     while at < count:
         i = out[at]
@@ -96,12 +94,13 @@ def collapse(nodes: np.ndarray, dist: np.ndarray, k: int, order: np.ndarray, err
              scratch: np.ndarray) -> None:
     """``ClassifierTree.collapse`` of the whole tree: a subtree whose leaves make at least the
     node's training errors - 1e-3 becomes a leaf (judged top down on the uncollapsed errors)."""
-    count = top_down(nodes, 0, order)
+    order[0] = 0
+    count = top_down(nodes, order)
     for at in range(count):
         i = order[at]
         if nodes[i, NKID] == 0:
             start = nodes[i, DST] * k
-            errors[i] = num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch)
+            errors[i] = num_incorrect(dist[start:start + nodes[i, DN] * k], k, scratch)
     add_up(nodes, order, count, errors)
     stack = order  # reused: the subtree walk is done
     stack[0] = 0
@@ -112,7 +111,7 @@ def collapse(nodes: np.ndarray, dist: np.ndarray, k: int, order: np.ndarray, err
         if nodes[i, NKID] == 0:
             continue
         start = nodes[i, DST] * k
-        if errors[i] >= num_incorrect(dist[start:start + nodes[i, DN] * k], nodes[i, DN], k, scratch) - 1e-3:
+        if errors[i] >= num_incorrect(dist[start:start + nodes[i, DN] * k], k, scratch) - 1e-3:
             make_leaf(nodes, dist, i, k)
             continue
         for b in range(nodes[i, NKID]):
@@ -122,34 +121,46 @@ def collapse(nodes: np.ndarray, dist: np.ndarray, k: int, order: np.ndarray, err
 
 # --------------------------------------------------------------------------- cases
 @njit(cache=True)
-def split_rows(
-    nodes: np.ndarray, thr: np.ndarray, i: int, block: np.ndarray, start: int, length: int, X: np.ndarray,
-    rows: np.ndarray, wts: np.ndarray, state: np.ndarray, inplace: bool, first: np.ndarray, size: np.ndarray,
-) -> bool:
-    """``_Grower.split``: the cases of each child of node ``i`` (shares from ``block``, its
-    ``(n_bags, k)`` distribution), as segments ``first[b]``, ``size[b]``; False on overflow."""
+def split_inplace(
+    nodes: np.ndarray, thr: np.ndarray, i: int, start: int, length: int, X: np.ndarray, rows: np.ndarray,
+    wts: np.ndarray, first: np.ndarray, size: np.ndarray,
+) -> None:
+    """The cases of each child of node ``i`` without unknown values: a stable partition of the
+    node's own segment, child ``b`` at ``first[b]:first[b] + size[b]``."""
     n_bags = nodes[i, NKID]
     feature, nominal, threshold = nodes[i, FEAT], nodes[i, NOM] == 1, thr[i]
     end = start + length
-    if inplace:  # no unknown value: a stable partition of the node's own segment
-        for b in range(n_bags):
-            size[b] = 0
-        for t in range(start, end):
-            size[route(X[rows[t], feature], nominal, threshold)] += 1
-        at = start
-        for b in range(n_bags):
-            first[b] = at
-            at += size[b]
-        place = first.copy()
-        buf_r = rows[start:end].copy()
-        buf_w = wts[start:end].copy()
-        for t in range(length):
-            b = route(X[buf_r[t], feature], nominal, threshold)
-            rows[place[b]], wts[place[b]] = buf_r[t], buf_w[t]
-            place[b] += 1
-        return True
+    for b in range(n_bags):
+        size[b] = 0
+    for t in range(start, end):
+        size[route(X[rows[t], feature], nominal, threshold)] += 1
+    at = start
+    for b in range(n_bags):
+        first[b] = at
+        at += size[b]
+    place = first[:n_bags].copy()
+    buf_r = rows[start:end].copy()
+    buf_w = wts[start:end].copy()
+    for t in range(length):
+        b = route(X[buf_r[t], feature], nominal, threshold)
+        rows[place[b]], wts[place[b]] = buf_r[t], buf_w[t]
+        place[b] += 1
+
+
+@njit(cache=True)
+def split_fractional(
+    nodes: np.ndarray, thr: np.ndarray, i: int, block: np.ndarray, start: int, length: int, X: np.ndarray,
+    rows: np.ndarray, wts: np.ndarray, state: np.ndarray, first: np.ndarray, size: np.ndarray,
+) -> bool:
+    """``_Grower.split``: each child's cases written above ``state[TOP]``, the known ones of its
+    branch then (when its share, from ``block``, is above 1e-6) the unknown ones with their weight
+    times the share; False (and ``state[OVERFLOW]``) when ``rows`` is too short."""
+    n_bags = nodes[i, NKID]
+    feature, nominal, threshold = nodes[i, FEAT], nodes[i, NOM] == 1, thr[i]
+    end = start + length
+    k = block.shape[0] // n_bags
     share = np.empty(n_bags)
-    shares(block, n_bags, k_of(block, n_bags), share)
+    shares(block, k, share)
     n_unknown = 0
     for b in range(n_bags):
         size[b] = 0
@@ -184,9 +195,15 @@ def split_rows(
 
 
 @njit(cache=True)
-def k_of(block: np.ndarray, n_bags: int) -> int:
-    """Classes of a ``(n_bags, k)`` block."""
-    return block.shape[0] // n_bags
+def split_rows(
+    nodes: np.ndarray, thr: np.ndarray, i: int, block: np.ndarray, start: int, length: int, X: np.ndarray,
+    rows: np.ndarray, wts: np.ndarray, state: np.ndarray, inplace: bool, first: np.ndarray, size: np.ndarray,
+) -> bool:
+    """``_Grower.split``: :func:`split_inplace` or :func:`split_fractional`; False on overflow."""
+    if inplace:
+        split_inplace(nodes, thr, i, start, length, X, rows, wts, first, size)
+        return True
+    return split_fractional(nodes, thr, i, block, start, length, X, rows, wts, state, first, size)
 
 
 @njit(cache=True)
@@ -214,7 +231,7 @@ def reset_distribution(
         else:
             out[b * k + y[r]] += wts[t]
     if any_unknown:
-        add_unknowns(out, n_bags, k, unknown, np.empty(n_bags))
+        add_unknowns(out[:n_bags * k], k, unknown, np.empty(n_bags))
 
 
 # --------------------------------------------------------------------------- raising
@@ -232,11 +249,12 @@ def routed_errors(
         while nodes[node, NKID] > 0:
             node = nodes[node, KID] + route(X[r, nodes[node, FEAT]], nodes[node, NOM] == 1, thr[node])
         counts[node, y[r]] += wts[t]
-    count = top_down(nodes, root, order)
+    order[0] = root
+    count = top_down(nodes, order)
     for at in range(count):
         i = order[at]
         if nodes[i, NKID] == 0:
-            values[i] = estimated_errors(counts[i], 1, k, confidence, z, scratch)
+            values[i] = estimated_errors(counts[i], k, confidence, z, scratch)
             for c in range(k):
                 counts[i, c] = 0.0
     add_up(nodes, order, count, values)
@@ -267,12 +285,12 @@ def split_errors(
                 per_class[c] = 0.0
             for t in range(seg, seg + size_i):
                 per_class[y[rows[t]]] += wts[t]
-            values[i] = estimated_errors(per_class, 1, k, confidence, z, scratch)
+            values[i] = estimated_errors(per_class, k, confidence, z, scratch)
             continue
         block = np.empty(n_bags * k)
         reset_distribution(nodes, thr, i, seg, size_i, X, y, rows, wts, k, block)
         first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
-        if not split_rows(nodes, thr, i, block, seg, size_i, X, rows, wts, state, False, first, size):
+        if not split_fractional(nodes, thr, i, block, seg, size_i, X, rows, wts, state, first, size):
             return 0.0
         for b in range(n_bags - 1, -1, -1):
             stack[depth, 0], stack[depth, 1], stack[depth, 2], stack[depth, 3] = (
@@ -303,7 +321,7 @@ def new_distribution(
         reset_distribution(nodes, thr, i, seg, size_i, X, y, rows, wts, k, block)
         nodes[i, DN] = n_bags
         if nodes[i, NKID] == 0:
-            if abs(pairwise(wts, seg, size_i)) >= SMALL:
+            if abs(pairwise(wts[seg:seg + size_i])) >= SMALL:
                 nodes[i, EMPTY] = 0
             continue
         first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
@@ -383,10 +401,10 @@ def prune(
             block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
             top = -math.inf
             for b in range(n_bags):
-                top = max(top, pairwise(block, b * k, k))
+                top = max(top, pairwise(block[b * k:(b + 1) * k]))
             largest = 0
             for b in range(n_bags):  # maxBag: the last of the largest branches
-                if pairwise(block, b * k, k) - top > -SMALL:
+                if pairwise(block[b * k:(b + 1) * k]) - top > -SMALL:
                     largest = b
             branch = math.inf
             if raising and inplace:
@@ -452,12 +470,18 @@ def final_cases(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every node's training cases in the final tree (``Node.rows``/``weights``): ``segment[i]``
     = (start, length) in the returned ``rows``/``wts`` (-1 for nodes no longer in the tree)."""
-    segment = np.full((nodes.shape[0], 2), -1, dtype=np.int64)
+    segment = np.empty((nodes.shape[0], 2), dtype=np.int64)
+    for i in range(nodes.shape[0]):
+        segment[i, 0], segment[i, 1] = -1, -1
     state = np.zeros(2, dtype=np.int64)
     state[TOP] = n
-    stack = [(0, 0, n)]
-    while len(stack) > 0:
-        i, start, length = stack.pop()
+    stack = np.empty((nodes.shape[0] + 1, 3), dtype=np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, n
+    first, size = np.empty(nodes.shape[0] + 1, dtype=np.int64), np.empty(nodes.shape[0] + 1, dtype=np.int64)
+    depth = 1
+    while depth > 0:
+        depth -= 1
+        i, start, length = stack[depth, 0], stack[depth, 1], stack[depth, 2]
         segment[i, 0], segment[i, 1] = start, length
         n_bags = nodes[i, NKID]
         if n_bags == 0:
@@ -465,13 +489,13 @@ def final_cases(
         if not inplace and state[TOP] + n_bags * length > rows.shape[0]:
             cap = max(2 * rows.shape[0], state[TOP] + n_bags * length)
             bigger_r = np.empty(cap, dtype=np.int64)
-            bigger_r[: rows.shape[0]] = rows
             bigger_w = np.empty(cap)
-            bigger_w[: wts.shape[0]] = wts
+            for t in range(state[TOP]):
+                bigger_r[t], bigger_w[t] = rows[t], wts[t]
             rows, wts = bigger_r, bigger_w
         block = dist[nodes[i, DST] * k:(nodes[i, DST] + n_bags) * k]
-        first, size = np.empty(n_bags, dtype=np.int64), np.empty(n_bags, dtype=np.int64)
         split_rows(nodes, thr, i, block, start, length, X, rows, wts, state, inplace, first, size)
         for b in range(n_bags - 1, -1, -1):
-            stack.append((nodes[i, KID] + b, first[b], size[b]))
+            stack[depth, 0], stack[depth, 1], stack[depth, 2] = nodes[i, KID] + b, first[b], size[b]
+            depth += 1
     return segment, rows, wts

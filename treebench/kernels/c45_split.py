@@ -26,20 +26,18 @@ def min_split(known_weight: float, k: int, min_leaf: float) -> float:
 
 
 @njit(cache=True)
-def split_entropy(per_bag: np.ndarray, n_bags: int, node_weight: float, tab: np.ndarray,
-                  scratch: np.ndarray) -> float:
+def split_entropy(per_bag: np.ndarray, node_weight: float, tab: np.ndarray, scratch: np.ndarray) -> float:
     """``GainRatioSplitCrit.splitEnt``: the unknown weight is one more bag."""
-    known = pairwise(per_bag, 0, n_bags)
+    known = pairwise(per_bag)
     if known <= SMALL:
         return 0.0
-    return (-xlog2x_sum(per_bag, 0, n_bags, tab, scratch) - xlog2x(node_weight - known, tab)) + xlog2x(node_weight, tab)
+    return (-xlog2x_sum(per_bag, tab, scratch) - xlog2x(node_weight - known, tab)) + xlog2x(node_weight, tab)
 
 
 @njit(cache=True)
-def ratio_of(gain: float, per_bag: np.ndarray, n_bags: int, node_weight: float, tab: np.ndarray,
-             scratch: np.ndarray) -> float:
+def ratio_of(gain: float, per_bag: np.ndarray, node_weight: float, tab: np.ndarray, scratch: np.ndarray) -> float:
     """``GainRatioSplitCrit.splitCritValue``: 0 for a trivial split."""
-    entropy = split_entropy(per_bag, n_bags, node_weight, tab, scratch)
+    entropy = split_entropy(per_bag, node_weight, tab, scratch)
     if abs(entropy) < SMALL:
         return 0.0
     return gain / (entropy / node_weight)
@@ -47,15 +45,15 @@ def ratio_of(gain: float, per_bag: np.ndarray, n_bags: int, node_weight: float, 
 
 @njit(cache=True)
 def numeric_scan(
-    xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, m: int, k: int, node_weight: float, min_leaf: float,
+    xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, k: int, node_weight: float, min_leaf: float,
     mdl: bool, tab: np.ndarray, bags: np.ndarray, work: np.ndarray,
 ) -> tuple[bool, float, float, float]:
-    """``numeric_candidate`` on the ``m`` known cases sorted by value (ties in node order).
+    """``numeric_candidate`` on the known cases sorted by value (ties in node order).
 
     Parameters
     ----------
     xs, ys, ws:
-        Sorted values, their class codes and weights.
+        Sorted values, their class codes and weights (as long as each other).
     bags:
         Output: the cut's ``(2, k)`` class weights (below, above), when a cut is found.
     work:
@@ -66,6 +64,7 @@ def numeric_scan(
     (found, gain, ratio, cut)
         The MDL-corrected gain, the gain ratio and the midpoint cut (before snapping).
     """
+    m = xs.shape[0]
     if m == 0:
         return False, 0.0, 0.0, 0.0
     last = work[0:k]  # cum[-1]: class weights summed in sorted order
@@ -78,11 +77,11 @@ def numeric_scan(
         left[c] = 0.0
     for i in range(m):
         last[ys[i]] += ws[i]
-    known_weight = pairwise(last, 0, k)
+    known_weight = pairwise(last)
     least = min_split(known_weight, k, min_leaf)
     if 2 * least - m > SMALL:  # Weka counts cases here, not weight
         return False, 0.0, 0.0, 0.0
-    old = xlog2x(known_weight, tab) - xlog2x_sum(last, 0, k, tab, scratch)
+    old = xlog2x(known_weight, tab) - xlog2x_sum(last, tab, scratch)
     share = 1.0 - (node_weight - known_weight) / node_weight
     left_weight = 0.0
     n_cuts, at, best = 0, -1, 0.0
@@ -96,8 +95,8 @@ def numeric_scan(
         n_cuts += 1
         for c in range(k):
             right[c] = last[c] - left[c]
-        new = (((xlog2x(pairwise(left, 0, k), tab) - xlog2x_sum(left, 0, k, tab, scratch))
-                + xlog2x(pairwise(right, 0, k), tab)) - xlog2x_sum(right, 0, k, tab, scratch))
+        new = (((xlog2x(pairwise(left), tab) - xlog2x_sum(left, tab, scratch))
+                + xlog2x(pairwise(right), tab)) - xlog2x_sum(right, tab, scratch))
         numerator = (old - new) * share
         gain = 0.0 if abs(numerator) < SMALL else numerator / known_weight
         if gain - best > SMALL:  # first_max: a later cut must beat the record by 1e-6
@@ -116,9 +115,9 @@ def numeric_scan(
         bags[c] = best_left[c]
         bags[k + c] = last[c] - best_left[c]
     per_bag = work[6 * k:6 * k + 2]
-    per_bag[0] = pairwise(bags, 0, k)
-    per_bag[1] = pairwise(bags, k, k)
-    ratio = ratio_of(gain, per_bag, 2, node_weight, tab, work[6 * k + 2:6 * k + 4])
+    per_bag[0] = pairwise(bags[:k])
+    per_bag[1] = pairwise(bags[k:2 * k])
+    ratio = ratio_of(gain, per_bag, node_weight, tab, work[6 * k + 2:6 * k + 4])
     return True, gain, ratio, cut
 
 
@@ -137,23 +136,24 @@ def nominal_scan(
     scratch = work[n_values + k:]
     reached = 0
     for v in range(n_values):
-        per_bag[v] = pairwise(bags, v * k, k)
+        per_bag[v] = pairwise(bags[v * k:(v + 1) * k])
         if per_bag[v] - min_leaf > -SMALL:
             reached += 1
     if reached < 2:
         return False, 0.0, 0.0
-    known = pairwise(bags, 0, n_values * k)
+    cells = bags[:n_values * k]
+    known = pairwise(cells)
     for c in range(k):
         per_class[c] = bags[c]
     for v in range(1, n_values):
         for c in range(k):
             per_class[c] += bags[v * k + c]
-    old = xlog2x(pairwise(per_class, 0, k), tab) - xlog2x_sum(per_class, 0, k, tab, scratch)
-    new = xlog2x_sum(per_bag, 0, n_values, tab, scratch) - xlog2x_sum(bags, 0, n_values * k, tab, scratch)
+    old = xlog2x(pairwise(per_class), tab) - xlog2x_sum(per_class, tab, scratch)
+    new = xlog2x_sum(per_bag, tab, scratch) - xlog2x_sum(cells, tab, scratch)
     numerator = old - new
     numerator *= 1.0 - (node_weight - known) / node_weight
     gain = 0.0 if abs(numerator) < SMALL else numerator / known
-    return True, gain, ratio_of(gain, per_bag, n_values, node_weight, tab, scratch)
+    return True, gain, ratio_of(gain, per_bag, node_weight, tab, scratch)
 
 
 @njit(cache=True)
@@ -176,22 +176,25 @@ def choose(found: np.ndarray, gains: np.ndarray, ratios: np.ndarray, counted: np
 
 
 @njit(cache=True)
-def add_unknowns(bags: np.ndarray, n_bags: int, k: int, unknown: np.ndarray, scratch: np.ndarray) -> None:
-    """``Distribution.addInstWithUnknown`` in place: the unknown cases' class weights ``unknown``
-    added to every bag by its known share (equal shares when nothing is known)."""
-    total = pairwise(bags, 0, n_bags * k)
+def add_unknowns(bags: np.ndarray, k: int, unknown: np.ndarray, scratch: np.ndarray) -> None:
+    """``Distribution.addInstWithUnknown`` in place on a ``(n_bags, k)`` block: the unknown cases'
+    class weights ``unknown`` added to every bag by its known share (equal ones when none is known)."""
+    n_bags = bags.shape[0] // k
+    total = pairwise(bags)
     for b in range(n_bags):
-        scratch[b] = pairwise(bags, b * k, k) / total if abs(total) >= SMALL else 1.0 / n_bags
+        scratch[b] = pairwise(bags[b * k:(b + 1) * k]) / total if abs(total) >= SMALL else 1.0 / n_bags
     for b in range(n_bags):
         for c in range(k):
             bags[b * k + c] = bags[b * k + c] + scratch[b] * unknown[c]
 
 
 @njit(cache=True)
-def shares(dist: np.ndarray, n_bags: int, k: int, out: np.ndarray) -> None:
-    """Each branch's share of the weight (``Node.shares``, ``C45Split.weights``)."""
+def shares(dist: np.ndarray, k: int, out: np.ndarray) -> None:
+    """Each branch's share of the weight of a ``(n_bags, k)`` block (``Node.shares``,
+    ``C45Split.weights``) into ``out[:n_bags]``."""
+    n_bags = dist.shape[0] // k
     for b in range(n_bags):
-        out[b] = pairwise(dist, b * k, k)
-    total = pairwise(out, 0, n_bags)
+        out[b] = pairwise(dist[b * k:(b + 1) * k])
+    total = pairwise(out[:n_bags])
     for b in range(n_bags):
         out[b] = out[b] / total

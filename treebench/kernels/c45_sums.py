@@ -30,56 +30,57 @@ _BLOCK = 128
 
 
 @njit(cache=True)
-def _block(a: np.ndarray, start: int, n: int) -> float:
+def _block(a: np.ndarray) -> float:
     """numpy's ``pairwise_sum`` of at most 128 values: sequential below 8, else 8 running sums."""
+    n = a.shape[0]
     if n < 8:
         s = 0.0
-        for i in range(start, start + n):
+        for i in range(n):
             s += a[i]
         return s
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
     i = 8
     while i < n - n % 8:
-        j = start + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
         i += 8
     s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     while i < n:
-        s += a[start + i]
+        s += a[i]
         i += 1
     return s
 
 
 @njit(cache=True)
-def pairwise(a: np.ndarray, start: int, n: int) -> float:
-    """``a[start:start + n].sum()`` as numpy adds it (``pairwise_sum``: blocks of up to 128
-    values, longer runs halved at a multiple of 8 and the halves' sums added).
+def pairwise(a: np.ndarray) -> float:
+    """``a.sum()`` as numpy adds it (``pairwise_sum``: blocks of up to 128 values, longer runs
+    halved at a multiple of 8 and the halves' sums added).
 
     The halving is walked with an explicit stack: numba cannot cache a recursive function that
-    another cached function calls.
+    another cached function calls.  (Callers pass slices: a constant argument would make numba
+    compile one more copy per constant.)
     """
+    n = a.shape[0]
     if n <= _BLOCK:
-        return _block(a, start, n)
+        return _block(a)
     # each level halves n, so 64 levels are more than any array holds
     starts = np.empty(64, dtype=np.int64)
     sizes = np.empty(64, dtype=np.int64)
     phase = np.empty(64, dtype=np.int64)  # 0: expand, 1: left done, 2: both done
     sums = np.empty(64)  # finished halves waiting for their sibling
     depth, held = 1, 0
-    starts[0], sizes[0], phase[0] = start, n, 0
+    starts[0], sizes[0], phase[0] = 0, n, 0
     while depth > 0:
         top = depth - 1
         size = sizes[top]
         if size <= _BLOCK:
-            sums[held] = _block(a, starts[top], size)
+            sums[held] = _block(a[starts[top]:starts[top] + size])
             held += 1
             depth -= 1
             continue
@@ -111,26 +112,28 @@ def xlog2x(v: float, tab: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def xlog2x_sum(a: np.ndarray, start: int, n: int, tab: np.ndarray, scratch: np.ndarray) -> float:
-    """``_xlog2x(a[start:start + n]).sum()`` (``scratch`` holds at least ``n`` values)."""
+def xlog2x_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
+    """``_xlog2x(a).sum()`` (``scratch`` holds at least ``len(a)`` values)."""
+    n = a.shape[0]
     for i in range(n):
-        scratch[i] = xlog2x(a[start + i], tab)
-    return pairwise(scratch, 0, n)
+        scratch[i] = xlog2x(a[i], tab)
+    return pairwise(scratch[:n])
 
 
 @njit(cache=True)
-def max_class(per_class: np.ndarray, start: int, k: int) -> int:
+def max_class(per_class: np.ndarray) -> int:
     """``Distribution.maxClass``: the first class beating the running best by more than 1e-6."""
     top, best = 0.0, 0
-    for c in range(k):
-        if per_class[start + c] - top > SMALL:
-            top, best = per_class[start + c], c
+    for c in range(per_class.shape[0]):
+        if per_class[c] - top > SMALL:
+            top, best = per_class[c], c
     return best
 
 
 @njit(cache=True)
-def column_sums(dist: np.ndarray, n_bags: int, k: int, out: np.ndarray) -> None:
+def column_sums(dist: np.ndarray, k: int, out: np.ndarray) -> None:
     """``dist.sum(axis=0)`` of a ``(n_bags, k)`` block stored row by row: bags added in order."""
+    n_bags = dist.shape[0] // k
     for c in range(k):
         out[c] = dist[c]
     for b in range(1, n_bags):
@@ -139,10 +142,12 @@ def column_sums(dist: np.ndarray, n_bags: int, k: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def num_incorrect(dist: np.ndarray, n_bags: int, k: int, scratch: np.ndarray) -> float:
-    """``Distribution.numIncorrect``: weight not of the majority class (``scratch``: ``k`` values)."""
-    column_sums(dist, n_bags, k, scratch)
-    return pairwise(scratch, 0, k) - scratch[max_class(scratch, 0, k)]
+def num_incorrect(dist: np.ndarray, k: int, scratch: np.ndarray) -> float:
+    """``Distribution.numIncorrect`` of a ``(n_bags, k)`` block: weight not of the majority class
+    (``scratch``: ``k`` values)."""
+    per_class = scratch[:k]
+    column_sums(dist, k, per_class)
+    return pairwise(per_class) - per_class[max_class(per_class)]
 
 
 @njit(cache=True)
@@ -168,14 +173,13 @@ def added_errors(n: float, errors: float, confidence: float, z: float) -> float:
 
 
 @njit(cache=True)
-def estimated_errors(dist: np.ndarray, n_bags: int, k: int, confidence: float, z: float,
-                     scratch: np.ndarray) -> float:
+def estimated_errors(dist: np.ndarray, k: int, confidence: float, z: float, scratch: np.ndarray) -> float:
     """Pessimistic errors of a leaf holding the ``(n_bags, k)`` block ``dist``
     (``getEstimatedErrorsForDistribution``)."""
-    total = pairwise(dist, 0, n_bags * k)
+    total = pairwise(dist)
     if abs(total) < SMALL:
         return 0.0
-    wrong = num_incorrect(dist, n_bags, k, scratch)
+    wrong = num_incorrect(dist, k, scratch)
     return wrong + added_errors(total, wrong, confidence, z)
 
 
