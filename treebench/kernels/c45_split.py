@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from treebench.kernels.c45_sums import SAME_VALUE, SMALL, pairwise, xlog2x, xlog2x_sum
+from treebench.kernels.c45_sums import SAME_VALUE, SMALL, fsum, pairwise, xlog2x, xlog2x_sum
 
 
 @njit(cache=True)
@@ -28,7 +28,7 @@ def min_split(known_weight: float, k: int, min_leaf: float) -> float:
 @njit(cache=True)
 def split_entropy(per_bag: np.ndarray, node_weight: float, tab: np.ndarray, scratch: np.ndarray) -> float:
     """``GainRatioSplitCrit.splitEnt``: the unknown weight is one more bag."""
-    known = pairwise(per_bag)
+    known = fsum(per_bag)
     if known <= SMALL:
         return 0.0
     return (-xlog2x_sum(per_bag, tab, scratch) - xlog2x(node_weight - known, tab)) + xlog2x(node_weight, tab)
@@ -95,8 +95,8 @@ def numeric_scan(
         n_cuts += 1
         for c in range(k):
             right[c] = last[c] - left[c]
-        new = (((xlog2x(pairwise(left), tab) - xlog2x_sum(left, tab, scratch))
-                + xlog2x(pairwise(right), tab)) - xlog2x_sum(right, tab, scratch))
+        new = (((xlog2x(fsum(left), tab) - xlog2x_sum(left, tab, scratch))
+                + xlog2x(fsum(right), tab)) - xlog2x_sum(right, tab, scratch))
         numerator = (old - new) * share
         gain = 0.0 if abs(numerator) < SMALL else numerator / known_weight
         if gain - best > SMALL:  # first_max: a later cut must beat the record by 1e-6
@@ -136,19 +136,19 @@ def nominal_scan(
     scratch = work[n_values + k:]
     reached = 0
     for v in range(n_values):
-        per_bag[v] = pairwise(bags[v * k:(v + 1) * k])
+        per_bag[v] = fsum(bags[v * k:(v + 1) * k])
         if per_bag[v] - min_leaf > -SMALL:
             reached += 1
     if reached < 2:
         return False, 0.0, 0.0
     cells = bags[:n_values * k]
-    known = pairwise(cells)
+    known = fsum(cells)
     for c in range(k):
         per_class[c] = bags[c]
     for v in range(1, n_values):
         for c in range(k):
             per_class[c] += bags[v * k + c]
-    old = xlog2x(pairwise(per_class), tab) - xlog2x_sum(per_class, tab, scratch)
+    old = xlog2x(fsum(per_class), tab) - xlog2x_sum(per_class, tab, scratch)
     new = xlog2x_sum(per_bag, tab, scratch) - xlog2x_sum(cells, tab, scratch)
     numerator = old - new
     numerator *= 1.0 - (node_weight - known) / node_weight

@@ -29,7 +29,7 @@ LOG2 = math.log(2.0)
 _BLOCK = 128
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block(a: np.ndarray) -> float:
     """numpy's ``pairwise_sum`` of at most 128 values: sequential below 8, else 8 running sums."""
     n = a.shape[0]
@@ -101,20 +101,61 @@ def pairwise(a: np.ndarray) -> float:
     return sums[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def xlog2x(v: float, tab: np.ndarray) -> float:
     """``v log2 v``, 0 below 1e-6 (``EntropyBasedSplitCrit.logFunc``); whole numbers from ``tab``."""
     if v < SMALL:
         return 0.0
-    if v < tab.shape[0] and v == math.floor(v):
-        return tab[int(v)]
+    if v < tab.shape[0]:
+        whole = int(v)
+        if whole == v:
+            return tab[whole]
     return v * math.log(v) / LOG2
 
 
-@njit(cache=True)
-def xlog2x_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
-    """``_xlog2x(a).sum()`` (``scratch`` holds at least ``len(a)`` values)."""
+@njit(cache=True, inline="always")
+def _xlog2x_block(a: np.ndarray, tab: np.ndarray) -> float:
+    """:func:`_block` of ``x log2 x`` of at most 128 values, without storing them."""
     n = a.shape[0]
+    if n < 8:
+        s = 0.0
+        for i in range(n):
+            s += xlog2x(a[i], tab)
+        return s
+    r0, r1, r2, r3 = xlog2x(a[0], tab), xlog2x(a[1], tab), xlog2x(a[2], tab), xlog2x(a[3], tab)
+    r4, r5, r6, r7 = xlog2x(a[4], tab), xlog2x(a[5], tab), xlog2x(a[6], tab), xlog2x(a[7], tab)
+    i = 8
+    while i < n - n % 8:
+        r0 += xlog2x(a[i], tab)
+        r1 += xlog2x(a[i + 1], tab)
+        r2 += xlog2x(a[i + 2], tab)
+        r3 += xlog2x(a[i + 3], tab)
+        r4 += xlog2x(a[i + 4], tab)
+        r5 += xlog2x(a[i + 5], tab)
+        r6 += xlog2x(a[i + 6], tab)
+        r7 += xlog2x(a[i + 7], tab)
+        i += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        s += xlog2x(a[i], tab)
+        i += 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def fsum(a: np.ndarray) -> float:
+    """:func:`pairwise` with the short case (up to 128 values) inlined into the caller."""
+    if a.shape[0] <= _BLOCK:
+        return _block(a)
+    return pairwise(a)
+
+
+@njit(cache=True, inline="always")
+def xlog2x_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
+    """``_xlog2x(a).sum()`` (``scratch`` holds at least ``len(a)`` values, used beyond 128)."""
+    n = a.shape[0]
+    if n <= _BLOCK:
+        return _xlog2x_block(a, tab)
     for i in range(n):
         scratch[i] = xlog2x(a[i], tab)
     return pairwise(scratch[:n])

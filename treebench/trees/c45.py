@@ -571,19 +571,20 @@ class _Compiled:
 def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segment: np.ndarray,
               rows: np.ndarray, wts: np.ndarray) -> Node:
     """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0)."""
+    fields, thresholds, where = nodes.tolist(), thr.tolist(), segment.tolist()  # Python numbers: faster
     made: dict[int, Node] = {}
     order = [0]
     for i in order:  # breadth first; the list grows while it is read
-        start, length = segment[i]
-        first, n_dist = nodes[i, DST], nodes[i, DN]
-        made[i] = Node(
-            dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
-            wts[start:start + length], feature=int(nodes[i, FEAT]), threshold=float(thr[i]),
-            nominal=bool(nodes[i, NOM]), is_empty=bool(nodes[i, EMPTY]),
-        )
-        order.extend(range(nodes[i, KID], nodes[i, KID] + nodes[i, NKID]))
+        row = fields[i]
+        first, n_dist = row[DST], row[DN]
+        start, length = where[i]
+        made[i] = Node(dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
+                       wts[start:start + length], row[FEAT], thresholds[i], row[NOM] == 1, [], row[EMPTY] == 1)
+        order.extend(range(row[KID], row[KID] + row[NKID]))
     for i in order:
-        made[i].children = [made[c] for c in range(nodes[i, KID], nodes[i, KID] + nodes[i, NKID])]
+        kid, n_kids = fields[i][KID], fields[i][NKID]
+        if n_kids:
+            made[i].children = [made[c] for c in range(kid, kid + n_kids)]
     return made[0]
 
 
@@ -674,7 +675,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             Case weights (Weka instance weights); zero-weight rows are dropped.
         """
         self._check_params()
-        Z = self._encode(X, fit=True)
+        return self._fit_encoded(self._encode(X, fit=True), y, sample_weight)
+
+    def _fit_encoded(self, Z: np.ndarray, y: Any, sample_weight: Any = None) -> C45Classifier:
+        """:meth:`fit` after :meth:`_encode` (``benchmarks/bench_c45_speed.py`` times the two)."""
         labels = as_labels(y, Z.shape[0])
         self.classes_, codes = label_codes(labels)
         weights = check_sample_weight(sample_weight, Z)
@@ -687,7 +691,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         sys.setrecursionlimit(max(limit, 10_000))
         try:
             if self._compiled:
-                root = _Compiled(Z[keep], codes[keep], kept, n_values, len(self.classes_), self).fit()
+                Zk, ck = (Z, codes) if len(keep) == len(codes) else (Z[keep], codes[keep])
+                root = _Compiled(Zk, ck, kept, n_values, len(self.classes_), self).fit()
             else:
                 grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
                 root = grower.grow(np.arange(len(keep)), kept)
