@@ -509,10 +509,21 @@ class _Compiled:
         # x log2 x of every whole number a weight sum can reach (a prefix when the total is huge)
         self.tab = _xlog2x(np.arange(int(total if fits_table else 16.0 * n + 1e6) + 2, dtype=np.float64))
 
-    def sorted_values(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets."""
-        parts = [np.unique(col[~np.isnan(col)]) if nv == 0 else np.empty(0)
-                 for col, nv in zip(self.X.T, self.n_values, strict=True)]
+    def sorted_values(self, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets;
+        ``order`` (the presorted columns of the numeric attributes) saves sorting them again."""
+        parts = []
+        numeric = 0
+        for col, nv in zip(self.X.T, self.n_values, strict=True):
+            if nv > 0:
+                parts.append(np.empty(0))
+                continue
+            if order is None:
+                parts.append(np.unique(col[~np.isnan(col)]))
+            else:
+                ranked = col[order[numeric]]
+                parts.append(ranked[np.r_[True, ranked[1:] != ranked[:-1]]])
+            numeric += 1
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([len(v) for v in parts])
         return (np.concatenate(parts) if parts else np.empty(0)), offsets
@@ -520,10 +531,10 @@ class _Compiled:
     def grow(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """The grown tree's arrays, and the presorted row order (``None`` when not presorted)."""
         est, X = self.est, self.X
-        values, offsets = self.sorted_values()
         counted = counted_attributes(self.n_values, X.shape[0])
         args = (self.k, float(est.min_samples_leaf), bool(est.mdl_correction), self.tab)
         if not self.whole:
+            values, offsets = self.sorted_values()
             nodes, thr, dist = c45_build.grow_general(X, self.y, self.w, self.n_values, counted, values, offsets, *args)
             return nodes, thr, dist, None
         numeric = np.flatnonzero(self.n_values == 0)
@@ -533,6 +544,7 @@ class _Compiled:
             order[s] = np.argsort(X[:, j], kind="stable")
             column[j] = s
         order[-1] = np.arange(X.shape[0])
+        values, offsets = self.sorted_values(order)
         nodes, thr, dist = c45_build.grow_presorted(
             X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args)
         return nodes, thr, dist, order[-1]
