@@ -141,6 +141,28 @@ def stable_order(keys: np.ndarray, order: np.ndarray, spare: np.ndarray) -> None
 
 
 @njit(cache=True)
+def distinct_sorted(X: np.ndarray, order: np.ndarray, column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every numeric attribute's distinct values in increasing order (``np.unique`` of a column
+    without NaN), from its presorted rows ``order[column[j]]``: ``values[offsets[j]:offsets[j + 1]]``."""
+    n, p = X.shape
+    offsets = np.zeros(p + 1, dtype=np.int64)
+    values = np.empty(max(1, (order.shape[0] - 1) * n))
+    at = 0
+    for j in range(p):
+        offsets[j] = at
+        if column[j] < 0:
+            continue
+        rows = order[column[j]]
+        for t in range(n):
+            x = X[rows[t], j]
+            if t == 0 or x != values[at - 1]:
+                values[at] = x
+                at += 1
+    offsets[p] = at
+    return values[:at].copy(), offsets
+
+
+@njit(cache=True)
 def _snap(values: np.ndarray, cut: float) -> float:
     """``C45Split.setSplitPoint``: the largest training value not above the cut."""
     below = last_below(values, cut, SMALL)

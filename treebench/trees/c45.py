@@ -15,14 +15,17 @@ A self-contained learner whose trees follow J48 ``-C 0.25 -M 2`` node for node:
 * **pruning** (``C45PruneableClassifierTree``): collapse, then pessimistic error-based pruning
   with subtree raising, the estimated errors of ``Stats.addErrs``.
 
-Speed: on numeric data without missing values and with whole-number weights (no
-``sample_weight``, or integer ones), every attribute is sorted once at the root and each node's
-cut search and stable partition run in :func:`treebench.kernels.c45_grow.grow_node`; subtree
-raising's branch errors run in :func:`treebench.kernels.c45_grow.branch_errors`.  Weight sums are
-then exact integers and ``x log2 x`` comes from a table this module computes, so the trees are
-the reference grower's bit for bit (``tests/test_c45_tree.py`` compares them).  Other data (nominal
-attributes, missing values, fractional weights) takes the reference grower below.  Collapsing and
-pruning add up every subtree's errors once, in the recursive definitions' order.
+Speed: :meth:`C45Classifier.fit` grows, collapses and prunes the whole tree in numba, one call
+each (:mod:`treebench.kernels.c45_build`, :mod:`treebench.kernels.c45_prune`), for numeric and
+nominal attributes alike.  Without missing values and with whole-number weights (no
+``sample_weight``, or integer ones) every numeric attribute is sorted once at the root and each
+split partitions the sorted columns between the children; every weight sum is then an exact whole
+number and ``x log2 x`` comes from a table this module computes.  Otherwise (J48's fractional
+cases) each node keeps its cases in the order of the reference below and sorts them per attribute,
+and every sum is added in numpy's order.  The readable grower of this module (:class:`_Grower`)
+stays as the reference: ``tests/test_c45_compiled.py`` checks that both build the same trees, bit
+for bit in every distribution.  Collapsing and pruning add up every subtree's errors once, in the
+recursive definitions' order.
 
 The tolerances of ``weka.core.Utils`` (``gr``, ``sm``, ``eq``: 1e-6) are kept where they decide
 a comparison, since they decide ties and so the shape of the tree.
@@ -281,7 +284,8 @@ def _sizes(node: Node, depth: int = 0) -> tuple[int, int, int]:
 
 
 class _Grower:
-    """Grows, collapses and prunes one tree on an encoded training matrix."""
+    """Grows, collapses and prunes one tree on an encoded training matrix: the readable reference
+    of the compiled kernels (:class:`_Compiled`), run when ``C45Classifier._compiled`` is False."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_values: np.ndarray, k: int, est: C45Classifier):
         self.X, self.y, self.n_values, self.k = X, y, n_values, k
@@ -509,21 +513,10 @@ class _Compiled:
         # x log2 x of every whole number a weight sum can reach (a prefix when the total is huge)
         self.tab = _xlog2x(np.arange(int(total if fits_table else 16.0 * n + 1e6) + 2, dtype=np.float64))
 
-    def sorted_values(self, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets;
-        ``order`` (the presorted columns of the numeric attributes) saves sorting them again."""
-        parts = []
-        numeric = 0
-        for col, nv in zip(self.X.T, self.n_values, strict=True):
-            if nv > 0:
-                parts.append(np.empty(0))
-                continue
-            if order is None:
-                parts.append(np.unique(col[~np.isnan(col)]))
-            else:
-                ranked = col[order[numeric]]
-                parts.append(ranked[np.r_[True, ranked[1:] != ranked[:-1]]])
-            numeric += 1
+    def sorted_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets."""
+        parts = [np.unique(col[~np.isnan(col)]) if nv == 0 else np.empty(0)
+                 for col, nv in zip(self.X.T, self.n_values, strict=True)]
         offsets = np.zeros(len(parts) + 1, dtype=np.int64)
         offsets[1:] = np.cumsum([len(v) for v in parts])
         return (np.concatenate(parts) if parts else np.empty(0)), offsets
@@ -544,13 +537,13 @@ class _Compiled:
             order[s] = np.argsort(X[:, j], kind="stable")
             column[j] = s
         order[-1] = np.arange(X.shape[0])
-        values, offsets = self.sorted_values(order)
+        values, offsets = c45_build.distinct_sorted(X, order, column)
         nodes, thr, dist = c45_build.grow_presorted(
             X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args)
         return nodes, thr, dist, order[-1]
 
-    def fit(self) -> Node:
-        """Grow, collapse and prune; the root of the tree as :class:`Node` objects."""
+    def fit(self) -> TreeInfo:
+        """Grow, collapse and prune; the tree as :class:`Node` objects, with its sizes."""
         from scipy.special import ndtri
 
         est, n, k = self.est, self.X.shape[0], self.k
@@ -581,23 +574,29 @@ class _Compiled:
 
 
 def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segment: np.ndarray,
-              rows: np.ndarray, wts: np.ndarray) -> Node:
-    """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0)."""
-    fields, thresholds, where = nodes.tolist(), thr.tolist(), segment.tolist()  # Python numbers: faster
-    made: dict[int, Node] = {}
-    order = [0]
-    for i in order:  # breadth first; the list grows while it is read
-        row = fields[i]
+              rows: np.ndarray, wts: np.ndarray) -> TreeInfo:
+    """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0),
+    with J48's sizes."""
+    order = np.empty(len(nodes) + 1, dtype=np.int64)
+    order[0] = 0
+    order = order[: c45_prune.top_down(nodes, order)]  # the final tree, every parent before its children
+    position = np.full(len(nodes), -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    # Python numbers of the final nodes only: faster to read than numpy scalars
+    fields, thresholds, where = nodes[order].tolist(), thr[order].tolist(), segment[order].tolist()
+    kids = np.where(nodes[order, NKID] > 0, position[np.maximum(nodes[order, KID], 0)], 0).tolist()
+    made: list[Node] = []
+    for row, threshold, (start, length) in zip(fields, thresholds, where, strict=True):
         first, n_dist = row[DST], row[DN]
-        start, length = where[i]
-        made[i] = Node(dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
-                       wts[start:start + length], row[FEAT], thresholds[i], row[NOM] == 1, [], row[EMPTY] == 1)
-        order.extend(range(row[KID], row[KID] + row[NKID]))
-    for i in order:
-        kid, n_kids = fields[i][KID], fields[i][NKID]
-        if n_kids:
-            made[i].children = [made[c] for c in range(kid, kid + n_kids)]
-    return made[0]
+        made.append(Node(dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
+                         wts[start:start + length], row[FEAT], threshold, row[NOM] == 1, [], row[EMPTY] == 1))
+    depth = [0] * len(made)
+    for at, (row, kid) in enumerate(zip(fields, kids, strict=True)):
+        if row[NKID]:  # children are consecutive in ``order`` too (breadth first)
+            made[at].children = made[kid:kid + row[NKID]]
+            depth[kid:kid + row[NKID]] = [depth[at] + 1] * row[NKID]
+    leaves = [d for row, d in zip(fields, depth, strict=True) if not row[NKID]]
+    return TreeInfo(made[0], len(leaves), len(made), max(leaves))
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -704,7 +703,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         try:
             if self._compiled:
                 Zk, ck = (Z, codes) if len(keep) == len(codes) else (Z[keep], codes[keep])
-                root = _Compiled(Zk, ck, kept, n_values, len(self.classes_), self).fit()
+                self.tree_ = _Compiled(Zk, ck, kept, n_values, len(self.classes_), self).fit()
             else:
                 grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
                 root = grower.grow(np.arange(len(keep)), kept)
@@ -712,9 +711,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                     grower.collapse(root)
                 if not self.unpruned:
                     grower.prune(root, bool(self.subtree_raising))
+                self.tree_ = TreeInfo(root, *_sizes(root))
         finally:
             sys.setrecursionlimit(limit)
-        self.tree_ = TreeInfo(root, *_sizes(root))
         return self
 
     # -- prediction ------------------------------------------------------------------------------
