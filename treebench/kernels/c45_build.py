@@ -180,7 +180,7 @@ def _is_leaf(per_class: np.ndarray, min_leaf: float) -> bool:
 def grow_presorted(
     X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, counted: np.ndarray,
     order: np.ndarray, column: np.ndarray, values: np.ndarray, offsets: np.ndarray, k: int,
-    min_leaf: float, mdl: bool, tab: np.ndarray,
+    min_leaf: float, mdl: bool, tab: np.ndarray, whole: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grow the whole tree on data without missing values and with whole-number weights.
 
@@ -200,6 +200,8 @@ def grow_presorted(
         Every numeric attribute's sorted training values, ``values[offsets[j]:offsets[j + 1]]``.
     tab:
         ``tab[a] = a log2 a`` for the whole numbers ``0 .. total weight``.
+    whole:
+        True (an argument, not a constant: numba compiles the cut scan once for both growers).
 
     Returns
     -------
@@ -257,7 +259,7 @@ def grow_presorted(
                         r = col[lo + t]
                         xs[t], ys[t], ws[t] = X[r, j], y[r], w[r]
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work)
+                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)
@@ -311,11 +313,11 @@ def grow_presorted(
 @njit(cache=True)
 def grow_general(
     X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, counted: np.ndarray,
-    values: np.ndarray, offsets: np.ndarray, k: int, min_leaf: float, mdl: bool, tab: np.ndarray,
+    values: np.ndarray, offsets: np.ndarray, k: int, min_leaf: float, mdl: bool, tab: np.ndarray, whole: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grow the whole tree with J48's fractional cases for missing values (NaN in ``X``).
 
-    Parameters as :func:`grow_presorted`, without the presorted columns: each node sorts its
+    Parameters as :func:`grow_presorted` (``whole`` False), without the presorted columns: each node sorts its
     known values of every numeric attribute (stable, so ties keep the node's order, as
     ``np.argsort(kind="stable")`` in the reference).
     """
@@ -382,7 +384,7 @@ def grow_general(
                         t = pos[ranked[u]]
                         xs[u], ys[u], ws[u] = xs0[ranked[u]], y[rows[t]], wts[t]
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work)
+                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)

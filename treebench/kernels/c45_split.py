@@ -46,7 +46,7 @@ def ratio_of(gain: float, per_bag: np.ndarray, node_weight: float, tab: np.ndarr
 @njit(cache=True)
 def numeric_scan(
     xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, k: int, node_weight: float, min_leaf: float,
-    mdl: bool, tab: np.ndarray, bags: np.ndarray, work: np.ndarray,
+    mdl: bool, tab: np.ndarray, bags: np.ndarray, work: np.ndarray, whole: bool,
 ) -> tuple[bool, float, float, float]:
     """``numeric_candidate`` on the known cases sorted by value (ties in node order).
 
@@ -58,6 +58,8 @@ def numeric_scan(
         Output: the cut's ``(2, k)`` class weights (below, above), when a cut is found.
     work:
         Scratch of at least ``6 k + 4`` values.
+    whole:
+        Every weight is a whole number and ``tab`` covers their total (``x log2 x`` read directly).
 
     Returns
     -------
@@ -95,13 +97,22 @@ def numeric_scan(
         n_cuts += 1
         if k < 8:  # numpy adds fewer than 8 values one by one from 0: one loop does all four sums
             sum_left, sum_right, xl_left, xl_right = 0.0, 0.0, 0.0, 0.0
-            for c in range(k):
-                here, there = left[c], last[c] - left[c]
-                sum_left += here
-                sum_right += there
-                xl_left += xlog2x(here, tab)
-                xl_right += xlog2x(there, tab)
-            new = ((xlog2x(sum_left, tab) - xl_left) + xlog2x(sum_right, tab)) - xl_right
+            if whole:  # every sum a whole number within the table
+                for c in range(k):
+                    here, there = left[c], last[c] - left[c]
+                    sum_left += here
+                    sum_right += there
+                    xl_left += tab[int(here)]
+                    xl_right += tab[int(there)]
+                new = ((tab[int(sum_left)] - xl_left) + tab[int(sum_right)]) - xl_right
+            else:
+                for c in range(k):
+                    here, there = left[c], last[c] - left[c]
+                    sum_left += here
+                    sum_right += there
+                    xl_left += xlog2x(here, tab)
+                    xl_right += xlog2x(there, tab)
+                new = ((xlog2x(sum_left, tab) - xl_left) + xlog2x(sum_right, tab)) - xl_right
         else:
             for c in range(k):
                 right[c] = last[c] - left[c]

@@ -528,7 +528,8 @@ class _Compiled:
         args = (self.k, float(est.min_samples_leaf), bool(est.mdl_correction), self.tab)
         if not self.whole:
             values, offsets = self.sorted_values()
-            nodes, thr, dist = c45_build.grow_general(X, self.y, self.w, self.n_values, counted, values, offsets, *args)
+            nodes, thr, dist = c45_build.grow_general(
+                X, self.y, self.w, self.n_values, counted, values, offsets, *args, False)
             return nodes, thr, dist, None
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
@@ -539,7 +540,7 @@ class _Compiled:
         order[-1] = np.arange(X.shape[0])
         values, offsets = c45_build.distinct_sorted(X, order, column)
         nodes, thr, dist = c45_build.grow_presorted(
-            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args)
+            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args, True)
         return nodes, thr, dist, order[-1]
 
     def fit(self) -> TreeInfo:
@@ -690,7 +691,10 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def _fit_encoded(self, Z: np.ndarray, y: Any, sample_weight: Any = None) -> C45Classifier:
         """:meth:`fit` after :meth:`_encode` (``benchmarks/bench_c45_speed.py`` times the two)."""
-        labels = as_labels(y, Z.shape[0])
+        if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub" and len(y) == Z.shape[0]:
+            labels = y  # integer labels: discrete and never missing, nothing to check
+        else:
+            labels = as_labels(y, Z.shape[0])
         self.classes_, codes = label_codes(labels)
         weights = check_sample_weight(sample_weight, Z)
         weights = np.ones(Z.shape[0]) if weights is None else weights
