@@ -224,7 +224,7 @@ def grow_presorted(
     stack[0, 0], stack[0, 1], stack[0, 2] = 0, 0, n
     depth = 1
     per_class = np.zeros(k)
-    xs, ys, ws = np.empty(n), np.empty(n, dtype=np.int64), np.empty(n)
+    ident_rows = np.arange(n)  # numeric_scan reads case t as row rows[t]
     bags = np.zeros((p, most * k))
     work = np.empty(most * k + most + 6 * k + 8)
     found, gains, ratios, cuts = np.zeros(p, dtype=np.bool_), np.zeros(p), np.zeros(p), np.zeros(p)
@@ -253,13 +253,9 @@ def grow_presorted(
                         row[int(X[r, j]) * k + y[r]] += w[r]
                     found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work)
                 else:
-                    col = order[column[j]]
-                    m = hi - lo
-                    for t in range(m):
-                        r = col[lo + t]
-                        xs[t], ys[t], ws[t] = X[r, j], y[r], w[r]
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work, whole)
+                        X, j, ident_rows, w, y, order[column[j]][lo:hi], per_class, total, min_leaf, mdl, tab,
+                        bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)
@@ -342,7 +338,6 @@ def grow_general(
     per_class, unknown = np.zeros(k), np.zeros(k)
     xs0, pos = np.empty(n), np.empty(n, dtype=np.int64)
     ranked, spare = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    xs, ys, ws = np.empty(n), np.empty(n, dtype=np.int64), np.empty(n)
     bags = np.zeros((p, most * k))
     work = np.empty(most * k + most + 6 * k + 8)
     found, gains, ratios, cuts = np.zeros(p, dtype=np.bool_), np.zeros(p), np.zeros(p), np.zeros(p)
@@ -381,10 +376,9 @@ def grow_general(
                             m += 1
                     stable_order(xs0[:m], ranked, spare)
                     for u in range(m):
-                        t = pos[ranked[u]]
-                        xs[u], ys[u], ws[u] = xs0[ranked[u]], y[rows[t]], wts[t]
+                        ranked[u] = pos[ranked[u]]  # node positions, in increasing value
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
-                        xs[:m], ys[:m], ws[:m], k, total, min_leaf, mdl, tab, bags[j], work, whole)
+                        X, j, rows, wts, y, ranked[:m], per_class, total, min_leaf, mdl, tab, bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)

@@ -45,28 +45,31 @@ def ratio_of(gain: float, per_bag: np.ndarray, node_weight: float, tab: np.ndarr
 
 @njit(cache=True)
 def numeric_scan(
-    xs: np.ndarray, ys: np.ndarray, ws: np.ndarray, k: int, node_weight: float, min_leaf: float,
-    mdl: bool, tab: np.ndarray, bags: np.ndarray, work: np.ndarray, whole: bool,
+    X: np.ndarray, j: int, rows: np.ndarray, wts: np.ndarray, y: np.ndarray, ranked: np.ndarray,
+    per_class: np.ndarray, node_weight: float, min_leaf: float, mdl: bool, tab: np.ndarray, bags: np.ndarray,
+    work: np.ndarray, whole: bool,
 ) -> tuple[bool, float, float, float]:
-    """``numeric_candidate`` on the known cases sorted by value (ties in node order).
+    """``numeric_candidate`` of attribute ``j`` on the node's known cases sorted by value (ties in
+    node order): case ``i`` is ``rows[t]`` with weight ``wts[t]``, ``t = ranked[i]``.
 
     Parameters
     ----------
-    xs, ys, ws:
-        Sorted values, their class codes and weights (as long as each other).
+    per_class:
+        The node's class weights (its known cases' when ``whole``: no value is then missing).
     bags:
         Output: the cut's ``(2, k)`` class weights (below, above), when a cut is found.
     work:
         Scratch of at least ``6 k + 4`` values.
     whole:
-        Every weight is a whole number and ``tab`` covers their total (``x log2 x`` read directly).
+        Every weight is a whole number and ``tab`` covers their total: sums are exact in any order
+        and ``x log2 x`` is read directly.
 
     Returns
     -------
     (found, gain, ratio, cut)
         The MDL-corrected gain, the gain ratio and the midpoint cut (before snapping).
     """
-    m = xs.shape[0]
+    m, k = ranked.shape[0], per_class.shape[0]
     if m == 0:
         return False, 0.0, 0.0, 0.0
     last = work[0:k]  # cum[-1]: class weights summed in sorted order
@@ -75,10 +78,12 @@ def numeric_scan(
     best_left = work[3 * k:4 * k]
     scratch = work[4 * k:6 * k]
     for c in range(k):
-        last[c] = 0.0
+        last[c] = per_class[c] if whole else 0.0  # whole: the same sums in any order
         left[c] = 0.0
-    for i in range(m):
-        last[ys[i]] += ws[i]
+    if not whole:
+        for i in range(m):
+            t = ranked[i]
+            last[y[rows[t]]] += wts[t]
     known_weight = pairwise(last)
     least = min_split(known_weight, k, min_leaf)
     if 2 * least - m > SMALL:  # Weka counts cases here, not weight
@@ -87,10 +92,16 @@ def numeric_scan(
     share = 1.0 - (node_weight - known_weight) / node_weight
     left_weight = 0.0
     n_cuts, at, best = 0, -1, 0.0
+    t = ranked[0]
+    x_next = X[rows[t], j]
     for i in range(m - 1):
-        left[ys[i]] += ws[i]
-        left_weight += ws[i]
-        if not xs[i] + SAME_VALUE < xs[i + 1]:
+        weight = wts[t]
+        left[y[rows[t]]] += weight
+        left_weight += weight
+        x_here = x_next
+        t = ranked[i + 1]
+        x_next = X[rows[t], j]
+        if not x_here + SAME_VALUE < x_next:
             continue
         if not (left_weight - least > -SMALL and (known_weight - left_weight) - least > -SMALL):
             continue
@@ -129,9 +140,10 @@ def numeric_scan(
     gain = (best if at >= 0 else 0.0) - (math.log2(n_cuts) / node_weight if mdl else 0.0)
     if gain < SMALL:
         return False, 0.0, 0.0, 0.0
-    cut = (xs[at] + xs[at + 1]) / 2
-    if cut == xs[at + 1]:  # rounding put the midpoint on the upper value
-        cut = xs[at]
+    x_at, x_up = X[rows[ranked[at]], j], X[rows[ranked[at + 1]], j]
+    cut = (x_at + x_up) / 2
+    if cut == x_up:  # rounding put the midpoint on the upper value
+        cut = x_at
     for c in range(k):
         bags[c] = best_left[c]
         bags[k + c] = last[c] - best_left[c]

@@ -533,11 +533,10 @@ class _Compiled:
             return nodes, thr, dist, None
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
-        column = np.full(X.shape[1], -1, dtype=np.int64)
-        for s, j in enumerate(numeric):
-            order[s] = np.argsort(X[:, j], kind="stable")
-            column[j] = s
+        order[:-1] = np.argsort(X[:, numeric], axis=0, kind="stable").T  # one call sorts every column
         order[-1] = np.arange(X.shape[0])
+        column = np.full(X.shape[1], -1, dtype=np.int64)
+        column[numeric] = np.arange(len(numeric))
         values, offsets = c45_build.distinct_sorted(X, order, column)
         nodes, thr, dist = c45_build.grow_presorted(
             X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args, True)
