@@ -585,11 +585,12 @@ def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segm
     # Python numbers of the final nodes only: faster to read than numpy scalars
     fields, thresholds, where = nodes[order].tolist(), thr[order].tolist(), segment[order].tolist()
     kids = np.where(nodes[order, NKID] > 0, position[np.maximum(nodes[order, KID], 0)], 0).tolist()
+    bags = dist.reshape(-1, k)  # one view: a node's distribution is a slice of its rows
     made: list[Node] = []
     for row, threshold, (start, length) in zip(fields, thresholds, where, strict=True):
-        first, n_dist = row[DST], row[DN]
-        made.append(Node(dist[first * k:(first + n_dist) * k].reshape(n_dist, k), rows[start:start + length],
-                         wts[start:start + length], row[FEAT], threshold, row[NOM] == 1, [], row[EMPTY] == 1))
+        first = row[DST]
+        made.append(Node(bags[first:first + row[DN]], rows[start:start + length], wts[start:start + length],
+                         row[FEAT], threshold, row[NOM] == 1, [], row[EMPTY] == 1))
     depth = [0] * len(made)
     for at, (row, kid) in enumerate(zip(fields, kids, strict=True)):
         if row[NKID]:  # children are consecutive in ``order`` too (breadth first)
