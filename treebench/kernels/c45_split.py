@@ -43,7 +43,7 @@ def ratio_of(gain: float, per_bag: np.ndarray, node_weight: float, tab: np.ndarr
     return gain / (entropy / node_weight)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def numeric_scan(
     X: np.ndarray, j: int, rows: np.ndarray, wts: np.ndarray, y: np.ndarray, ranked: np.ndarray,
     per_class: np.ndarray, node_weight: float, min_leaf: float, mdl: bool, tab: np.ndarray, bags: np.ndarray,
@@ -154,7 +154,7 @@ def numeric_scan(
     return True, gain, ratio, cut
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def nominal_scan(
     bags: np.ndarray, n_values: int, k: int, node_weight: float, min_leaf: float, tab: np.ndarray,
     work: np.ndarray,
