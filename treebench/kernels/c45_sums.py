@@ -29,7 +29,7 @@ LOG2 = math.log(2.0)
 _BLOCK = 128
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _block(a: np.ndarray) -> float:
     """numpy's ``pairwise_sum`` of at most 128 values: sequential below 8, else 8 running sums."""
     n = a.shape[0]
@@ -101,7 +101,7 @@ def pairwise(a: np.ndarray) -> float:
     return sums[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def xlog2x(v: float, tab: np.ndarray) -> float:
     """``v log2 v``, 0 below 1e-6 (``EntropyBasedSplitCrit.logFunc``); whole numbers from ``tab``."""
     if v < SMALL:
@@ -113,7 +113,7 @@ def xlog2x(v: float, tab: np.ndarray) -> float:
     return v * math.log(v) / LOG2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _xlog2x_block(a: np.ndarray, tab: np.ndarray) -> float:
     """:func:`_block` of ``x log2 x`` of at most 128 values, without storing them."""
     n = a.shape[0]
@@ -142,15 +142,15 @@ def _xlog2x_block(a: np.ndarray, tab: np.ndarray) -> float:
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def fsum(a: np.ndarray) -> float:
-    """:func:`pairwise` with the short case (up to 128 values) inlined into the caller."""
+    """:func:`pairwise` with the short case (up to 128 values) in a small function LLVM can inline."""
     if a.shape[0] <= _BLOCK:
         return _block(a)
     return pairwise(a)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def xlog2x_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
     """``_xlog2x(a).sum()`` (``scratch`` holds at least ``len(a)`` values, used beyond 128)."""
     n = a.shape[0]
