@@ -236,14 +236,9 @@ def test_predict_checks_fit_and_width():
         model.predict([[1.0, 2.0]])
 
 
-# --------------------------------------------------------------------------- presorted growth
-def same_nodes(a, b) -> bool:
-    """Same structure, features, thresholds, distributions and empty flags, bit for bit."""
-    if (a.feature, a.nominal, a.is_empty, len(a.children)) != (b.feature, b.nominal, b.is_empty, len(b.children)):
-        return False
-    if not (np.array_equal(a.dist, b.dist) and np.array_equal(a.threshold, b.threshold, equal_nan=True)):
-        return False
-    return all(same_nodes(x, y) for x, y in zip(a.children, b.children, strict=True))
+# --------------------------------------------------------------------------- compiled growth
+# (random nominal columns, missing values and fractional weights: tests/test_c45_compiled.py)
+from test_c45_compiled import fit_both, same_nodes  # noqa: E402
 
 
 def presorted_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -268,35 +263,31 @@ def presorted_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None
      {"min_samples_leaf": 5, "confidence": 0.1}],
 )
 def test_presorted_growth_is_the_reference(seed, params, monkeypatch):
-    """Numeric data without missing values grows through ``c45_grow`` into the reference's tree."""
-    from treebench.trees import c45
+    """Numeric data without missing values grows presorted into the reference's tree."""
+    from treebench.kernels import c45_build
 
     X, y, weights = presorted_case(seed)
-    reference = C45Classifier(**params)
-    reference._presort = False
-    reference.fit(X, y, sample_weight=weights)
 
     def refuse(*args, **kwargs):
-        raise AssertionError("the reference grower ran")
+        raise AssertionError("the general grower ran")
 
-    monkeypatch.setattr(c45._Grower, "grow", refuse)
-    monkeypatch.setattr(c45._Grower, "branch_errors", refuse)
-    fast = C45Classifier(**params).fit(X, y, sample_weight=weights)
+    monkeypatch.setattr(c45_build, "grow_general", refuse)
+    fast, reference = fit_both(X, y, weights, **params)
     assert same_nodes(fast.tree_.root, reference.tree_.root)
     assert fast.export_text() == reference.export_text()
     np.testing.assert_array_equal(fast.predict_proba(X), reference.predict_proba(X))
 
 
-def test_fractional_weights_use_the_reference_grower(monkeypatch):
-    from treebench.kernels import c45_grow
+def test_fractional_weights_grow_with_the_general_grower(monkeypatch):
+    from treebench.kernels import c45_build
 
     def refuse(*args, **kwargs):
         raise AssertionError("the presorted grower ran")
 
-    monkeypatch.setattr(c45_grow, "grow_node", refuse)
-    monkeypatch.setattr("treebench.trees.c45.grow_node", refuse)
+    monkeypatch.setattr(c45_build, "grow_presorted", refuse)
     X, y = load_iris(return_X_y=True)
-    C45Classifier().fit(X, y, sample_weight=np.full(len(y), 0.5))
+    fast, reference = fit_both(X, y, np.full(len(y), 0.5))
+    assert same_nodes(fast.tree_.root, reference.tree_.root)
 
 
 # --------------------------------------------------------------------------- J48's own trees

@@ -15,14 +15,17 @@ A self-contained learner whose trees follow J48 ``-C 0.25 -M 2`` node for node:
 * **pruning** (``C45PruneableClassifierTree``): collapse, then pessimistic error-based pruning
   with subtree raising, the estimated errors of ``Stats.addErrs``.
 
-Speed: on numeric data without missing values and with whole-number weights (no
-``sample_weight``, or integer ones), every attribute is sorted once at the root and each node's
-cut search and stable partition run in :func:`treebench.kernels.c45_grow.grow_node`; subtree
-raising's branch errors run in :func:`treebench.kernels.c45_grow.branch_errors`.  Weight sums are
-then exact integers and ``x log2 x`` comes from a table this module computes, so the trees are
-the reference grower's bit for bit (``tests/test_c45_tree.py`` compares them).  Other data (nominal
-attributes, missing values, fractional weights) takes the reference grower below.  Collapsing and
-pruning add up every subtree's errors once, in the recursive definitions' order.
+Speed: :meth:`C45Classifier.fit` grows, collapses and prunes the whole tree in numba, one call
+each (:mod:`treebench.kernels.c45_build`, :mod:`treebench.kernels.c45_prune`), for numeric and
+nominal attributes alike.  Without missing values and with whole-number weights (no
+``sample_weight``, or integer ones) every numeric attribute is sorted once at the root and each
+split partitions the sorted columns between the children; every weight sum is then an exact whole
+number and ``x log2 x`` comes from a table this module computes.  Otherwise (J48's fractional
+cases) each node keeps its cases in the order of the reference below and sorts them per attribute,
+and every sum is added in numpy's order.  The readable grower of this module (:class:`_Grower`)
+stays as the reference: ``tests/test_c45_compiled.py`` checks that both build the same trees, bit
+for bit in every distribution.  Collapsing and pruning add up every subtree's errors once, in the
+recursive definitions' order.
 
 The tolerances of ``weka.core.Utils`` (``gr``, ``sm``, ``eq``: 1e-6) are kept where they decide
 a comparison, since they decide ties and so the shape of the tree.
@@ -41,9 +44,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench.errors import TreebenchError
-from treebench.kernels import c45_grow
-from treebench.kernels.c45_grow import grow_node, last_below
+from treebench.kernels import c45_build, c45_prune
+from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
 from treebench.kernels.c45_scan import first_record
+from treebench.kernels.c45_sums import last_below
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
 from treebench.trees.pruning import added_errors
@@ -235,7 +239,6 @@ class Node:
     nominal: bool = False
     children: list[Node] = field(default_factory=list)
     is_empty: bool = False
-    index: int = -1  # position in the arrays of :meth:`_Grower.index_tree`
 
     @property
     def is_leaf(self) -> bool:
@@ -281,7 +284,8 @@ def _sizes(node: Node, depth: int = 0) -> tuple[int, int, int]:
 
 
 class _Grower:
-    """Grows, collapses and prunes one tree on an encoded training matrix."""
+    """Grows, collapses and prunes one tree on an encoded training matrix: the readable reference
+    of the compiled kernels (:class:`_Compiled`), run when ``C45Classifier._compiled`` is False."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_values: np.ndarray, k: int, est: C45Classifier):
         self.X, self.y, self.n_values, self.k = X, y, n_values, k
@@ -298,47 +302,6 @@ class _Grower:
         ]
 
     # -- growing ------------------------------------------------------------------------------
-    def presorted(self, weights: np.ndarray) -> bool:
-        """Whether :meth:`grow_presorted` applies: numeric attributes only, no missing value,
-        whole-number weights (every weight sum is then exact, whatever its order)."""
-        X = self.X
-        if X.shape[0] == 0 or X.shape[1] == 0 or (self.n_values > 0).any() or np.isnan(X).any():
-            return False
-        total = float(weights.sum())  # the x log2 x table has total + 1 entries
-        return bool((weights == np.floor(weights)).all()) and total <= 16.0 * len(weights) + 1e6 and self.k <= 128
-
-    def start_presorted(self, weights: np.ndarray) -> None:
-        """The index columns, sorted values and scratch of :func:`grow_node`."""
-        X, n, p = self.X, self.X.shape[0], self.X.shape[1]
-        self.order = np.empty((p + 1, n), dtype=np.int64)
-        self.sorted_x = np.empty((p, n))
-        for j in range(p):
-            self.order[j] = np.argsort(X[:, j], kind="stable")
-            self.sorted_x[j] = X[self.order[j], j]
-        self.order[p] = np.arange(n)
-        self.w = weights
-        self.table = _xlog2x(np.arange(int(weights.sum()) + 1, dtype=np.float64))
-        self.per_class = np.zeros(self.k)
-        self.bags = np.zeros((2, self.k))
-        self.mask = np.zeros(n, dtype=np.bool_)
-        self.buf = np.zeros(n, dtype=np.int64)
-        self.work = np.zeros((4 + p, self.k))
-
-    def grow_presorted(self, lo: int, hi: int) -> Node:
-        """:meth:`grow` on the rows ``order[-1, lo:hi]``, by :func:`grow_node`."""
-        rows = self.order[-1, lo:hi].copy()
-        feature, threshold, n_left = grow_node(
-            self.X, self.y, self.w, self.order, self.sorted_x, lo, hi, self.min_leaf, self.mdl,
-            self.table, self.per_class, self.bags, self.mask, self.buf, self.work,
-        )
-        node = Node(self.per_class[None, :].copy(), rows, self.w[rows])
-        if feature < 0:
-            node.is_empty = abs(float(self.per_class.sum())) < SMALL
-            return node
-        node.feature, node.threshold, node.dist = int(feature), float(threshold), self.bags.copy()
-        node.children = [self.grow_presorted(lo, lo + n_left), self.grow_presorted(lo + n_left, hi)]
-        return node
-
     def grow(self, rows: np.ndarray, weights: np.ndarray) -> Node:
         per_class = np.bincount(self.y[rows], weights=weights, minlength=self.k).astype(np.float64)
         node = Node(per_class[None, :], rows, weights)
@@ -492,73 +455,149 @@ class _Grower:
         for child, (r, w) in zip(node.children, self.split(node, rows, weights), strict=True):
             self.new_distribution(child, r, w)
 
-    def index_tree(self, root: Node) -> None:
-        """Number the nodes and keep the binary numeric tree in arrays for :func:`c45_grow.branch_errors`
-        (presorted growth only: numeric attributes, no missing values, whole-number weights)."""
-        nodes, stack = [], [root]
-        while stack:
-            node = stack.pop()
-            node.index = len(nodes)
-            nodes.append(node)
-            stack.extend(node.children)
-        n = len(nodes)
-        self.feature = np.full(n, -1, dtype=np.int64)
-        self.threshold = np.zeros(n)
-        self.left = np.full(n, -1, dtype=np.int64)
-        self.right = np.full(n, -1, dtype=np.int64)
-        for node in nodes:
-            self.set_split(node)
-        self.counts = np.zeros((n, self.k))
-        from scipy.special import ndtri
-
-        self.z = float(ndtri(1.0 - self.confidence))
-
-    def set_split(self, node: Node) -> None:
-        """Copy ``node``'s split (or leaf) into the arrays of :meth:`index_tree`."""
-        i = node.index
-        if node.is_leaf:
-            self.feature[i] = -1
-            return
-        self.feature[i], self.threshold[i] = node.feature, node.threshold
-        self.left[i], self.right[i] = node.children[0].index, node.children[1].index
-
-    def prune(self, node: Node, raising: bool, fast: bool = False) -> float:
+    def prune(self, node: Node, raising: bool) -> float:
         """``C45PruneableClassifierTree.prune``: leaf, largest branch or subtree, by estimated errors.
 
         Returns the pruned subtree's estimated errors (:meth:`subtree_errors`, summed the same
-        way), so that a parent need not add up its leaves again.  ``fast``: the branch errors of
-        subtree raising come from :func:`c45_grow.branch_errors` (after :meth:`index_tree`).
+        way), so that a parent need not add up its leaves again.
         """
         if node.is_leaf:
             return estimated_errors(node.dist, self.confidence)
-        below = [self.prune(child, raising, fast) for child in node.children]
+        below = [self.prune(child, raising) for child in node.children]
         per_bag = node.dist.sum(axis=1)
         largest = int(np.flatnonzero(per_bag - per_bag.max() > -SMALL)[-1])  # maxBag: last maximum
-        if not raising:
-            branch = math.inf
-        elif fast:
-            branch = float(c45_grow.branch_errors(
-                self.X, self.y, node.rows, node.weights, node.children[largest].index, self.feature,
-                self.threshold, self.left, self.right, self.counts, self.confidence, self.z,
-            ))
-        else:
-            branch = self.branch_errors(node.children[largest], node.rows, node.weights)
+        branch = self.branch_errors(node.children[largest], node.rows, node.weights) if raising else math.inf
         leaf = estimated_errors(node.dist, self.confidence)
         tree = sum(below)
         if leaf - (tree + 0.1) < SMALL and leaf - (branch + 0.1) < SMALL:
             node.make_leaf()
-            if fast:
-                self.set_split(node)
             return estimated_errors(node.dist, self.confidence)
         if branch - (tree + 0.1) < SMALL:
             raised = node.children[largest]
             node.children, node.feature = raised.children, raised.feature
             node.threshold, node.nominal, node.dist = raised.threshold, raised.nominal, raised.dist
-            if fast:
-                self.set_split(node)
             self.new_distribution(node, node.rows, node.weights)
-            return self.prune(node, raising, fast)
+            return self.prune(node, raising)
         return tree
+
+
+# --------------------------------------------------------------------------- compiled growth
+def counted_attributes(n_values: np.ndarray, n_train: int) -> np.ndarray:
+    """``C45ModelSelection``: attributes whose gain enters the average (many-valued nominal ones,
+    at least 30 % as many values as training cases, drop out unless every attribute is one)."""
+    many_valued = (n_values > 0) & ~(n_values - 0.3 * n_train < -SMALL)
+    return np.ones(len(n_values), dtype=np.bool_) if many_valued.all() else ~many_valued
+
+
+class _Compiled:
+    """:class:`_Grower`'s tree from the kernels of :mod:`treebench.kernels.c45_build` and
+    :mod:`treebench.kernels.c45_prune`, turned into :class:`Node` objects at the end.
+
+    Data without missing values and with whole-number weights of a modest total grows presorted
+    (every sum exact, ``x log2 x`` from a table numpy computed); other data grows with J48's
+    fractional cases in the reference's order.
+    """
+
+    #: Room for the fractional cases of subtree raising (``None``: ``4 n + 1024``, doubled until
+    #: enough; tests set it small to check the retry).
+    first_capacity: int | None = None
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, k: int,
+                 est: C45Classifier):
+        self.X = np.asfortranarray(X, dtype=np.float64)
+        self.y, self.w, self.n_values, self.k, self.est = y.astype(np.int64), w, n_values, k, est
+        n = X.shape[0]
+        total = float(w.sum()) if n else 0.0
+        fits_table = total <= 16.0 * n + 1e6
+        self.whole = bool(n and fits_table and (w == np.floor(w)).all() and not np.isnan(self.X).any())
+        # x log2 x of every whole number a weight sum can reach (a prefix when the total is huge)
+        self.tab = _xlog2x(np.arange(int(total if fits_table else 16.0 * n + 1e6) + 2, dtype=np.float64))
+
+    def sorted_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every numeric attribute's distinct known values (for snapping cuts), flat, with offsets."""
+        parts = [np.unique(col[~np.isnan(col)]) if nv == 0 else np.empty(0)
+                 for col, nv in zip(self.X.T, self.n_values, strict=True)]
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(v) for v in parts])
+        return (np.concatenate(parts) if parts else np.empty(0)), offsets
+
+    def grow(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """The grown tree's arrays, and the presorted row order (``None`` when not presorted)."""
+        est, X = self.est, self.X
+        counted = counted_attributes(self.n_values, X.shape[0])
+        args = (self.k, float(est.min_samples_leaf), bool(est.mdl_correction), self.tab)
+        if not self.whole:
+            values, offsets = self.sorted_values()
+            nodes, thr, dist = c45_build.grow_general(
+                X, self.y, self.w, self.n_values, counted, values, offsets, *args, False)
+            return nodes, thr, dist, None
+        numeric = np.flatnonzero(self.n_values == 0)
+        order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
+        order[:-1] = np.argsort(X[:, numeric], axis=0, kind="stable").T  # one call sorts every column
+        order[-1] = np.arange(X.shape[0])
+        column = np.full(X.shape[1], -1, dtype=np.int64)
+        column[numeric] = np.arange(len(numeric))
+        values, offsets = c45_build.distinct_sorted(X, order, column)
+        nodes, thr, dist = c45_build.grow_presorted(
+            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args, True)
+        return nodes, thr, dist, order[-1]
+
+    def fit(self) -> TreeInfo:
+        """Grow, collapse and prune; the tree as :class:`Node` objects, with its sizes."""
+        from scipy.special import ndtri
+
+        est, n, k = self.est, self.X.shape[0], self.k
+        nodes, thr, dist, ident = self.grow()
+        inplace = ident is not None
+        z = float(ndtri(1.0 - float(est.confidence)))
+        capacity = self.first_capacity or 4 * n + 1024
+        while True:
+            work = (nodes.copy(), thr.copy(), dist.copy()) if not inplace else (nodes, thr, dist)
+            if inplace:
+                rows = ident.copy()
+            else:
+                rows = np.empty(capacity, dtype=np.int64)
+                rows[:n] = np.arange(n)
+            wts = np.empty(len(rows))
+            wts[:n] = self.w[rows[:n]]
+            done = c45_prune.collapse_and_prune(
+                *work, self.X, self.y, rows, wts, n, k, float(est.confidence), z, bool(est.collapse),
+                not est.unpruned, bool(est.subtree_raising), inplace,
+            )
+            if done:
+                break
+            capacity *= 2  # the fractional cases of subtree raising needed more room
+        nodes, thr, dist = work
+        segment, rows, wts = c45_prune.final_cases(nodes, thr, dist, self.X, rows[:n].copy() if not inplace else rows,
+                                                   wts[:n].copy() if not inplace else wts, n, k, inplace)
+        return _as_nodes(nodes, thr, dist, k, segment, rows, wts)
+
+
+def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segment: np.ndarray,
+              rows: np.ndarray, wts: np.ndarray) -> TreeInfo:
+    """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0),
+    with J48's sizes."""
+    order = np.empty(len(nodes) + 1, dtype=np.int64)
+    order[0] = 0
+    order = order[: c45_prune.top_down(nodes, order)]  # the final tree, every parent before its children
+    position = np.full(len(nodes), -1, dtype=np.int64)
+    position[order] = np.arange(len(order))
+    # Python numbers of the final nodes only: faster to read than numpy scalars
+    fields, thresholds, where = nodes[order].tolist(), thr[order].tolist(), segment[order].tolist()
+    kids = np.where(nodes[order, NKID] > 0, position[np.maximum(nodes[order, KID], 0)], 0).tolist()
+    bags = dist.reshape(-1, k)  # one view: a node's distribution is a slice of its rows
+    made: list[Node] = []
+    for row, threshold, (start, length) in zip(fields, thresholds, where, strict=True):
+        first = row[DST]
+        made.append(Node(bags[first:first + row[DN]], rows[start:start + length], wts[start:start + length],
+                         row[FEAT], threshold, row[NOM] == 1, [], row[EMPTY] == 1))
+    depth = [0] * len(made)
+    for at, (row, kid) in enumerate(zip(fields, kids, strict=True)):
+        if row[NKID]:  # children are consecutive in ``order`` too (breadth first)
+            made[at].children = made[kid:kid + row[NKID]]
+            depth[kid:kid + row[NKID]] = [depth[at] + 1] * row[NKID]
+    leaves = [d for row, d in zip(fields, depth, strict=True) if not row[NKID]]
+    return TreeInfo(made[0], len(leaves), len(made), max(leaves))
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -632,9 +671,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
         return Z
 
-    #: Grow through :func:`treebench.kernels.c45_grow.grow_node` when it applies (tests turn it off
-    #: to compare with the reference grower).
-    _presort = True
+    #: Grow, collapse and prune in the compiled kernels (tests turn it off to run the reference).
+    _compiled = True
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> C45Classifier:
         """Grow (and unless ``unpruned``, prune) the tree on ``X``, ``y``.
@@ -649,34 +687,37 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             Case weights (Weka instance weights); zero-weight rows are dropped.
         """
         self._check_params()
-        Z = self._encode(X, fit=True)
-        labels = as_labels(y, Z.shape[0])
+        return self._fit_encoded(self._encode(X, fit=True), y, sample_weight)
+
+    def _fit_encoded(self, Z: np.ndarray, y: Any, sample_weight: Any = None) -> C45Classifier:
+        """:meth:`fit` after :meth:`_encode` (``benchmarks/bench_c45_speed.py`` times the two)."""
+        if isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iub" and len(y) == Z.shape[0]:
+            labels = y  # integer labels: discrete and never missing, nothing to check
+        else:
+            labels = as_labels(y, Z.shape[0])
         self.classes_, codes = label_codes(labels)
         weights = check_sample_weight(sample_weight, Z)
         weights = np.ones(Z.shape[0]) if weights is None else weights
         self.n_features_in_ = Z.shape[1]
         n_values = np.array([len(c) if c is not None else 0 for c in self.encoder_.categories], dtype=np.int64)
         keep = np.flatnonzero(weights > 0)
-        grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
+        kept = weights[keep].astype(np.float64)
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         try:
-            kept = weights[keep].astype(np.float64)
-            fast = self._presort and grower.presorted(kept)
-            if fast:
-                grower.start_presorted(kept)
-                root = grower.grow_presorted(0, len(keep))
+            if self._compiled:
+                Zk, ck = (Z, codes) if len(keep) == len(codes) else (Z[keep], codes[keep])
+                self.tree_ = _Compiled(Zk, ck, kept, n_values, len(self.classes_), self).fit()
             else:
+                grower = _Grower(Z[keep], codes[keep], n_values, len(self.classes_), self)
                 root = grower.grow(np.arange(len(keep)), kept)
-            if self.collapse:
-                grower.collapse(root)
-            if not self.unpruned:
-                if fast:
-                    grower.index_tree(root)
-                grower.prune(root, bool(self.subtree_raising), fast)
+                if self.collapse:
+                    grower.collapse(root)
+                if not self.unpruned:
+                    grower.prune(root, bool(self.subtree_raising))
+                self.tree_ = TreeInfo(root, *_sizes(root))
         finally:
             sys.setrecursionlimit(limit)
-        self.tree_ = TreeInfo(root, *_sizes(root))
         return self
 
     # -- prediction ------------------------------------------------------------------------------
