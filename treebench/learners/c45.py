@@ -60,6 +60,9 @@ class C45Learner(TreeMeasures, Learner):
 
     name = "c4.5"
 
+    def kernel_groups(self) -> tuple[str, ...]:
+        return ("c4.5",)
+
     def __init__(self, random_state: int) -> None:
         self.random_state = int(random_state)
 

@@ -657,13 +657,15 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             ordered = None
             if isinstance(X, pd.DataFrame):
                 # J48 sees every categorical, ordered or not, as nominal (multiway)
-                ordered = [i for i, c in enumerate(X.columns)
-                           if isinstance(X[c].dtype, pd.CategoricalDtype) and X[c].dtype.ordered] or None
+                ordered = [i for i, dtype in enumerate(X.dtypes)
+                           if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered] or None
             self.encoder_, Z = FeatureEncoder.fit(X, ordered)
         else:
             check_is_fitted(self, "tree_")
             Z = self.encoder_.transform(X)
-        Z = np.array(Z, dtype=np.float64, order="F")
+        Z = np.asarray(Z, dtype=np.float64, order="F")
+        if not Z.flags.writeable or (isinstance(X, np.ndarray) and np.shares_memory(Z, X)):
+            Z = Z.copy(order="F")  # missing codes are written below: never into the caller's array
         for j, cats in enumerate(self.encoder_.categories):
             if cats is not None:
                 Z[Z[:, j] >= len(cats), j] = np.nan  # the encoder's "missing" code
