@@ -20,8 +20,6 @@ have reallocated).  Integer counts only (online trees take no weights).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -79,6 +77,7 @@ from treebench.kernels.scoring import (
     reported_node_value,
 )
 from treebench.kernels.tolerances import TIE_TOLERANCE
+from treebench.kernels.traversal import leaf_of
 
 #: Entries of ``config`` (int64): the tree's fixed settings.
 CFG_CID = 0
@@ -109,33 +108,6 @@ def _grown(arr: np.ndarray, needed: int, fill) -> np.ndarray:
     new[: arr.shape[0]] = arr
     new[arr.shape[0] :] = fill
     return new
-
-
-@njit(cache=True)
-def _leaf_of(x: np.ndarray, int_nodes, float_nodes, catmap, n_categories) -> int:
-    """The leaf one encoded row ``x`` reaches, routed as :func:`treebench.kernels.traversal.apply_tree` routes.
-
-    Its loop for one row, without the output array a call would allocate per example.
-    """
-    node = 0
-    while int_nodes[node, KIND] != LEAF:
-        f = int_nodes[node, FEATURE]
-        value = x[f]
-        kind = int_nodes[node, KIND]
-        first = int_nodes[node, CHILD_START]
-        if kind == NUMERIC:
-            node = first if value <= float_nodes[node, THRESHOLD] else first + 1
-            continue
-        last = n_categories[f] - 1
-        code = last if math.isnan(value) else int(value)
-        if code < 0 or code > last:
-            code = last
-        if kind == NOMINAL_BINARY:
-            node = first if code == int_nodes[node, CATEGORY] else first + 1
-        else:
-            offset = catmap[int_nodes[node, CATMAP_START] + code]
-            node = first + (offset if offset >= 0 else int_nodes[node, DEFAULT_CHILD])
-    return node
 
 
 @njit(cache=True)
@@ -444,7 +416,7 @@ def feed(
         sample = meta[META_SEEN]
         meta[META_SEEN] = sample + 1
         destination = _grown(destination, sample + 1, 0)
-        leaf = _leaf_of(x, int_nodes, float_nodes, catmap, n_categories)
+        leaf = leaf_of(X, row, int_nodes, float_nodes, catmap, n_categories)
         node = leaf
         while node >= 0:  # the example counts in every node of its path
             counts[node, label] += 1
