@@ -412,7 +412,12 @@ def _execute(
 ) -> None:
     from tqdm import tqdm
 
-    bar = tqdm(
+    class Bar(tqdm):
+        # tqdm's monitor is a thread; a driver with a thread alive cannot fork
+        # its workers (experiment/pool.py) and would wait for the fork server
+        monitor_interval = 0
+
+    bar = Bar(
         total=len(todo),
         unit="trial",
         desc=config.experiment,

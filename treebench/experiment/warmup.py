@@ -26,21 +26,16 @@ try:  # first: the imports below are most of the preload
 except OSError:  # pragma: no cover - not allowed: the usual priority
     pass
 
-import numpy as np  # noqa: E402
-
 import treebench.experiment.trial  # noqa: E402, F401 - the worker's code, imported once
 
 
 def warm() -> None:
-    """Fit and apply one tiny tree (loads the induction and traversal kernels)."""
+    """Load the kernels the workers use (:func:`treebench.experiment.pool.warm`), announced by the driver only."""
+    from treebench.experiment.pool import warm as load_kernels
     from treebench.kernels.readiness import mark_announced
-    from treebench.trees.estimator import TreeClassifier
 
     mark_announced()  # the driver speaks of a first compile, not every worker
-
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
-    y = np.array([0, 0, 1, 1])
-    TreeClassifier("entropy").fit(X, y).predict(X)
+    load_kernels()
 
 
 try:
