@@ -1,10 +1,14 @@
-"""``--jobs N`` scheduling: the driver runs trials while the pool starts, hands them over once it is
-ready, takes back what a starved worker holds -- and the store is the sequential one in every case.
+"""``--jobs N`` scheduling: workers forked from the warmed driver take trials from the start; without
+that (another thread alive, or not Linux) the driver runs trials while the fork server starts, hands
+them over once it is ready, takes back what a starved worker holds -- and the store is the sequential
+one in every case.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
@@ -24,6 +28,12 @@ def sequential_store(tmp_path_factory) -> Path:
     summary, output = run(TINY, store, jobs=1)
     assert summary.done == 36 and summary.failed == 0, output
     return store
+
+
+@pytest.fixture
+def forkserver_only(monkeypatch) -> None:
+    """The fallback path: as if a thread were alive in the driver (or the platform had no fork)."""
+    monkeypatch.setattr(pool, "can_fork", lambda: False)
 
 
 def wait_until_ready(limit: float = 120.0) -> None:
@@ -56,7 +66,7 @@ def pool_submissions(monkeypatch) -> list[str]:
     return keys
 
 
-def test_while_the_pool_starts_the_driver_runs_every_trial(sequential_store, tmp_path, monkeypatch):
+def test_while_the_pool_starts_the_driver_runs_every_trial(forkserver_only, sequential_store, tmp_path, monkeypatch):
     monkeypatch.setattr(pool, "ready", lambda: False)
     monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", lambda self: pytest.fail("no pool before ready"))
     summary, output = run(TINY, tmp_path / "d.sqlite", jobs=2)
@@ -64,7 +74,7 @@ def test_while_the_pool_starts_the_driver_runs_every_trial(sequential_store, tmp
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "d.sqlite"))
 
 
-def test_a_ready_pool_takes_trials_beside_the_driver(sequential_store, tmp_path, pool_submissions):
+def test_a_ready_fork_server_takes_trials_beside_the_driver(forkserver_only, sequential_store, tmp_path, pool_submissions):
     wait_until_ready()
     summary, output = run(TINY, tmp_path / "p.sqlite", jobs=2)
     assert summary.done == 36 and summary.failed == 0, output
@@ -72,7 +82,7 @@ def test_a_ready_pool_takes_trials_beside_the_driver(sequential_store, tmp_path,
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "p.sqlite"))
 
 
-def test_the_pool_joins_mid_run(sequential_store, tmp_path, monkeypatch, pool_submissions):
+def test_the_pool_joins_mid_run(forkserver_only, sequential_store, tmp_path, monkeypatch, pool_submissions):
     wait_until_ready()
     asked = []
     monkeypatch.setattr(pool, "ready", lambda: asked.append(1) or len(asked) > 6)
@@ -82,7 +92,7 @@ def test_the_pool_joins_mid_run(sequential_store, tmp_path, monkeypatch, pool_su
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "m.sqlite"))
 
 
-def test_a_failing_trial_in_a_worker_is_stored_with_its_error(tmp_path, pool_submissions):
+def test_a_failing_trial_in_a_fork_server_worker_is_stored_with_its_error(forkserver_only, tmp_path, pool_submissions):
     wait_until_ready()
     summary, output = run(FAILING, tmp_path / "f.sqlite", jobs=2)
     assert (summary.done, summary.failed) == (9, 3), output
@@ -131,7 +141,87 @@ def test_patience_follows_the_driver_trials():
     assert executor._patience() == 0.05
 
 
-def test_the_fork_server_leaves_its_marker_for_this_driver_only():
+def test_the_fork_server_leaves_its_marker_for_this_driver_only(forkserver_only):
     wait_until_ready()
     assert pool.marker().exists() and pool.ready()
     assert pool.marker().name == f"treebench-forkserver-{os.getpid()}.ready"
+
+
+# --------------------------------------------------------------------------- workers forked from the driver
+@pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
+def test_workers_forked_from_the_driver_take_trials_at_once(sequential_store, tmp_path, monkeypatch, pool_submissions):
+    contexts = []
+    new_pool = executors.ProcessExecutor._new_pool
+
+    def recording(self):
+        real = new_pool(self)
+        contexts.append(real._mp_context.get_start_method())
+        return real
+
+    monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", recording)
+    monkeypatch.setattr(pool, "prestart", lambda: pytest.fail("no fork server on the fork path"))
+    assert threading.active_count() == 1, "a thread alive in the test process: the fork path is not tested"
+    summary, output = run(TINY, tmp_path / "w.sqlite", jobs=2)
+    assert summary.done == 36 and summary.failed == 0, output
+    assert contexts == ["fork"]
+    assert 0 < len(set(pool_submissions)) < 36
+    pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "w.sqlite"))
+
+
+@pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
+def test_a_failing_trial_in_a_forked_worker_is_stored_with_its_error(tmp_path, pool_submissions):
+    summary, output = run(FAILING, tmp_path / "ff.sqlite", jobs=2)
+    assert (summary.done, summary.failed) == (9, 3), output
+    assert pool_submissions
+    frame = comparable(tmp_path / "ff.sqlite")
+    broken = frame[frame["algorithm"] == "Broken"]
+    assert all(t.startswith("RuntimeError: boom") for t in broken["error_text"])
+
+
+def test_no_fork_from_a_driver_running_a_thread():
+    release = threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    try:
+        assert not pool.can_fork()
+    finally:
+        release.set()
+        thread.join()
+    assert pool.can_fork() == pool.fork_supported()
+
+
+def _worker_state(_: int) -> tuple:
+    return (
+        signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+        signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
+        pool._warmed_in == os.getppid(),  # the kernels came loaded from the driver
+    )
+
+
+@pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
+def test_a_forked_worker_ignores_ctrl_c_takes_sigterm_and_inherits_the_kernels(monkeypatch):
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)  # as the runner's handler would
+    try:
+        executor = executors.ProcessExecutor(2)
+        workers = executor._new_pool()
+        try:
+            assert executor.forked
+            assert workers.submit(_worker_state, 0).result(timeout=60) == (True, True, True)
+        finally:
+            workers.shutdown(wait=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_ctrl_c_during_a_driver_trial_stops_the_run_instead_of_failing_the_trial(monkeypatch):
+    # what a Ctrl-C inside a compiled kernel gives: run_trial returns a "failed" SystemError
+    def interrupted(trial):
+        executors.count_interrupt()  # as the runner's handler does
+        return "failed: SystemError: CPUDispatcher(...) returned a result with an exception set"
+
+    monkeypatch.setattr(executors, "run_trial", interrupted)
+    trial = object()
+    with pytest.raises(KeyboardInterrupt):
+        executors.run_in_driver(trial)
+    monkeypatch.setattr(executors, "run_trial", lambda trial: "result")
+    assert executors.run_in_driver(trial) == "result"

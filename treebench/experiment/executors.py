@@ -151,6 +151,32 @@ def probe_scheduler(address: str, timeout: float = PROBE_SECONDS) -> None:
         raise refuse("something other than a Dask scheduler answers there") from None
 
 
+class _Signals:
+    """How many Ctrl-C / SIGTERM the runner's handlers have seen (:func:`count_interrupt`)."""
+
+    count = 0
+
+
+def count_interrupt() -> None:
+    """Called by the runner's SIGINT and SIGTERM handlers before they raise."""
+    _Signals.count += 1
+
+
+def run_in_driver(trial: Trial) -> Result:
+    """Run a trial in this process; raise :class:`KeyboardInterrupt` if a Ctrl-C came meanwhile.
+
+    A signal that arrives while a compiled kernel runs surfaces as a
+    ``SystemError`` ("returned a result with an exception set"), which
+    :func:`run_trial` records as the trial's failure: the run would neither
+    stop nor store a true result.  The trial is dropped instead (a rerun does it).
+    """
+    before = _Signals.count
+    result = run_trial(trial)
+    if _Signals.count != before:
+        raise KeyboardInterrupt
+    return result
+
+
 class Executor:
     """Interface: ``submit`` up to ``capacity`` trials, ``wait`` for at least one."""
 
@@ -194,7 +220,7 @@ class SequentialExecutor(Executor):
 
     def wait(self) -> Finished:
         trial = self.queue.popleft()
-        return [(trial, run_trial(trial))]
+        return [(trial, run_in_driver(trial))]
 
     def cancel_pending(self) -> int:
         dropped = len(self.queue)
@@ -370,7 +396,7 @@ class ProcessExecutor(Executor):
             trial = self.waiting.popleft() if self.waiting else self._take_back(overdue)
             if trial is not None:
                 started = time.perf_counter()
-                finished = [(trial, run_trial(trial))]
+                finished = [(trial, run_in_driver(trial))]
                 self.driver_seconds.append(time.perf_counter() - started)
                 return finished + (self._collect() if any(f.done() for f in self.futures) else [])
             finished = self._collect(timeout=self._patience())
