@@ -7,7 +7,6 @@ one in every case.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 from concurrent.futures import Future
@@ -148,34 +147,75 @@ def test_the_fork_server_leaves_its_marker_for_this_driver_only(forkserver_only)
 
 
 # --------------------------------------------------------------------------- workers forked from the driver
+# Run in a fresh interpreter: an earlier test (the Dask cluster's) may leave a
+# thread alive in this one, and then the executor rightly takes the fork server.
+FORK_PROBE = """
+import json, os, signal, sys
+from treebench.experiment import executors, pool
+from treebench.experiment.runner import run_experiment
+
+contexts, keys = [], []
+new_pool = executors.ProcessExecutor._new_pool
+
+def recording(self):
+    real = new_pool(self)
+    contexts.append(real._mp_context.get_start_method())
+    submit = real.submit
+    def counting(fn, trial):
+        keys.append(trial.key)
+        return submit(fn, trial)
+    real.submit = counting
+    return real
+
+def worker_state(_):
+    return [signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+            signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
+            pool._warmed_in == os.getppid()]  # the kernels came loaded from the driver
+
+executors.ProcessExecutor._new_pool = recording
+pool.prestart = lambda: sys.exit("no fork server on the fork path")
+summary = run_experiment(sys.argv[1], jobs=2, store_path=sys.argv[2], quiet=True, echo=lambda line: None)
+signal.signal(signal.SIGTERM, lambda signum, frame: None)  # as the runner's handler during a run
+workers = new_pool(executors.ProcessExecutor(2))
+state = workers.submit(worker_state, 0).result(timeout=60)
+workers.shutdown(wait=True)
+print(json.dumps({"contexts": contexts, "pool_trials": len(set(keys)), "done": summary.done,
+                  "failed": summary.failed, "worker": state}))
+"""
+
+
+def run_probe(config: Path, store: Path) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", FORK_PROBE, str(config), str(store)],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ),
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
-def test_workers_forked_from_the_driver_take_trials_at_once(sequential_store, tmp_path, monkeypatch, pool_submissions):
-    contexts = []
-    new_pool = executors.ProcessExecutor._new_pool
-
-    def recording(self):
-        real = new_pool(self)
-        contexts.append(real._mp_context.get_start_method())
-        return real
-
-    monkeypatch.setattr(executors.ProcessExecutor, "_new_pool", recording)
-    monkeypatch.setattr(pool, "prestart", lambda: pytest.fail("no fork server on the fork path"))
-    assert threading.active_count() == 1, "a thread alive in the test process: the fork path is not tested"
-    summary, output = run(TINY, tmp_path / "w.sqlite", jobs=2)
-    assert summary.done == 36 and summary.failed == 0, output
-    assert contexts == ["fork"]
-    assert 0 < len(set(pool_submissions)) < 36
+def test_workers_forked_from_the_driver_take_trials_at_once(sequential_store, tmp_path):
+    probe = run_probe(TINY, tmp_path / "w.sqlite")
+    assert probe["contexts"] == ["fork"]  # forked from the driver, no fork server started
+    assert (probe["done"], probe["failed"]) == (36, 0)
+    assert 0 < probe["pool_trials"] < 36
+    # a forked worker ignores Ctrl-C, takes SIGTERM's default back, and has the driver's kernels
+    assert probe["worker"] == [True, True, True]
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "w.sqlite"))
 
 
 @pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
-def test_a_failing_trial_in_a_forked_worker_is_stored_with_its_error(tmp_path, pool_submissions):
-    summary, output = run(FAILING, tmp_path / "ff.sqlite", jobs=2)
-    assert (summary.done, summary.failed) == (9, 3), output
-    assert pool_submissions
+def test_a_failing_trial_in_a_forked_worker_is_stored_with_its_error(tmp_path):
+    probe = run_probe(FAILING, tmp_path / "ff.sqlite")
+    assert probe["contexts"] == ["fork"] and probe["pool_trials"] > 0
+    assert (probe["done"], probe["failed"]) == (9, 3)
     frame = comparable(tmp_path / "ff.sqlite")
     broken = frame[frame["algorithm"] == "Broken"]
-    assert all(t.startswith("RuntimeError: boom") for t in broken["error_text"])
+    assert len(broken) == 3 and all(t.startswith("RuntimeError: boom") for t in broken["error_text"])
 
 
 def test_no_fork_from_a_driver_running_a_thread():
@@ -187,30 +227,6 @@ def test_no_fork_from_a_driver_running_a_thread():
     finally:
         release.set()
         thread.join()
-    assert pool.can_fork() == pool.fork_supported()
-
-
-def _worker_state(_: int) -> tuple:
-    return (
-        signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
-        signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
-        pool._warmed_in == os.getppid(),  # the kernels came loaded from the driver
-    )
-
-
-@pytest.mark.skipif(not pool.fork_supported(), reason="workers fork from the driver on Linux only")
-def test_a_forked_worker_ignores_ctrl_c_takes_sigterm_and_inherits_the_kernels(monkeypatch):
-    previous = signal.signal(signal.SIGTERM, lambda signum, frame: None)  # as the runner's handler would
-    try:
-        executor = executors.ProcessExecutor(2)
-        workers = executor._new_pool()
-        try:
-            assert executor.forked
-            assert workers.submit(_worker_state, 0).result(timeout=60) == (True, True, True)
-        finally:
-            workers.shutdown(wait=True)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def test_a_ctrl_c_during_a_driver_trial_stops_the_run_instead_of_failing_the_trial(monkeypatch):
