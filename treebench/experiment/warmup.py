@@ -1,8 +1,10 @@
 """Warm a worker: import the trial code and load the compiled kernels once.
 
-Imported by the local process pool's fork server (``set_forkserver_preload``),
-so every worker forked from it starts with numba's kernels already loaded from
-their on-disk cache instead of paying for that on its first trial.  Importing
+Imported by the local process pool's fork server (``set_forkserver_preload``):
+the fallback of :mod:`treebench.experiment.pool` where workers cannot fork from
+the warmed driver itself (not Linux, or a thread alive).  Every worker forked
+from that server starts with numba's kernels already loaded from their on-disk
+cache instead of paying for that on its first trial.  Importing
 this module has that side effect on purpose; nothing else imports it.  When it
 is done it leaves :func:`treebench.experiment.pool.marker` of its parent (the
 driver, which runs trials itself until then).
