@@ -168,7 +168,7 @@ def recording(self):
     return real
 
 def worker_state(_):
-    return [signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+    return [signal.getsignal(signal.SIGINT) is signal.SIG_IGN, os.nice(0) >= pool.NICENESS,
             signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
             pool._warmed_in == os.getppid()]  # the kernels came loaded from the driver
 
@@ -203,8 +203,8 @@ def test_workers_forked_from_the_driver_take_trials_at_once(sequential_store, tm
     assert probe["contexts"] == ["fork"]  # forked from the driver, no fork server started
     assert (probe["done"], probe["failed"]) == (36, 0)
     assert 0 < probe["pool_trials"] < 36
-    # a forked worker ignores Ctrl-C, takes SIGTERM's default back, and has the driver's kernels
-    assert probe["worker"] == [True, True, True]
+    # a forked worker ignores Ctrl-C, runs niced, takes SIGTERM's default back, and has the driver's kernels
+    assert probe["worker"] == [True, True, True, True]
     pd.testing.assert_frame_equal(comparable(sequential_store), comparable(tmp_path / "w.sqlite"))
 
 

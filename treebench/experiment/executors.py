@@ -263,7 +263,9 @@ def _exit_with_driver(driver: int) -> None:
 def _init_forked_worker(driver: int) -> None:
     """Set up a worker forked from the driver itself (:func:`pool.fork_context`).
 
-    It inherits the driver's memory, signal handlers and open files: it
+    It runs at a lower priority (:data:`pool.NICENESS`): on a busy machine
+    the driver's trials come first, on an idle core the worker runs at full
+    speed.  It inherits the driver's memory, signal handlers and open files: it
     ignores Ctrl-C (the driver decides), takes SIGTERM's default back (the
     driver's handler would turn the pool's ``terminate`` into an exception
     inside a trial), and dies with the driver.  It only runs
@@ -273,6 +275,10 @@ def _init_forked_worker(driver: int) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:  # the driver keeps its core: a worker takes what is idle, so N jobs cannot be slower than 1
+        os.nice(pool.NICENESS)
+    except OSError:  # pragma: no cover - not allowed: the usual priority
+        pass
     if not _die_with_parent(driver):
         threading.Thread(target=_exit_with_driver, args=(driver,), daemon=True).start()
 
