@@ -76,8 +76,8 @@ def profile(config: str, jobs: int, out: Path) -> None:
         return done
 
     cls.submit, cls.wait = timed_submit, timed_wait
-    if jobs > 1:
-        pool.prestart()  # as the CLI does
+    if jobs > 1 and not pool.fork_supported():
+        pool.prestart()  # as the CLI does (where workers cannot fork from the driver)
     with tempfile.TemporaryDirectory(prefix="bench-throughput-") as tmp:
         profiler = cProfile.Profile()
         profiler.enable()

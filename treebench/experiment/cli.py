@@ -104,9 +104,10 @@ def run(
     if scheduler and not dry_run:
         probe_scheduler(scheduler)
     if not dry_run and not scheduler and jobs != 1:
-        from treebench.experiment.pool import prestart
+        from treebench.experiment.pool import fork_supported, prestart
 
-        prestart()  # the workers' imports overlap with the driver's
+        if not fork_supported():  # else the workers are forked from the warm driver: no server
+            prestart()  # the workers' imports overlap with the driver's
     if not dry_run:
         _announce_compile(loaded)
     from treebench.experiment.runner import run_experiment

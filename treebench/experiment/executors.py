@@ -14,6 +14,7 @@ import signal
 import socket
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
@@ -150,6 +151,32 @@ def probe_scheduler(address: str, timeout: float = PROBE_SECONDS) -> None:
         raise refuse("something other than a Dask scheduler answers there") from None
 
 
+class _Signals:
+    """How many Ctrl-C / SIGTERM the runner's handlers have seen (:func:`count_interrupt`)."""
+
+    count = 0
+
+
+def count_interrupt() -> None:
+    """Called by the runner's SIGINT and SIGTERM handlers before they raise."""
+    _Signals.count += 1
+
+
+def run_in_driver(trial: Trial) -> Result:
+    """Run a trial in this process; raise :class:`KeyboardInterrupt` if a Ctrl-C came meanwhile.
+
+    A signal that arrives while a compiled kernel runs surfaces as a
+    ``SystemError`` ("returned a result with an exception set"), which
+    :func:`run_trial` records as the trial's failure: the run would neither
+    stop nor store a true result.  The trial is dropped instead (a rerun does it).
+    """
+    before = _Signals.count
+    result = run_trial(trial)
+    if _Signals.count != before:
+        raise KeyboardInterrupt
+    return result
+
+
 class Executor:
     """Interface: ``submit`` up to ``capacity`` trials, ``wait`` for at least one."""
 
@@ -193,7 +220,7 @@ class SequentialExecutor(Executor):
 
     def wait(self) -> Finished:
         trial = self.queue.popleft()
-        return [(trial, run_trial(trial))]
+        return [(trial, run_in_driver(trial))]
 
     def cancel_pending(self) -> int:
         dropped = len(self.queue)
@@ -205,6 +232,7 @@ _ENV_PREFIX = "TREEBENCH_"
 
 
 def _init_worker(env: dict[str, str], driver: int) -> None:
+    """Set up a worker of the fork server (:func:`pool.context`)."""
     # Ctrl-C reaches the whole process group: workers ignore it so the driver
     # alone decides (finish the trials in flight, then stop).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -232,20 +260,63 @@ def _exit_with_driver(driver: int) -> None:
             os._exit(0)
 
 
+def _init_forked_worker(driver: int) -> None:
+    """Set up a worker forked from the driver itself (:func:`pool.fork_context`).
+
+    It runs at a lower priority (:data:`pool.NICENESS`): on a busy machine
+    the driver's trials come first, on an idle core the worker runs at full
+    speed.  It inherits the driver's memory, signal handlers and open files: it
+    ignores Ctrl-C (the driver decides), takes SIGTERM's default back (the
+    driver's handler would turn the pool's ``terminate`` into an exception
+    inside a trial), and dies with the driver.  It only runs
+    :func:`~treebench.experiment.trial.run_trial` and leaves by ``os._exit``
+    (multiprocessing's fork start), so the driver's SQLite connection, its
+    store lock and its ``atexit`` handlers are never used nor closed here.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:  # the driver keeps its core: a worker takes what is idle, so N jobs cannot be slower than 1
+        os.nice(pool.NICENESS)
+    except OSError:  # pragma: no cover - not allowed: the usual priority
+        pass
+    if not _die_with_parent(driver):
+        threading.Thread(target=_exit_with_driver, args=(driver,), daemon=True).start()
+
+
+def _die_with_parent(driver: int) -> bool:
+    """Ask Linux to kill this process when the driver dies; ``False`` where it cannot.
+
+    Immediate, even while a compiled kernel holds the GIL, so a ``kill -9``
+    of the driver leaves no worker holding (a copy of) the store's lock.
+    """
+    try:
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        if ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL) != 0:
+            return False
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return False
+    if os.getppid() != driver:  # the driver died before the request: nobody would send the signal
+        os._exit(0)
+    return True
+
+
 class ProcessExecutor(Executor):
     """``--jobs N``: the driver runs trials itself, beside a pool of ``N - 1`` local worker processes.
 
-    A worker cannot start before the fork server has imported treebench and
-    loaded the kernels (:mod:`treebench.experiment.warmup`), seconds that a
-    short run would otherwise spend waiting.  So the driver is one of the
-    ``N`` processes from the first trial on: it hands trials to the pool only
-    once :func:`pool.ready` says a worker starts at once, and keeps the pool
-    fed with just what its workers run and prefetch, so that no trial sits in
-    a busy worker's queue while the driver is free.  Results are collected
-    before the driver starts its next trial, and the driver alone writes them.
-    A run shorter than the workers' start takes the time of ``--jobs 1``; a
-    longer one loses none of it.  The trials are the same pure function
-    wherever they run.
+    Where it can (:func:`pool.can_fork`), the driver loads the kernels, then
+    forks its workers (:func:`pool.warm`): they start with everything loaded,
+    at once, and take trials from the first one on.  Otherwise the workers
+    come from a fork server that must first import treebench and load the
+    kernels (:mod:`treebench.experiment.warmup`), seconds that a short run
+    would otherwise spend waiting: the driver then hands trials to the pool
+    only once :func:`pool.ready` says a worker starts at once.  Either way the
+    driver is one of the ``N`` processes and keeps the pool fed with just what
+    its workers run and prefetch, so that no trial sits in a busy worker's
+    queue while the driver is free.  Results are collected before the driver
+    starts its next trial, and the driver alone writes them.  The trials are
+    the same pure function wherever they run.
     """
 
     name = "processes"
@@ -262,9 +333,21 @@ class ProcessExecutor(Executor):
         self.driver_seconds: list[float] = []  # how long the driver's own trials took
         self.stopping = False
         self.pool: ProcessPoolExecutor | None = None
-        pool.prestart()  # no-op when the command line has started it already
+        self.forked = False  # whether the current pool's workers are forked from the driver
+        if not pool.fork_supported():
+            pool.prestart()  # no-op when the command line has started it already
 
     def _new_pool(self) -> ProcessPoolExecutor:
+        """A pool forked from the (warmed) driver where :func:`pool.can_fork`, else the fork server's."""
+        self.forked = pool.can_fork()
+        if self.forked:
+            pool.warm()  # before the fork: the workers inherit the loaded kernels
+            return ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=pool.fork_context(),
+                initializer=_init_forked_worker,
+                initargs=(os.getpid(),),
+            )
         env = {k: v for k, v in os.environ.items() if k.startswith(_ENV_PREFIX)}
         return ProcessPoolExecutor(
             max_workers=self.workers,
@@ -272,6 +355,13 @@ class ProcessExecutor(Executor):
             initializer=_init_worker,
             initargs=(env, os.getpid()),
         )
+
+    def _pool_ready(self) -> bool:
+        """Whether a new pool's workers would start at once: forked from the driver, or a preloaded server."""
+        if pool.can_fork():
+            return True
+        pool.prestart()  # the fallback (a thread is alive): no-op once started
+        return pool.ready()
 
     def describe(self) -> str:
         return f"{self.jobs} local processes"
@@ -282,11 +372,17 @@ class ProcessExecutor(Executor):
 
     def _hand_over(self) -> None:
         """Fill the pool up to what its workers run and prefetch, once they start without waiting."""
-        if self.pool is None and self.waiting and pool.ready():
+        if self.pool is None and self.waiting and self._pool_ready():
             self.pool = self._new_pool()
-        while self.pool is not None and self.waiting and len(self.futures) < self.pool_capacity:
-            trial = self.waiting.popleft()
-            self.futures[self.pool.submit(run_trial, trial)] = trial
+        with warnings.catch_warnings():
+            # Python 3.12+ warns when it forks a process with threads, counting
+            # those Python does not run (OpenBLAS's): they are fork-safe, and
+            # pool.can_fork() has checked that no Python thread runs.  The
+            # workers are forked at the pool's first submit.
+            warnings.filterwarnings("ignore", message=".*fork", category=DeprecationWarning)
+            while self.pool is not None and self.waiting and len(self.futures) < self.pool_capacity:
+                trial = self.waiting.popleft()
+                self.futures[self.pool.submit(run_trial, trial)] = trial
 
     def in_flight(self) -> int:
         return len(self.futures) + len(self.waiting)
@@ -306,7 +402,7 @@ class ProcessExecutor(Executor):
             trial = self.waiting.popleft() if self.waiting else self._take_back(overdue)
             if trial is not None:
                 started = time.perf_counter()
-                finished = [(trial, run_trial(trial))]
+                finished = [(trial, run_in_driver(trial))]
                 self.driver_seconds.append(time.perf_counter() - started)
                 return finished + (self._collect() if any(f.done() for f in self.futures) else [])
             finished = self._collect(timeout=self._patience())
@@ -351,10 +447,13 @@ class ProcessExecutor(Executor):
             except Exception as exc:  # e.g. a result that cannot be unpickled
                 finished.append((trial, _failed(trial, f"{type(exc).__name__}: {exc}")))
         if broken and self.pool is not None:
-            # Every trial of a broken pool fails the same way; start a new pool
-            # so the trials still to submit get a fresh chance.
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = self._new_pool()
+            # Every trial of a broken pool fails the same way; a new pool gives
+            # the trials still to submit a fresh chance.  Its workers have been
+            # terminated, so waiting for the pool's own thread to end is short
+            # (and lets the next pool fork from a driver without threads).
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+            self._hand_over()
         return finished
 
     def cancel_pending(self) -> int:

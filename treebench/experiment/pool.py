@@ -1,16 +1,26 @@
-"""The multiprocessing context of the local worker pool (kept import-light).
+"""How the local worker pool starts its workers (kept import-light).
 
-On POSIX the pool forks its workers from a ``forkserver`` that has preloaded
-:mod:`treebench.experiment.warmup` (the trial code, with numba's kernels
-loaded).  Forking from a clean server is safe even though the driver runs
-threads (tqdm, SQLite), and forked workers start in milliseconds.
-:func:`prestart` launches that server early, so its imports overlap with the
-driver's own start-up instead of following it.
+Two ways, chosen when the pool is created:
 
-Starting a worker blocks until the server has finished its preload (seconds on
-a busy machine), so the driver asks :func:`ready` first and runs trials itself
-until then: the preload ends by leaving a marker file named after the
-driver's process id (:func:`marker`), which the driver only has to look for.
+* **fork from the driver** (Linux, no other Python thread alive): the driver
+  first loads the compiled kernels itself (:func:`warm`, the load its own
+  first trial would pay anyway), then forks its workers, which start in
+  milliseconds with treebench imported, the kernels loaded and the datasets
+  the driver has already read in memory.  Nothing is imported or loaded twice,
+  so a short run costs no CPU the driver would not spend.  Forking a process
+  that runs threads can leave a lock held in the child, hence the check
+  (:func:`can_fork`); the runner's progress bar runs no monitor thread for that
+  reason.  Native threads that Python does not see (OpenBLAS's pool) register
+  their own ``pthread_atfork`` handlers and are safe to fork.
+* **fork server** (elsewhere, or when a thread is alive): workers fork from a
+  ``forkserver`` that preloads :mod:`treebench.experiment.warmup` (the trial
+  code, with numba's kernels loaded), safe whatever the driver runs.
+  :func:`prestart` launches that server early, so its imports overlap with
+  the driver's own start-up instead of following it.  Starting a worker
+  blocks until the server has finished its preload (seconds on a busy
+  machine), so the driver asks :func:`ready` first and runs trials itself
+  until then: the preload ends by leaving a marker file named after the
+  driver's process id (:func:`marker`), which the driver only has to look for.
 """
 
 from __future__ import annotations
@@ -18,24 +28,62 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
 PRELOAD = ["treebench.experiment.warmup"]
-#: Added to the fork server's (and so the workers') nice value: they take the idle cores, not the driver's.
+#: Added to the fork server's (and so its workers') nice value: its preload takes the idle cores, not the driver's.
 NICENESS = 10
 
 _started_by: int | None = None  # the pid that first started the server (a forked test process is another)
 _marked = True  # False when the temporary folder cannot hold the marker: then never wait for it
+_warmed_in: int | None = None  # the pid whose kernels :func:`warm` has loaded
+
+
+def fork_supported() -> bool:
+    """Whether this platform forks workers from the driver: Linux (macOS's system libraries are not fork-safe)."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def can_fork() -> bool:
+    """Whether workers may be forked from this process now: supported, and no other Python thread alive."""
+    return fork_supported() and threading.active_count() == 1
 
 
 def context() -> multiprocessing.context.BaseContext:
-    """``forkserver`` (with the preload) where available, else ``spawn``."""
+    """The fork server's context (``forkserver`` with the preload) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
         forkserver.set_forkserver_preload(PRELOAD)
         return forkserver
     return multiprocessing.get_context("spawn")  # pragma: no cover - Windows
+
+
+def fork_context() -> multiprocessing.context.BaseContext:
+    """The context that forks workers from the driver itself (check :func:`can_fork` first)."""
+    return multiprocessing.get_context("fork")
+
+
+def warm() -> None:
+    """Fit and apply one tiny tree, once per process: loads the induction and traversal kernels.
+
+    Called by the driver before it forks its workers (they inherit the loaded
+    kernels) and by the fork server's preload.  Loading is what the first
+    trial would do anyway; with a cold cache this compiles them (once, on disk).
+    """
+    global _warmed_in
+    if _warmed_in == os.getpid():
+        return
+    import numpy as np
+
+    from treebench.trees.estimator import TreeClassifier
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+    y = np.array([0, 0, 1, 1])
+    TreeClassifier("entropy").fit(X, y).predict(X)
+    _warmed_in = os.getpid()
 
 
 def marker(driver: int | None = None) -> Path:

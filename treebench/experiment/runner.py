@@ -30,7 +30,7 @@ import numpy as np
 
 from treebench.errors import TreebenchError
 from treebench.experiment.config import Config, check_trial_count, load_config
-from treebench.experiment.executors import Executor, make_executor
+from treebench.experiment.executors import Executor, count_interrupt, make_executor
 from treebench.experiment.protocols import n_folds, outer_splits
 from treebench.experiment.specs import MAX_TRIALS
 from treebench.experiment.store import ResultsStore, check_run, now
@@ -412,7 +412,12 @@ def _execute(
 ) -> None:
     from tqdm import tqdm
 
-    bar = tqdm(
+    class Bar(tqdm):
+        # tqdm's monitor is a thread; a driver with a thread alive cannot fork
+        # its workers (experiment/pool.py) and would wait for the fork server
+        monitor_interval = 0
+
+    bar = Bar(
         total=len(todo),
         unit="trial",
         desc=config.experiment,
@@ -472,18 +477,28 @@ def _execute(
 
 
 def _on_sigterm():
+    """Handle SIGTERM like Ctrl-C, and count both (:func:`executors.run_in_driver`); the previous handlers."""
     if threading.current_thread() is not threading.main_thread():
         return None
 
-    def handler(signum, frame):  # noqa: ANN001
+    def on_term(signum, frame):  # noqa: ANN001
+        count_interrupt()
         raise _Interrupt()
 
-    return signal.signal(signal.SIGTERM, handler)
+    def on_int(signum, frame):  # noqa: ANN001
+        count_interrupt()
+        raise KeyboardInterrupt
+
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # an ignored or custom Ctrl-C stays as it is
+        signal.signal(signal.SIGINT, on_int)
+    return signal.signal(signal.SIGTERM, on_term), previous_int
 
 
 def _restore_sigterm(previous) -> None:  # noqa: ANN001
     if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
 
 
 # --------------------------------------------------------------------------- reporting

@@ -1,8 +1,10 @@
 """Warm a worker: import the trial code and load the compiled kernels once.
 
-Imported by the local process pool's fork server (``set_forkserver_preload``),
-so every worker forked from it starts with numba's kernels already loaded from
-their on-disk cache instead of paying for that on its first trial.  Importing
+Imported by the local process pool's fork server (``set_forkserver_preload``):
+the fallback of :mod:`treebench.experiment.pool` where workers cannot fork from
+the warmed driver itself (not Linux, or a thread alive).  Every worker forked
+from that server starts with numba's kernels already loaded from their on-disk
+cache instead of paying for that on its first trial.  Importing
 this module has that side effect on purpose; nothing else imports it.  When it
 is done it leaves :func:`treebench.experiment.pool.marker` of its parent (the
 driver, which runs trials itself until then).
@@ -26,21 +28,16 @@ try:  # first: the imports below are most of the preload
 except OSError:  # pragma: no cover - not allowed: the usual priority
     pass
 
-import numpy as np  # noqa: E402
-
 import treebench.experiment.trial  # noqa: E402, F401 - the worker's code, imported once
 
 
 def warm() -> None:
-    """Fit and apply one tiny tree (loads the induction and traversal kernels)."""
+    """Load the kernels the workers use (:func:`treebench.experiment.pool.warm`), announced by the driver only."""
+    from treebench.experiment.pool import warm as load_kernels
     from treebench.kernels.readiness import mark_announced
-    from treebench.trees.estimator import TreeClassifier
 
     mark_announced()  # the driver speaks of a first compile, not every worker
-
-    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
-    y = np.array([0, 0, 1, 1])
-    TreeClassifier("entropy").fit(X, y).predict(X)
+    load_kernels()
 
 
 try:
