@@ -176,6 +176,12 @@ executors.ProcessExecutor._new_pool = recording
 pool.prestart = lambda: sys.exit("no fork server on the fork path")
 summary = run_experiment(sys.argv[1], jobs=2, store_path=sys.argv[2], quiet=True, echo=lambda line: None)
 signal.signal(signal.SIGTERM, lambda signum, frame: None)  # as the runner's handler during a run
+# the run's pool may still be winding its manager thread down (slowly under NUMBA_BOUNDSCHECK):
+# with a thread alive the executor rightly takes the fork server, which cannot load this script's function
+import threading, time
+deadline = time.monotonic() + 60
+while threading.active_count() > 1 and time.monotonic() < deadline:
+    time.sleep(0.05)
 workers = new_pool(executors.ProcessExecutor(2))
 state = workers.submit(worker_state, 0).result(timeout=60)
 workers.shutdown(wait=True)
