@@ -30,10 +30,6 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-#: What a run prints before it compiles (the estimate: an idle 2-core machine; a loaded one takes longer).
-COMPILE_NOTICE = (
-    "treebench: compiling the split kernels (first run only; about 20 s on 2 idle cores, longer on a busy machine)"
-)
 #: What the Python API prints, once per process, when a first fit compiles.
 FIRST_FIT_NOTICE = (
     "treebench: this first fit compiles numba kernels (once: they are cached on disk; "
@@ -142,20 +138,6 @@ def uncached(groups: Iterable[str] = ("tree",)) -> list[str] | None:
         if not cached:
             missing.append(kernel.label)
     return missing
-
-
-def builder_cached() -> bool | None:
-    """``True`` if every kernel of a plain tree fit is cached (group ``tree``), ``False`` if one is not.
-
-    ``None`` when it cannot tell.  A caller that prints :data:`COMPILE_NOTICE`
-    on ``False`` has said it: the first-fit notice of this process is then spent.
-    """
-    missing = uncached(("tree",))
-    if missing is None:
-        return None
-    if missing:
-        mark_announced()
-    return not missing
 
 
 # --------------------------------------------------------------------------- the Python API's notice
