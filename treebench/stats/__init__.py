@@ -17,30 +17,26 @@ See ``docs/statistics.md``.
 
 from __future__ import annotations
 
-from treebench.stats.across import (
-    FriedmanResult,
-    WilcoxonResult,
-    average_ranks,
-    cd_groups,
-    critical_difference,
-    friedman,
-    nemenyi_q,
-    pairwise_wilcoxon,
-    wilcoxon,
-)
-from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
-from treebench.stats.metrics import COMPARE_METRICS, METRICS, Metric, get_metric
-from treebench.stats.oneway import OneWayResult, dunn, oneway_protocol
-from treebench.stats.paired import (
-    DEFAULT_TEST_TRAIN_RATIO,
-    PAIRED_TESTS,
-    PairedResult,
-    corrected_ttest,
-    paired_ttest,
-    ratio_from_protocol,
-    run_paired,
-    weka_mark,
-)
+from treebench.lazy import lazy_getattr
+
+# Submodules load on first use: scipy.stats alone costs ~1 s of start-up, and a run's
+# trials only need the metric registry (``treebench.stats.metrics``).
+_ATTRIBUTES = {
+    **dict.fromkeys(
+        ["FriedmanResult", "WilcoxonResult", "average_ranks", "cd_groups", "critical_difference",
+         "friedman", "nemenyi_q", "pairwise_wilcoxon", "wilcoxon"],
+        "treebench.stats.across",
+    ),
+    **dict.fromkeys(["Trials", "cell_summary", "means_matrix", "select_trials"], "treebench.stats.frame"),
+    **dict.fromkeys(["COMPARE_METRICS", "METRICS", "Metric", "get_metric"], "treebench.stats.metrics"),
+    **dict.fromkeys(["OneWayResult", "dunn", "oneway_protocol"], "treebench.stats.oneway"),
+    **dict.fromkeys(
+        ["DEFAULT_TEST_TRAIN_RATIO", "PAIRED_TESTS", "PairedResult", "corrected_ttest", "paired_ttest",
+         "ratio_from_protocol", "run_paired", "weka_mark"],
+        "treebench.stats.paired",
+    ),
+}
+__getattr__ = lazy_getattr(__name__, _ATTRIBUTES)
 
 __all__ = [
     "COMPARE_METRICS",
