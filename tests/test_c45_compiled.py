@@ -102,7 +102,14 @@ def test_compiled_tree_is_the_reference(seed, params, monkeypatch):
     assert fast.export_text() == reference.export_text()
     assert (fast.tree_.n_leaves, fast.tree_.n_nodes, fast.tree_.depth) == (
         reference.tree_.n_leaves, reference.tree_.n_nodes, reference.tree_.depth)
+    # the compiled prediction walks the arrays; the reference walks Node objects
     np.testing.assert_array_equal(fast.predict_proba(X), reference.predict_proba(X))
+    holed = X.copy()
+    holes = np.random.default_rng(seed).random(holed.shape) < 0.3  # missing values take every branch
+    for j, name in enumerate(holed.columns):
+        holed.loc[holes[:, j], name] = np.nan
+    np.testing.assert_array_equal(fast.predict_proba(holed), reference.predict_proba(holed))
+    np.testing.assert_array_equal(fast.predict(holed), reference.predict(holed))
 
 
 def test_the_mixed_cases_cover_what_they_claim():
@@ -167,3 +174,4 @@ def test_parity_datasets_grow_the_reference_tree(name, variant):
     params = {"unpruned": True} if variant == "unpruned" else {}
     fast, reference = fit_both(ds.X.iloc[train], ds.y[train], **params)
     assert same_nodes(fast.tree_.root, reference.tree_.root)
+    np.testing.assert_array_equal(fast.predict_proba(ds.X), reference.predict_proba(ds.X))

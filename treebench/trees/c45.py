@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench.errors import TreebenchError
-from treebench.kernels import c45_build, c45_prune
+from treebench.kernels import c45_build, c45_predict, c45_prune
 from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
 from treebench.kernels.c45_scan import first_record
 from treebench.kernels.c45_sums import last_below
@@ -254,18 +254,41 @@ class Node:
         self.dist = self.dist.sum(axis=0, keepdims=True)
 
 
-@dataclass
+@dataclass(eq=False)
+class FinalTree:
+    """The compiled grower's result: its node table after collapsing and pruning (root 0),
+    and the training cases each final node holds (``segment`` into ``rows``/``weights``)."""
+
+    nodes: np.ndarray
+    thresholds: np.ndarray
+    dist: np.ndarray
+    k: int
+    order: np.ndarray  #: the final nodes, every parent before its children
+    segment: np.ndarray
+    rows: np.ndarray
+    weights: np.ndarray
+
+
 class TreeInfo:
-    """Sizes counted as J48 does (empty leaves included)."""
+    """Sizes counted as J48 does (empty leaves included), and the tree.
 
-    root: Node
-    n_leaves: int
-    n_nodes: int
-    max_depth: int
-    node_count: int = 0
+    The Python grower hands over its :class:`Node` objects; the compiled grower its arrays
+    (:class:`FinalTree`), which predict without them: ``root`` builds the objects on first use.
+    """
 
-    def __post_init__(self) -> None:
-        self.node_count = self.n_nodes
+    def __init__(self, root: Node | None, n_leaves: int, n_nodes: int, max_depth: int,
+                 arrays: FinalTree | None = None) -> None:
+        self._root, self.arrays = root, arrays
+        self.n_leaves, self.n_nodes, self.max_depth = n_leaves, n_nodes, max_depth
+        self.node_count = n_nodes
+
+    @property
+    def root(self) -> Node:
+        """The root :class:`Node` (built from the arrays the first time it is asked for)."""
+        if self._root is None:
+            assert self.arrays is not None
+            self._root = _as_nodes(self.arrays)
+        return self._root
 
     @property
     def depth(self) -> int:
@@ -570,34 +593,32 @@ class _Compiled:
         nodes, thr, dist = work
         segment, rows, wts = c45_prune.final_cases(nodes, thr, dist, self.X, rows[:n].copy() if not inplace else rows,
                                                    wts[:n].copy() if not inplace else wts, n, k, inplace)
-        return _as_nodes(nodes, thr, dist, k, segment, rows, wts)
+        order = np.empty(len(nodes) + 1, dtype=np.int64)
+        order[0] = 0
+        order = order[: c45_prune.top_down(nodes, order)]
+        leaves, deepest = c45_predict.leaves_and_depth(nodes, order)
+        return TreeInfo(None, leaves, len(order), deepest, FinalTree(nodes, thr, dist, k, order, segment, rows, wts))
 
 
-def _as_nodes(nodes: np.ndarray, thr: np.ndarray, dist: np.ndarray, k: int, segment: np.ndarray,
-              rows: np.ndarray, wts: np.ndarray) -> TreeInfo:
-    """The tree arrays of :mod:`treebench.kernels.c45_build` as :class:`Node` objects (root: 0),
-    with J48's sizes."""
-    order = np.empty(len(nodes) + 1, dtype=np.int64)
-    order[0] = 0
-    order = order[: c45_prune.top_down(nodes, order)]  # the final tree, every parent before its children
+def _as_nodes(tree: FinalTree) -> Node:
+    """The final tree's arrays as :class:`Node` objects; the root."""
+    nodes, order, k = tree.nodes, tree.order, tree.k
     position = np.full(len(nodes), -1, dtype=np.int64)
     position[order] = np.arange(len(order))
     # Python numbers of the final nodes only: faster to read than numpy scalars
-    fields, thresholds, where = nodes[order].tolist(), thr[order].tolist(), segment[order].tolist()
+    fields, thresholds, where = nodes[order].tolist(), tree.thresholds[order].tolist(), tree.segment[order].tolist()
     kids = np.where(nodes[order, NKID] > 0, position[np.maximum(nodes[order, KID], 0)], 0).tolist()
-    bags = dist.reshape(-1, k)  # one view: a node's distribution is a slice of its rows
+    bags = tree.dist.reshape(-1, k)  # one view: a node's distribution is a slice of its rows
+    rows, wts = tree.rows, tree.weights
     made: list[Node] = []
     for row, threshold, (start, length) in zip(fields, thresholds, where, strict=True):
         first = row[DST]
         made.append(Node(bags[first:first + row[DN]], rows[start:start + length], wts[start:start + length],
                          row[FEAT], threshold, row[NOM] == 1, [], row[EMPTY] == 1))
-    depth = [0] * len(made)
     for at, (row, kid) in enumerate(zip(fields, kids, strict=True)):
         if row[NKID]:  # children are consecutive in ``order`` too (breadth first)
             made[at].children = made[kid:kid + row[NKID]]
-            depth[kid:kid + row[NKID]] = [depth[at] + 1] * row[NKID]
-    leaves = [d for row, d in zip(fields, depth, strict=True) if not row[NKID]]
-    return TreeInfo(made[0], len(leaves), len(made), max(leaves))
+    return made[0]
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -727,7 +748,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """Class probabilities (``ClassifierTree.getProbs``; unknown values share out by branch weight)."""
         Z = self._encode(X, fit=False)
         out = np.zeros((Z.shape[0], len(self.classes_)))
-        self._descend(self.tree_.root, Z, np.arange(Z.shape[0]), np.ones(Z.shape[0]), out)
+        arrays = self.tree_.arrays
+        if arrays is not None:
+            c45_predict.predict_proba(arrays.nodes, arrays.thresholds, arrays.dist, arrays.k, Z, out)
+        else:  # the Python grower's tree (and the reference walk the kernel is tested against)
+            self._descend(self.tree_.root, Z, np.arange(Z.shape[0]), np.ones(Z.shape[0]), out)
         return out
 
     def _descend(self, node: Node, Z: np.ndarray, rows: np.ndarray, weight: np.ndarray, out: np.ndarray) -> None:

@@ -92,6 +92,9 @@ class FeatureEncoder:
         forced = _resolve_nominal(nominal_features, names)
         kinds: list[str] = []
         categories: list[list[Any] | None] = []
+        # code tables known at fit time (a categorical's own categories; a factorised column's
+        # distinct values): the transform of the training frame then reads no value twice
+        tables: dict[int, tuple[Any, np.ndarray]] = {}
         for position, (column, dtype) in enumerate(zip(X.columns, X.dtypes)):
             if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and position not in forced:
                 kinds.append(NUMERIC)  # ordinal: order codes
@@ -105,7 +108,12 @@ class FeatureEncoder:
             ):
                 kinds.append(NOMINAL)
                 if isinstance(dtype, pd.CategoricalDtype):
-                    categories.append(list(dtype.categories))
+                    cats = dtype.categories
+                    # ``tolist`` reads string categories in one call (``list`` iterates them one
+                    # by one); numeric categories keep their numpy scalars, as before
+                    categories.append(list(cats) if _plain_number(cats.dtype) else cats.tolist())
+                    identity = np.arange(len(cats) + 1, dtype=np.float64)  # code -1 reads the last: missing
+                    tables[position] = (dtype, identity)
                 else:
                     categories.append(_sorted_unique(X.iloc[:, position].dropna().to_numpy()))
             elif pd.api.types.is_numeric_dtype(dtype):
@@ -116,7 +124,9 @@ class FeatureEncoder:
                     f"column {column!r} has unsupported dtype {dtype}; "
                     "accepted: numeric, bool, string/object or categorical"
                 )
-        return cls(names, kinds, categories, from_dataframe=True)
+        encoder = cls(names, kinds, categories, from_dataframe=True)
+        encoder._tables.update(tables)
+        return encoder
 
     @classmethod
     def _fit_array(cls, X: np.ndarray, nominal_features: Any) -> FeatureEncoder:
