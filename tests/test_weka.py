@@ -202,6 +202,74 @@ def test_in_process_weka_gives_the_command_lines_trees_and_predictions(params, m
     assert seen["java"] == seen["jpype"]
 
 
+def _mixed_frame(seed: int, n: int = 90) -> pd.DataFrame:
+    """Numbers (with NaN and infinities), a categorical with an unused category, strings with quotes."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "x": rng.normal(size=n) * 10.0 ** rng.integers(-6, 8, size=n),
+        "colour": pd.Categorical(rng.choice(["red", "green", "it's blue"], size=n),
+                                 categories=["red", "green", "it's blue", "unused"]),
+        "word": rng.choice(["a,b", "c d", "e"], size=n).astype(object),
+        "flag": rng.random(n) < 0.5,
+    })
+    X.loc[::7, "x"] = np.nan
+    X.loc[3, "x"] = np.inf
+    X.loc[::11, "colour"] = np.nan
+    X.loc[::13, "word"] = None
+    return X
+
+
+def _parse_arff_rows(schema: Schema, text: str) -> np.ndarray:
+    """The doubles Weka's ARFF reader makes of :meth:`Schema.text`'s data lines (a small reader for
+    this writer's output: quoted nominal values, ``?`` missing, Java's number syntax)."""
+    import csv
+
+    lines = text.split("@data\n", 1)[1].splitlines()
+    rows = []
+    for fields in csv.reader([line for line in lines if line], quotechar="'", escapechar="\\"):
+        row = []
+        for (_, values), field in zip([*schema.attributes, ("class", None)], fields, strict=True):
+            if field == "?":
+                row.append(np.nan)
+            elif values is None:
+                row.append(float(field.replace("Infinity", "inf")))
+            else:
+                row.append(float(values.index(field)))
+        rows.append(row)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_schema_matrix_holds_what_the_arff_text_parses_to(seed):
+    X = _mixed_frame(seed)
+    schema = Schema.of(X, n_classes=2)
+    y = np.arange(len(X)) % 2
+    np.testing.assert_array_equal(schema.matrix(X, y), _parse_arff_rows(schema, schema.text([X], y)))
+    # new data: values the schema does not declare are missing, as in the text
+    other = X.copy()
+    other["word"] = other["word"].replace("e", "never seen")
+    other["colour"] = other["colour"].cat.add_categories(["pink"]).fillna("pink")
+    np.testing.assert_array_equal(schema.matrix(other, None), _parse_arff_rows(schema, schema.text([other])))
+
+
+@needs_weka
+@pytest.mark.skipif(weka_jvm.jpype_missing() is not None, reason="JPype not installed")
+def test_in_process_weka_agrees_with_the_command_line_on_nominal_and_missing_values(monkeypatch):
+    X = _mixed_frame(5, n=160)
+    y = np.where(X["colour"].astype(str) == "red", "yes", np.where(X["x"].fillna(0) > 0, "yes", "no"))
+    test = _mixed_frame(6, n=40)
+    test["word"] = test["word"].replace("e", "never seen")
+    seen = {}
+    for name in ("java", "jpype"):
+        monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", name)
+        learner = WekaJ48(2)
+        learner.will_predict(test)
+        model = learner.fit_final({}, X, y, 2)
+        assert (model.handle is not None) == (name == "jpype")
+        seen[name] = (model.text.strip(), learner.predict(model, test).tolist(), learner.predict(model, X.copy()).tolist())
+    assert seen["java"] == seen["jpype"]
+
+
 # --------------------------------------------------------------------------- real Weka
 @needs_weka
 def test_real_j48_on_iris_matches_the_fixture_tree(engine):

@@ -207,6 +207,30 @@ class Schema:
         )
         return [",".join(row) for row in zip(*columns)] if columns else []
 
+    def matrix(self, X: pd.DataFrame, y: np.ndarray | None) -> np.ndarray:
+        """The values Weka holds for the rows of :meth:`rows`, as one float matrix (class last).
+
+        Numbers as they are; a nominal value as its index among the declared values; missing
+        (and, as in :meth:`rows`, a value outside the declared ones) as NaN, Weka's own missing
+        value.  What the ARFF text of :meth:`rows` parses to, without writing or parsing text.
+        """
+        out = np.empty((len(X), len(self.attributes) + 1))
+        for j, ((_, values), column) in enumerate(zip(self.attributes, X.columns)):
+            series = X[column]
+            if values is None:
+                out[:, j] = series.to_numpy(dtype=np.float64, na_value=np.nan)
+                continue
+            index = {v: float(i) for i, v in enumerate(values)}
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                # one lookup per category; code -1 (missing) reads the NaN at the end
+                table = np.array([index.get(str(c), np.nan) for c in series.dtype.categories] + [np.nan])
+                out[:, j] = table[series.array.codes]
+            else:
+                raw = series.astype(object).to_numpy()
+                out[:, j] = [np.nan if _missing(v) else index.get(str(v), np.nan) for v in raw]
+        out[:, -1] = np.nan if y is None else np.asarray(y, dtype=np.float64)
+        return out
+
     def text(self, frames: list[pd.DataFrame], y: np.ndarray | None = None) -> str:
         """The whole ARFF file: the header, then the rows of every frame (``y`` needs one frame)."""
         lines = [self.header()]
@@ -452,7 +476,8 @@ class WekaJ48(ExternalProgramLearner):
         with nullcontext() if in_process else tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
             folder = None
             if in_process:
-                handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.text([X], codes.ravel()))
+                handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.header(),
+                                              schema.matrix(X, codes.ravel()))
                 model_bytes = b""
             else:
                 handle, folder = None, Path(tmp)
@@ -485,12 +510,13 @@ class WekaJ48(ExternalProgramLearner):
     def _predict(
         self, model: WekaModel, frames: list[pd.DataFrame], folder: Path | None
     ) -> list[np.ndarray]:
-        arff = model.schema.text(frames)
         n = sum(len(f) for f in frames)
         if model.handle is not None:
-            indices = weka_jvm.predict(model.handle, arff, n)
+            rows = [model.schema.matrix(f, None) for f in frames]
+            indices = weka_jvm.predict(model.handle, model.schema.header(), np.vstack(rows), n)
         else:
             assert folder is not None
+            arff = model.schema.text(frames)
             (folder / "model.bin").write_bytes(model.model_bytes)
             (folder / "rows.arff").write_text(arff, encoding="utf-8")
             text = run_weka([model.classifier, "-l", "model.bin", "-T", "rows.arff", "-p", "0"], folder)

@@ -89,6 +89,34 @@ def _instances(arff: str) -> Any:
 
 
 @lru_cache(maxsize=1)
+def _instance_class() -> Any:
+    """Weka's dense instance: ``weka.core.DenseInstance`` (>= 3.7) or ``weka.core.Instance`` (3.6)."""
+    import jpype
+
+    try:
+        return jpype.JClass("weka.core.DenseInstance")
+    except TypeError:
+        return jpype.JClass("weka.core.Instance")
+
+
+def _filled(header: str, values: np.ndarray) -> Any:
+    """The dataset of the ARFF ``header`` holding the rows of ``values`` (weight 1, NaN missing).
+
+    The same instances the ARFF parser makes from the text of those rows: the header declares
+    the attributes, and every value is the double (or nominal index) the parser would read,
+    handed over as one Java ``double[][]`` instead of being printed and parsed.
+    """
+    import jpype
+
+    data = _instances(header)
+    rows = jpype.JArray(jpype.JDouble, 2)(np.ascontiguousarray(values, dtype=np.float64))
+    make, add = _instance_class(), data.add
+    for row in rows:
+        add(make(1.0, row))
+    return data
+
+
+@lru_cache(maxsize=1)
 def _factory() -> Any:
     """The Java class whose static ``forName`` builds a classifier from its name and options."""
     import jpype
@@ -105,8 +133,9 @@ def _classifier(name: str, options: list[str]) -> Any:
     return _factory().forName(name, jpype.JArray(jpype.JString)(options))
 
 
-def train(jar: Path, java_options: list[str], arguments: list[str], arff: str) -> tuple[Any, str]:
-    """Build ``arguments[0]`` with options ``arguments[1:]`` on the ARFF text.
+def train(jar: Path, java_options: list[str], arguments: list[str], header: str,
+          values: np.ndarray) -> tuple[Any, str]:
+    """Build ``arguments[0]`` with options ``arguments[1:]`` on the rows ``values`` of the ARFF ``header``.
 
     Returns
     -------
@@ -119,18 +148,18 @@ def train(jar: Path, java_options: list[str], arguments: list[str], arff: str) -
 
     try:
         classifier = _classifier(arguments[0], list(arguments[1:]))
-        classifier.buildClassifier(_instances(arff))
+        classifier.buildClassifier(_filled(header, values))
     except jpype.JException as exc:
         raise TreebenchError(f"weka-j48: {arguments[0]} failed in the JVM: {exc}") from None
     return classifier, str(classifier.toString())
 
 
-def predict(classifier: Any, arff: str, n_rows: int) -> np.ndarray:
-    """0-based predicted class indices of the ARFF rows (class column ``?``)."""
+def predict(classifier: Any, header: str, values: np.ndarray, n_rows: int) -> np.ndarray:
+    """0-based predicted class indices of the rows ``values`` (class column NaN: missing)."""
     import jpype
 
     try:
-        data = _instances(arff)
+        data = _filled(header, values)
         found = [int(classifier.classifyInstance(data.instance(i))) for i in range(data.numInstances())]
     except jpype.JException as exc:
         raise TreebenchError(f"weka-j48: prediction failed in the JVM: {exc}") from None
