@@ -93,3 +93,23 @@ def test_a_config_report_leaves_out_trials_of_earlier_versions_of_the_config(tmp
     frame = load_frame(config)
     assert len(frame) == 3  # the 3 folds of the current version only (the store holds 6)
     assert set(frame["params"]) == {'{"gamma": 0.4}'}
+
+
+def test_plots_are_named_after_the_experiment_and_follow_the_config_order(run, tmp_path, monkeypatch):
+    """Default figure names carry the store's experiment (two stores never overwrite each other's
+    figures); plots and ``results show`` list algorithms as the config does, not alphabetically."""
+    from treebench.experiment.order import config_ordered, source_algorithm_order
+
+    _, store = run
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["plot", "leaves", str(store)])
+    assert result.exit_code == 0, result.output
+    assert Path("results/plots/tiny-leaves.png").stat().st_size > 1000
+    frame = load_frame(store)
+    reversed_rows = frame.iloc[::-1]  # first appearance now: certainty, gini, entropy
+    ordered = config_ordered(reversed_rows, source_algorithm_order(store))
+    assert list(dict.fromkeys(ordered["algorithm"])) == ["entropy", "gini", "certainty"]
+    shown = CliRunner().invoke(cli, ["results", "show", str(store)])
+    assert shown.exit_code == 0, shown.output
+    rows = [line.split()[1] for line in shown.output.splitlines() if line.startswith("iris ")]
+    assert rows == ["entropy", "gini", "certainty"]

@@ -229,6 +229,7 @@ def export(store: str, fmt: str, out: str | None) -> None:
 )
 def show(store: str, metrics: tuple[str, ...]) -> None:
     """Print STORE's dataset x algorithm table (mean ± std over finished trials)."""
+    from treebench.experiment.order import in_config_order, source_algorithm_order
     from treebench.experiment.runner import comparison_table
     from treebench.experiment.specs import METRICS
     from treebench.experiment.store import ResultsStore
@@ -241,5 +242,6 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
         if metric not in accepted:
             raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(accepted)}")
     counts = frame["status"].value_counts().to_dict()
-    click.echo(comparison_table(frame, metrics) or "no finished trials")
+    order = in_config_order(frame["algorithm"].astype(str), source_algorithm_order(_store_file(store)))
+    click.echo(comparison_table(frame, metrics, algorithms=order) or "no finished trials")
     click.echo(f"{len(frame)} trials: {counts.get('ok', 0)} ok, {counts.get('failed', 0)} failed")

@@ -103,6 +103,15 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
             click.echo(f"wrote {p}", err=True)
 
 
+def _experiment_name(frame, source: str) -> str:
+    """The store's experiment name (for default file names), else the source file's stem."""
+    import re
+
+    names = frame["experiment"].dropna().astype(str).unique() if "experiment" in frame.columns else []
+    name = names[0] if len(names) == 1 else Path(source).stem
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "results"
+
+
 @click.command()
 @click.argument("kind", type=click.Choice(("leaves", "param", "cd")))
 @click.argument("source", metavar="STORE_OR_CONFIG")
@@ -114,19 +123,23 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Output path without suffix; .png and .svg are written (default: results/plots/KIND).")
+              help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
 def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out) -> None:
     """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep), cd.
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """
+    from treebench.experiment.order import config_ordered, source_algorithm_order
     from treebench.report import plots
     from treebench.report.source import load_frame
 
     if kind == "param" and not param:
         raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
     frame = load_frame(source)
-    base = out.with_suffix("") if out else Path("results/plots") / (kind if kind != "param" else f"param-{param}")
+    name = kind if kind != "param" else f"param-{param}"
+    base = out.with_suffix("") if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
+    # the config's order, as in compare's tables (an explicit --algorithms keeps its own)
+    frame = config_ordered(frame, source_algorithm_order(source))
     ds, algs = _names(datasets) or None, _names(algorithms) or None
     if kind == "leaves":
         paths = plots.plot_leaves(frame, base, metric=metric or "n_leaves", datasets=ds, algorithms=algs)

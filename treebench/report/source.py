@@ -14,9 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.experiment.order import CONFIG_SUFFIXES, STORE_SUFFIXES
 
-STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-CONFIG_SUFFIXES = (".yaml", ".yml")
 FRAME_SUFFIXES = (".csv", ".parquet")
 
 

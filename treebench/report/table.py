@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError, one_of
+from treebench.experiment.order import config_algorithm_order, source_algorithm_order  # noqa: F401 - re-exported
 from treebench.stats import across, bayes, multiple, oneway, paired, posthoc
 from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
 from treebench.stats.metrics import Metric, metric_in
@@ -434,48 +435,3 @@ def _units(trials: Trials) -> tuple[pd.DataFrame, str, list[str]]:
     wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
     wide = wide.reindex(columns=list(trials.algorithms)).dropna()
     return wide, "folds", []
-
-
-def config_algorithm_order(config_text: str) -> list[str]:
-    """Algorithm names in the order an experiment config lists them.
-
-    Reads the ``algorithms:`` list of the YAML text (each entry's ``name``);
-    returns an empty list when the text is not such a config.
-    """
-    import yaml
-
-    try:
-        data = yaml.safe_load(config_text)
-    except yaml.YAMLError:
-        return []
-    entries = data.get("algorithms") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return []
-    return [str(e["name"]) for e in entries if isinstance(e, dict) and e.get("name") is not None]
-
-
-def source_algorithm_order(source: str) -> list[str]:
-    """The config order of the algorithms behind a ``compare`` source, if known.
-
-    A config (``.yaml``) gives its own order; a results store gives the order
-    of the config text the runner saved in its ``meta`` table.  Anything else
-    (an exported frame, a store without that text) gives an empty list, and
-    ``build_table`` keeps the results' first-appearance order.
-    """
-    from pathlib import Path
-
-    from treebench.report.source import CONFIG_SUFFIXES, STORE_SUFFIXES
-
-    path = Path(source)
-    suffix = path.suffix.lower()
-    try:
-        if suffix in CONFIG_SUFFIXES:
-            return config_algorithm_order(path.read_text(encoding="utf-8"))
-        if suffix in STORE_SUFFIXES:
-            from treebench.experiment.store import ResultsStore
-
-            with ResultsStore(path) as store:
-                return config_algorithm_order(store.meta().get("config", ""))
-    except (OSError, TreebenchError):
-        return []
-    return []
