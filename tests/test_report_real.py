@@ -113,3 +113,22 @@ def test_plots_are_named_after_the_experiment_and_follow_the_config_order(run, t
     assert shown.exit_code == 0, shown.output
     rows = [line.split()[1] for line in shown.output.splitlines() if line.startswith("iris ")]
     assert rows == ["entropy", "gini", "certainty"]
+
+
+@pytest.mark.parametrize("style", ["box", "violin"])
+def test_plot_scores_draws_every_split(run, tmp_path, style):
+    import xml.etree.ElementTree as ET
+
+    from matplotlib.image import imread
+
+    _, store = run
+    out = tmp_path / f"scores-{style}"
+    result = CliRunner().invoke(cli, ["plot", "scores", str(store), "--style", style, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    height, width = imread(out.with_suffix(".png")).shape[:2]
+    assert width > 300 and height > 200
+    ET.parse(out.with_suffix(".svg"))  # well-formed
+    text = out.with_suffix(".svg").read_text()
+    assert "<!-- iris -->" in text and "<!-- wine -->" in text  # one panel per dataset, titled (text as paths)
+    bad = CliRunner().invoke(cli, ["plot", "scores", str(store), "--metric", "no_such_metric"])
+    assert bad.exit_code != 0 and "no_such_metric" in str(bad.exception)

@@ -111,3 +111,20 @@ def test_bayes_on_a_single_dataset_says_why_not():
     frame = _frame()
     t = build_table(frame[frame["dataset"] == "ds0"], test="bayes")
     assert not t.analysis.bayes and "over datasets" in t.analysis.error
+
+
+def test_the_bayes_plot_of_many_algorithms_is_a_square_matrix_of_panels(tmp_path):
+    """Five algorithms: ten pairs drawn as a 4 x 4 upper triangle, not one row 6000 px wide."""
+    import xml.etree.ElementTree as ET
+
+    from matplotlib.image import imread
+
+    rng = np.random.default_rng(3)
+    scores = {name: rng.normal(80 + shift, 3, size=12) for name, shift in zip("ABCDE", (0, 1, 1, 3, -2))}
+    names = list(scores)
+    results = [bayes.signed_rank(scores[a], scores[b], rope=1.0, nsamples=2000, seed=1, a=a, b=b)
+               for i, a in enumerate(names) for b in names[i + 1:]]
+    png, svg = bayes.plot_simplex(results, tmp_path / "pairs")
+    height, width = imread(png).shape[:2]
+    assert width <= 2000 and 0.7 <= height / width <= 1.4, (width, height)
+    ET.parse(svg)  # well-formed

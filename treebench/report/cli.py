@@ -113,19 +113,22 @@ def _experiment_name(frame, source: str) -> str:
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(("leaves", "param", "cd")))
+@click.argument("kind", type=click.Choice(("leaves", "param", "cd", "scores")))
 @click.argument("source", metavar="STORE_OR_CONFIG")
 @click.option("--param", help="param: the hyperparameter on the x axis, fixed by the algorithms' params (an untuned sweep; e.g. q, gamma).")
 @click.option("--dataset", help="param: only this dataset.")
 @click.option("--metric", default=None,
-              help=f"leaves: bar height (default n_leaves); cd: ranked metric (default accuracy); {_METRICS_HELP}.")
+              help=f"leaves: bar height (default n_leaves); cd, scores: the metric (default accuracy); {_METRICS_HELP}.")
+@click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
+              help="scores: a box or a violin per dataset and algorithm.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
-def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out) -> None:
-    """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep), cd.
+def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out, style="box") -> None:
+    """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep),
+    cd (critical-difference diagram), scores (per-split distributions, box or violin).
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """
@@ -143,6 +146,8 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out)
     ds, algs = _names(datasets) or None, _names(algorithms) or None
     if kind == "leaves":
         paths = plots.plot_leaves(frame, base, metric=metric or "n_leaves", datasets=ds, algorithms=algs)
+    elif kind == "scores":
+        paths = plots.plot_scores(frame, base, metric=metric or "accuracy", datasets=ds, algorithms=algs, style=style)
     elif kind == "cd":
         paths = plots.plot_cd(frame, base, metric=metric or "accuracy", alpha=alpha, datasets=ds, algorithms=algs)
     else:

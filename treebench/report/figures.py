@@ -23,6 +23,18 @@ def new_figure(width: float, height: float, ncols: int = 1) -> tuple[Any, Any]:
     return fig, axes
 
 
+def new_grid(n_panels: int, panel_width: float, panel_height: float, max_columns: int = 4) -> tuple[Any, list[Any]]:
+    """A figure of ``n_panels`` axes in rows of at most ``max_columns`` (unused cells hidden)."""
+    plt = _pyplot()
+    ncols = max(1, min(max_columns, n_panels))
+    nrows = max(1, -(-n_panels // ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_width * ncols, panel_height * nrows), squeeze=False)
+    flat = list(axes.ravel())
+    for ax in flat[n_panels:]:
+        ax.set_visible(False)
+    return fig, flat[:n_panels]
+
+
 def save(fig: Any, path: Path) -> list[Path]:
     """Save ``fig`` as ``path.png`` (150 dpi) and ``path.svg``; close it; return both paths."""
     plt = _pyplot()

@@ -1,4 +1,5 @@
-"""``treebench plot``: leaves per dataset, metrics against a hyperparameter, CD diagrams.
+"""``treebench plot``: leaves per dataset, metrics against a hyperparameter, CD diagrams,
+per-split score distributions.
 
 Each function takes the tidy results frame and an output path without
 suffix, writes ``.png`` and ``.svg`` and returns their paths.
@@ -17,12 +18,12 @@ import pandas as pd
 
 from treebench.errors import TreebenchError
 from treebench.report.cd_diagram import draw_cd
-from treebench.report.figures import new_figure, palette, save
+from treebench.report.figures import new_figure, new_grid, palette, save
 from treebench.stats import across
 from treebench.stats.frame import cell_summary, means_matrix, select_trials
 from treebench.stats.metrics import metric_in
 
-PLOTS = ("leaves", "param", "cd")
+PLOTS = ("leaves", "param", "cd", "scores")
 
 
 def plot_leaves(
@@ -222,3 +223,63 @@ def plot_cd(
     title = (f"{m.label} ranks over {res.n_datasets} datasets\n"
              f"Friedman p = {res.p_value:.3g}; Nemenyi CD = {res.cd:.2f} at alpha = {alpha:g}")
     return draw_cd(res.ranks, res.cd, res.groups, path, title=title)
+
+
+def plot_scores(
+    frame: pd.DataFrame,
+    path: Path,
+    *,
+    metric: str = "accuracy",
+    datasets: Sequence[str] | None = None,
+    algorithms: Sequence[str] | None = None,
+    style: str = "box",
+) -> list[Path]:
+    """One panel per dataset: the distribution of ``metric`` over the splits, per algorithm.
+
+    ``style`` is ``box`` (quartiles, whiskers at 1.5 IQR) or ``violin`` (a density, with the
+    median marked); every split's value is drawn on top as a dot, so a handful of folds is
+    never hidden behind a box.  The mean is a white diamond.
+    """
+    if style not in ("box", "violin"):
+        raise TreebenchError(f"unknown style {style!r}; accepted: box, violin")
+    m = metric_in(frame, metric)
+    trials = select_trials(frame, m, datasets=datasets, algorithms=algorithms)
+    ds, algs = list(trials.datasets), list(trials.algorithms)
+    colours = palette(len(algs))
+    width = max(2.8, 0.55 * len(algs) + 1.2)
+    fig, axes = new_grid(len(ds), min(width, 9.0), 3.4)
+    rng = np.random.default_rng(0)  # the dots' horizontal jitter only
+    for ax, dataset in zip(axes, ds):
+        part = trials.frame[trials.frame["dataset"] == dataset]
+        values = [part.loc[part["algorithm"] == a, "value"].to_numpy() * m.scale for a in algs]
+        positions = np.arange(1, len(algs) + 1)
+        drawn = [(p, v) for p, v in zip(positions, values) if v.size]
+        if style == "violin" and drawn:
+            parts = ax.violinplot([v for _, v in drawn], [p for p, _ in drawn], showmedians=True, widths=0.8)
+            for body, p in zip(parts["bodies"], (p for p, _ in drawn)):
+                body.set_facecolor(colours[p - 1])
+                body.set_alpha(0.35)
+        elif drawn:
+            boxes = ax.boxplot([v for _, v in drawn], positions=[p for p, _ in drawn], widths=0.6,
+                               patch_artist=True, showfliers=False)
+            for box, p in zip(boxes["boxes"], (p for p, _ in drawn)):
+                box.set_facecolor(colours[p - 1])
+                box.set_alpha(0.35)
+        for p, v in drawn:
+            ax.scatter(p + rng.uniform(-0.12, 0.12, v.size), v, s=9, color=colours[p - 1], zorder=3, linewidths=0)
+            ax.scatter([p], [v.mean()], marker="D", s=22, color="white", edgecolors="black", zorder=4)
+        ax.set_title(dataset, fontsize=10)
+        ax.set_xticks(positions)
+        ax.set_xticklabels(algs, rotation=35 if len(algs) > 3 else 0, ha="right" if len(algs) > 3 else "center",
+                           fontsize=8)
+        ax.set_ylabel(m.label + (f" ({m.unit})" if m.unit else ""), fontsize=9)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+        ax.spines[["top", "right"]].set_visible(False)
+    n_splits = trials.frame.groupby(["dataset", "algorithm"]).size()
+    fig.suptitle(f"{m.label} over the splits ({int(n_splits.min())}–{int(n_splits.max())} per cell; "
+                 "dots: splits, diamond: mean)" if n_splits.min() != n_splits.max() else
+                 f"{m.label} over {int(n_splits.iloc[0])} splits per cell (dots: splits, diamond: mean)",
+                 fontsize=10)
+    fig.tight_layout()
+    return save(fig, path)

@@ -167,11 +167,14 @@ def pairwise_signed_rank(means, rope: float = 0.0, higher_is_better: bool = True
     ]
 
 
-def plot_simplex(results: list[BayesResult], path, max_points: int = 5000) -> list:
-    """Draw each pair's posterior draws in a triangle (matplotlib).
+def plot_simplex(results: list[BayesResult], path, max_points: int = 3000) -> list:
+    """Draw each pair's posterior draws in a triangle (matplotlib), the pairs as a matrix.
 
-    Corners: B better (left), A better (right), equivalent (top).  One panel
-    per pair; ``path`` without suffix gets ``.png`` and ``.svg``.
+    Row *i* holds the pairs whose A is the *i*-th algorithm, column *j* those whose B is the
+    (*j*+1)-th: with *m* algorithms an (*m*-1) x (*m*-1) grid whose upper triangle is filled,
+    so every panel stays readable however many algorithms there are.  Corners: B better (left),
+    A better (right), equivalent (top), each with its posterior probability.  ``path`` without
+    suffix gets ``.png`` and ``.svg``.
 
     Returns
     -------
@@ -189,27 +192,45 @@ def plot_simplex(results: list[BayesResult], path, max_points: int = 5000) -> li
         raise TreebenchError("no pair to plot")
     base = Path(path)
     base = base.with_suffix("") if base.suffix in (".png", ".svg", ".pdf") else base
-    n = len(results)
-    fig, axes = plt.subplots(1, n, figsize=(4 * n, 3.8), squeeze=False)
+    names = list(dict.fromkeys(name for r in results for name in (r.a, r.b)))
+    where = {name: i for i, name in enumerate(names)}
+    size = max(1, len(names) - 1)
+    panel = 2.7 if size <= 4 else 2.2
+    fig, axes = plt.subplots(size, size, figsize=(panel * size, panel * size * 0.95), squeeze=False)
+    used = np.zeros((size, size), dtype=bool)
     corners = np.array([[0.0, 0.0], [0.5, np.sqrt(3) / 2], [1.0, 0.0]])  # B, rope, A
-    for ax, r in zip(axes[0], results):
+    centre = corners.mean(axis=0)
+    for r in results:
+        row, col = sorted((where[r.a], where[r.b]))
+        ax = axes[row, col - 1]
+        used[row, col - 1] = True
         pts = r.samples[:max_points] @ corners
-        ax.scatter(pts[:, 0], pts[:, 1], s=2, alpha=0.3, color="tab:blue", linewidths=0)
+        ax.scatter(pts[:, 0], pts[:, 1], s=1.5, alpha=0.3, color="tab:blue", linewidths=0, rasterized=True)
         tri = np.vstack([corners, corners[:1]])
-        ax.plot(tri[:, 0], tri[:, 1], color="black", lw=1)
+        ax.plot(tri[:, 0], tri[:, 1], color="black", lw=0.8)
         # lines from the centre to the edges' midpoints separate the regions where each wins
-        centre = corners.mean(axis=0)
         for i, j in ((0, 1), (1, 2), (0, 2)):
             mid = (corners[i] + corners[j]) / 2
-            ax.plot([centre[0], mid[0]], [centre[1], mid[1]], color="grey", lw=0.8, ls="--")
-        ax.text(-0.02, -0.06, f"{r.b} better\n{r.p_b_better:.3f}", ha="left", va="top", fontsize=8)
-        ax.text(1.02, -0.06, f"{r.a} better\n{r.p_a_better:.3f}", ha="right", va="top", fontsize=8)
-        ax.text(0.5, np.sqrt(3) / 2 + 0.03, f"equivalent (ROPE ±{r.rope:g})\n{r.p_rope:.3f}",
-                ha="center", va="bottom", fontsize=8)
-        ax.set_xlim(-0.1, 1.1)
-        ax.set_ylim(-0.2, 1.05)
+            ax.plot([centre[0], mid[0]], [centre[1], mid[1]], color="grey", lw=0.6, ls="--")
+        ax.text(0.0, -0.05, f"{r.b}\n{r.p_b_better:.3f}", ha="left", va="top", fontsize=7)
+        ax.text(1.0, -0.05, f"{r.a}\n{r.p_a_better:.3f}", ha="right", va="top", fontsize=7)
+        ax.text(0.5, np.sqrt(3) / 2 + 0.03, f"equivalent {r.p_rope:.3f}", ha="center", va="bottom", fontsize=7)
+        ax.set_xlim(-0.08, 1.08)
+        ax.set_ylim(-0.3, 1.05)
         ax.set_aspect("equal")
-        ax.axis("off")
+    for row in range(size):
+        for col in range(size):
+            axes[row, col].axis("off")
+            if not used[row, col]:
+                axes[row, col].set_visible(False)
+    for row in range(size):  # which algorithm a row and a column compare
+        axes[row, row].text(-0.12, 0.45, names[row], rotation=90, ha="right", va="center", fontsize=9,
+                            fontweight="bold", transform=axes[row, row].transData)
+    for col in range(size):
+        axes[0, col].set_title(names[col + 1], fontsize=9, fontweight="bold")
+    rope = results[0].rope
+    fig.suptitle(f"Bayesian signed-rank posteriors, ROPE ±{rope:g} (row: A, column: B; "
+                 "corner numbers: P(B better), P(A better), P(equivalent))", fontsize=9)
     fig.tight_layout()
     out = []
     try:
