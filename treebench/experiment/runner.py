@@ -178,15 +178,23 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
     The store is only read; one the run would refuse (another experiment's)
     is refused here too.
     """
+    from treebench.learners.registry import learner_for
+
     finished = check_run(store_path, experiment_identity(config), busy_ok=True)
     rows = []
     total_trials = total_fits = 0
+    unknown: list[str] = []
     for dataset in config.datasets:
         protocol = dataset.protocol
         trials = protocol.n_repeats * n_folds(protocol, dataset.expected_rows)
         for algorithm in config.algorithms:
             points = len(algorithm.tuning_points())
-            per_trial = 1 + (points * config.tuning.folds if points > 1 else 0)
+            # a baseline that tunes itself grows many trees in each of its fits
+            own = learner_for(algorithm).fits_per_trial(dict(algorithm.params))
+            per_fit = 1 if own is None else own
+            per_trial = per_fit * (1 + (points * config.tuning.folds if points > 1 else 0))
+            if own is None and algorithm.name not in unknown:
+                unknown.append(algorithm.name)
             rows.append(
                 [
                     dataset.label,
@@ -194,7 +202,7 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
                     algorithm.name,
                     str(trials),
                     str(points),
-                    str(per_trial * trials),
+                    f"{per_trial * trials}{'+' if own is None else ''}",
                 ]
             )
             total_trials += trials
@@ -205,7 +213,9 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
             ["dataset", "protocol", "algorithm", "trials", "grid", "fits"], rows, numeric=(3, 4, 5)
         )
     )
-    echo(f"total: {total_trials} trials, {total_fits} tree fits; store {store_path}")
+    echo(f"total: {total_trials} trials, {total_fits}{'+' if unknown else ''} tree fits; store {store_path}")
+    if unknown:
+        echo(f"{', '.join(unknown)}: fits its own search or cross-validation; counted as one fit per fit call (+)")
     if Path(store_path).exists():
         echo(f"the store already holds {finished} finished trials (rerun skips those of this config)")
 

@@ -69,6 +69,13 @@ class Learner:
         """
         return ()
 
+    def fits_per_trial(self, params: dict[str, Any]) -> int | None:
+        """Trees one :meth:`fit` with ``params`` grows (``--dry-run``'s count); ``None``: unknown.
+
+        One, unless the learner tunes itself inside ``fit`` (inner cross-validation of its own).
+        """
+        return 1
+
     @classmethod
     def availability(cls) -> str | None:
         """``None`` when the learner can run here, else the one-line reason it cannot."""

@@ -160,3 +160,13 @@ def declared_metrics() -> dict[str, Metric]:
     """Every extra measure some learner declares, by name."""
     learners = [*LEARNER_KINDS.values(), OnlineLearner, *BASELINES.values()]
     return {m.name: m for cls in learners for m in cls.extra_metrics}
+
+
+def learner_for(algorithm: Any, random_state: int = 0) -> Learner:
+    """:func:`make_learner` for a config's algorithm (anything with its ``criterion``, ``baseline``,
+    ``pruning``, ``online``, ``tune_online`` and ``estimator`` attributes)."""
+    return make_learner(
+        criterion=algorithm.criterion, baseline=algorithm.baseline, pruning=algorithm.pruning,
+        online=algorithm.online, tune_online=algorithm.tune_online, random_state=random_state,
+        estimator=algorithm.estimator,
+    )

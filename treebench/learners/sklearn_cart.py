@@ -180,3 +180,7 @@ class SklearnCartCCP(SklearnCart):
 
     def chosen(self, model: Any) -> dict[str, Any]:
         return {"ccp_alpha": float(model.treebench_alpha_)}
+
+    def fits_per_trial(self, params: dict[str, Any]) -> int | None:
+        """The pruning path's tree, one per inner fold, and the final tree."""
+        return 2 + int(params.get("inner_folds", 5))

@@ -408,6 +408,15 @@ class SklearnEstimator(SklearnLearner):
         """The trial-key code version of the estimator ``path`` names (see :func:`estimator_code_version`)."""
         return estimator_code_version(path)
 
+    def fits_per_trial(self, params: dict[str, Any]) -> int | None:
+        """One, unless the estimator searches or cross-validates inside ``fit`` (it has a ``cv``):
+        how many models that grows is the estimator's business, so ``None`` (unknown)."""
+        try:
+            estimator = build(self.estimator)
+        except TreebenchError:
+            return None
+        return None if hasattr(estimator, "cv") else 1
+
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame | np.ndarray, y: np.ndarray, prepared: Any = None
     ) -> Any:

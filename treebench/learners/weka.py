@@ -530,6 +530,17 @@ class WekaJ48(ExternalProgramLearner):
     def n_leaves(self, model: WekaModel) -> int:
         return model.tree.n_leaves
 
+    def fits_per_trial(self, params: dict[str, Any]) -> int | None:
+        """J48 once, or inside CVParameterSelection: every combination of the tuned values on each
+        inner fold, then the final tree."""
+        combinations = 1
+        for tune in _TUNED:
+            if params.get(tune) is not None:
+                combinations *= int(params[tune][2])
+        if combinations == 1 and not any(params.get(t) is not None for t in _TUNED):
+            return 1
+        return combinations * int(params.get("tune_folds", PARAMS["tune_folds"][2])) + 1
+
     def measures(self, model: WekaModel) -> dict[str, Any]:
         return {
             "n_leaves": model.tree.n_leaves,
