@@ -131,14 +131,12 @@ def _announce_compile(config: Config) -> None:
     ``kernel_groups()``); the notice names the groups that will compile.
     """
     from treebench.kernels.readiness import compile_notice, mark_announced, uncached
-    from treebench.learners.registry import make_learner
+    from treebench.learners.registry import learner_for
 
     groups: list[str] = []
     for algorithm in config.algorithms:
         try:
-            learner = make_learner(criterion=algorithm.criterion, baseline=algorithm.baseline,
-                                   pruning=algorithm.pruning, online=algorithm.online,
-                                   tune_online=algorithm.tune_online, estimator=algorithm.estimator)
+            learner = learner_for(algorithm)
         except TreebenchError:
             continue  # the run itself says what is wrong with it
         groups += [g for g in learner.kernel_groups() if g not in groups]
