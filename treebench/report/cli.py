@@ -113,10 +113,15 @@ def _experiment_name(frame, source: str) -> str:
 
 
 @click.command()
-@click.argument("kind", type=click.Choice(("leaves", "param", "cd", "scores")))
+@click.argument("kind", type=click.Choice(("leaves", "param", "cd", "scores", "tree")))
 @click.argument("source", metavar="STORE_OR_CONFIG")
 @click.option("--param", help="param: the hyperparameter on the x axis, fixed by the algorithms' params (an untuned sweep; e.g. q, gamma).")
-@click.option("--dataset", help="param: only this dataset.")
+@click.option("--dataset", help="param: only this dataset; tree: the trial's dataset.")
+@click.option("--algorithm", "algorithm", metavar="ALG", help="tree: the trial's algorithm.")
+@click.option("--repeat", type=click.IntRange(min=0), default=0, show_default=True, help="tree: the trial's repeat.")
+@click.option("--fold", type=click.IntRange(min=0), default=0, show_default=True, help="tree: the trial's fold.")
+@click.option("--max-depth", "max_depth", type=click.IntRange(min=0), default=4, show_default=True,
+              help="tree: deeper nodes are folded into their parent (0: the whole tree).")
 @click.option("--metric", default=None,
               help=f"leaves: bar height (default n_leaves); cd, scores: the metric (default accuracy); {_METRICS_HELP}.")
 @click.option("--style", type=click.Choice(("box", "violin")), default="box", show_default=True,
@@ -126,12 +131,19 @@ def _experiment_name(frame, source: str) -> str:
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
-def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out, style="box") -> None:
+def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out, style="box", algorithm=None,
+         repeat=0, fold=0, max_depth=4) -> None:
     """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep),
-    cd (critical-difference diagram), scores (per-split distributions, box or violin).
+    cd (critical-difference diagram), scores (per-split distributions, box or violin), tree (one trial's tree).
 
-    STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
+    STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).  For tree it is the
+    config (the trial's tree is fitted again with the parameters its store records) or a fitted
+    estimator saved with joblib (.joblib, .pkl; only load files you trust).
     """
+    if kind == "tree":
+        for path in _plot_tree(Path(source), out, dataset, algorithm, repeat, fold, max_depth or None):
+            click.echo(f"wrote {path}")
+        return
     from treebench.experiment.order import config_ordered, source_algorithm_order
     from treebench.report import plots
     from treebench.report.source import load_frame
@@ -155,3 +167,65 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
         paths = plots.plot_param(frame, base, param=param, dataset=dataset, metrics=metrics, algorithms=algs)
     for p in paths:
         click.echo(f"wrote {p}")
+
+
+_MODEL_SUFFIXES = (".joblib", ".pkl", ".pickle")
+
+
+def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: str | None, repeat: int,
+               fold: int, max_depth: int | None) -> list[Path]:
+    """``plot tree``: draw (PNG, SVG) and export (DOT) one fitted tree."""
+    if source.suffix.lower() in _MODEL_SUFFIXES:
+        import joblib
+
+        try:
+            model = joblib.load(source)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file: one line
+            raise TreebenchError(f"cannot read a fitted estimator from {source}: {exc}") from None
+        title, base = f"{type(model).__name__} ({source.name})", source.with_suffix("")
+    elif source.suffix.lower() in (".yaml", ".yml"):
+        from treebench.experiment.refit import refit_trial
+
+        fitted = refit_trial(source, dataset=dataset, algorithm=algorithm, repeat=repeat, fold=fold)
+        model = fitted.model
+        title = (f"{fitted.algorithm} on {fitted.dataset}, repeat {fitted.repeat} fold {fitted.fold} "
+                 f"({fitted.n_train} training rows)")
+        base = Path("results/plots") / f"{source.stem}-tree-{fitted.dataset}-{fitted.algorithm}-r{repeat}f{fold}"
+    else:
+        raise TreebenchError(f"plot tree reads an experiment config (.yaml) or a saved estimator "
+                             f"({', '.join(_MODEL_SUFFIXES)}); got {source}")
+    base = out.with_suffix("") if out else base
+    return _draw_model(model, base, title, max_depth)
+
+
+def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Path]:  # noqa: ANN001
+    from sklearn.tree import DecisionTreeClassifier
+
+    if isinstance(model, DecisionTreeClassifier):  # the sklearn-cart baselines: scikit-learn draws its own
+        from sklearn import tree as sktree
+
+        from treebench.report.figures import new_figure, save
+
+        fig, ax = new_figure(min(max(6.0, 1.2 * model.get_n_leaves()), 60.0), 2.0 + 1.2 * min(model.get_depth(),
+                                                                                                 max_depth or 99))
+        sktree.plot_tree(model, max_depth=max_depth, filled=True, fontsize=7, ax=ax)
+        ax.set_title(title, fontsize=10)
+        paths = save(fig, base)
+        dot = sktree.export_graphviz(model, max_depth=max_depth, filled=True, rounded=True)
+    else:
+        from treebench.report.tree_plot import draw_tree
+        from treebench.trees.view import to_dot, view_of
+
+        try:
+            view = view_of(model)
+        except TreebenchError:
+            raise TreebenchError(f"cannot draw {type(model).__name__}: plot tree draws treebench's trees and "
+                                 "scikit-learn's DecisionTreeClassifier (Weka and C5.0 print their own)") from None
+        paths = draw_tree(view, base, max_depth=max_depth, title=title)
+        dot = to_dot(view, max_depth=max_depth)
+    target = base.with_suffix(".dot")
+    try:
+        target.write_text(dot, encoding="utf-8")
+    except OSError as exc:
+        raise TreebenchError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return [*paths, target]

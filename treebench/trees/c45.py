@@ -788,7 +788,24 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
             best[better], top[better] = c, proba[better, c]
         return self.classes_[best]
 
-    # -- printing --------------------------------------------------------------------------------
+    # -- size and printing -----------------------------------------------------------------------
+    def get_n_leaves(self) -> int:
+        """Leaves as J48 counts them (empty leaves included)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def get_depth(self) -> int:
+        """Depth of the deepest leaf (root 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
+
+    def export_graphviz(self, max_depth: int | None = None) -> str:
+        """The tree as Graphviz DOT text: each node's test, training weight, class weights and class."""
+        from treebench.trees.view import to_dot, view_of
+
+        check_is_fitted(self, "tree_")
+        return to_dot(view_of(self), max_depth=max_depth)
+
     def tree_quality(self) -> None:
         """C4.5 defines no tree-quality measure (the criterion trees' ``tree_quality``)."""
         return None

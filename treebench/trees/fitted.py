@@ -244,3 +244,11 @@ class FittedTreeMixin:
     def export_text(self, **kwargs: Any) -> str:
         check_is_fitted(self, "tree_")
         return self.tree_.export_text(**kwargs)
+
+    def export_graphviz(self, max_depth: int | None = None) -> str:
+        """The tree as Graphviz DOT text (``dot -Tpng``), as scikit-learn's ``export_graphviz``
+        draws its trees: each node's test, criterion value, samples, class counts and class."""
+        from treebench.trees.view import to_dot, view_of
+
+        check_is_fitted(self, "tree_")
+        return to_dot(view_of(self), max_depth=max_depth)
