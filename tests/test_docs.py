@@ -29,6 +29,16 @@ def test_the_one_file_criterion_example_works():
     model = TreeClassifier("misclassification", floor=0.1, max_depth=3).fit(X, y)
     assert model.score(X, y) > 0.9
     assert criteria.get("misclassification").node_value(np.array([3, 1])) == 0.25
+    # no split that leaves the error where it was: every internal node lowers it by more than floor
+    for floor in (0.0, 0.02):
+        tree = TreeClassifier("misclassification", floor=floor).fit(X, y).tree_
+        errors = tree.counts.sum(axis=1) - tree.counts.max(axis=1)
+        for node in range(tree.n_nodes):
+            kids = list(tree.children(node))
+            if kids:
+                assert (errors[node] - errors[kids].sum()) / tree.counts[node].sum() > floor
+    unbounded = TreeClassifier("misclassification").fit(X, y)
+    assert unbounded.get_n_leaves() < 20  # the old example grew thousands of leaves on larger data
 
 
 # -- `treebench plot param` draws a sensitivity curve from an untuned sweep only (docs/reports.md) ------------

@@ -22,8 +22,8 @@ Y = X + RNG.normal(0.8, 1.5, 12)  # A: about 0.8 points better
 Z = X + np.random.default_rng(2).normal(0.0, 2.0, 12)  # A: no better than B on average
 
 # Recorded from baycomp 1.0.3 (``SignedRankTest.sample(x, y, rope, nsamples=4000, random_state=3)``
-# and ``SignedRankTest(...).probs()``).  baycomp is not a dependency: its wheel installs a
-# top-level ``tests`` package that shadows this project's ``tests`` (see docs/statistics.md).
+# and ``SignedRankTest(...).probs()``), so the check holds where baycomp is not installed; the
+# dev extra installs it and test_draws_equal_an_installed_baycomp compares with it directly.
 # (x, y, rope) -> (probs (x better, rope, y better), column means of the draws, first draws)
 BAYCOMP = [
     (X, Y, 0.0, (0.001, 0.0, 0.999), [0.08527780615687731, 0.0, 0.9147221938431243],
