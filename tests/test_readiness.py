@@ -27,8 +27,9 @@ def test_registering_is_one_line_and_idempotent(monkeypatch):
 def test_every_group_named_in_the_brief_is_registered():
     groups = {kernel.group for kernel in readiness.KERNELS}
     assert {"tree", "large", "c4.5", "pruning", "mee", "belief"} <= groups
-    builders = [k.rank_dtype for k in readiness.KERNELS if k.function == "build"]
-    assert sorted(builders) == ["int32", "uint16"]
+    builders = [(k.rank_dtype, k.last_argument) for k in readiness.KERNELS if k.function == "build"]
+    # 16- and 32-bit ranks; belief's label masses are the 16-bit builder's per-sample-data specialisation
+    assert sorted(builders, key=str) == sorted([("int32", "none"), ("uint16", "none"), ("uint16", "array")], key=str)
 
 
 def test_an_unknown_kernel_cannot_be_told():

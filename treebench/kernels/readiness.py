@@ -49,44 +49,50 @@ class Kernel:
     module: str
     function: str
     rank_dtype: str | None = None
+    #: Only the specialisation whose last argument's numba type starts with this (``"array"``:
+    #: the builder with per-sample data, e.g. belief trees' label masses; ``"none"``: without).
+    last_argument: str | None = None
 
     @property
     def label(self) -> str:
         suffix = f" [{self.rank_dtype} ranks]" if self.rank_dtype else ""
+        if self.last_argument == "array":
+            suffix += " [per-sample data]"
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
 
 
 #: First compile of each group, seconds on 2 idle cores with a cold cache (measured; see
 #: docs/architecture.md), for the notice's estimate.  A group not listed counts 5 s.
-GROUP_SECONDS: dict[str, int] = {"tree": 19, "large": 15, "c4.5": 15, "pruning": 1, "mee": 7, "online": 10}
+GROUP_SECONDS: dict[str, int] = {"tree": 19, "large": 15, "c4.5": 15, "pruning": 1, "mee": 7, "online": 10,
+                                  "belief": 16}
 
 #: Every registered kernel.  Groups: ``tree`` (every fit and predict), ``large``
 #: (columns of more than 65,535 distinct values), ``c4.5``, ``pruning``, ``mee``, ``belief``.
 KERNELS: list[Kernel] = []
 
 
-def register(group: str, module: str, function: str, *, rank_dtype: str | None = None) -> Kernel:
+def register(group: str, module: str, function: str, *, rank_dtype: str | None = None,
+             last_argument: str | None = None) -> Kernel:
     """Add a kernel to :data:`KERNELS` (once; registering it again changes nothing)."""
-    kernel = Kernel(group, module, function, rank_dtype)
+    kernel = Kernel(group, module, function, rank_dtype, last_argument)
     if kernel not in KERNELS:
         KERNELS.append(kernel)
     return kernel
 
 
-register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16")
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", last_argument="none")
 register("tree", "treebench.kernels.partition", "fill_sorted_row")
 register("tree", "treebench.kernels.traversal", "apply_tree")
-register("large", "treebench.kernels.induction", "build", rank_dtype="int32")
+register("large", "treebench.kernels.induction", "build", rank_dtype="int32", last_argument="none")
 register("c4.5", "treebench.kernels.c45_build", "grow_presorted")
 register("c4.5", "treebench.kernels.c45_build", "grow_general")
 register("c4.5", "treebench.kernels.c45_prune", "collapse_and_prune")
 register("c4.5", "treebench.kernels.c45_prune", "final_cases")
 register("c4.5", "treebench.kernels.c45_predict", "predict_proba")
 register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
-register("mee", "treebench.kernels.mee_grow", "presort")
 register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
 register("online", "treebench.kernels.online", "feed")
-register("belief", "treebench.kernels.belief", "prefix_masses")
+register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16", last_argument="array")
 
 
 def is_cached(kernel: Kernel) -> bool | None:
@@ -101,9 +107,19 @@ def is_cached(kernel: Kernel) -> bool | None:
         index = dispatcher._cache._cache_file._load_index()
     except Exception:
         return None
-    if kernel.rank_dtype is None:
-        return bool(index)
-    return any(_rank_dtype(key) == kernel.rank_dtype for key in index)
+    return any(
+        (kernel.rank_dtype is None or _rank_dtype(key) == kernel.rank_dtype)
+        and (kernel.last_argument is None or _last_type(key).startswith(kernel.last_argument))
+        for key in index
+    )
+
+
+def _last_type(key: tuple) -> str:
+    """The numba type of the last argument in one cached signature (``""`` if unreadable)."""
+    try:
+        return str(key[0][-1])
+    except (IndexError, TypeError):
+        return ""
 
 
 def _rank_dtype(key: tuple) -> str | None:

@@ -64,6 +64,9 @@ class BeliefLearner(CriterionLearner):
         super().__init__(criterion, pruning)  # the compiled builder: a grid's fits share one presort
         self.masses: pd.DataFrame | None = None
 
+    def kernel_groups(self) -> tuple[str, ...]:
+        return (*super().kernel_groups(), "belief")  # the builder's label-mass specialisation
+
     def use_label_masses(self, masses: np.ndarray | None, index: pd.Index) -> None:
         self.masses = None if masses is None else pd.DataFrame(masses, index=index)
 
