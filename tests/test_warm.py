@@ -60,3 +60,15 @@ def test_the_compile_bar_runs_every_group_and_keeps_going_after_a_failure(monkey
     run_cli._compile_groups(["tree", "mee", "c4.5"], quiet=False)
     assert seen == ["tree", "mee", "c4.5"]
     assert "compiling kernels" in capsys.readouterr().err
+
+
+def test_the_compile_bar_leaves_no_thread_behind(monkeypatch):
+    """Workers fork from the driver only while no other thread is alive (experiment/pool.py)."""
+    import threading
+
+    from treebench.experiment import cli as run_cli
+
+    monkeypatch.setattr("treebench.trees.warm.warm_group", lambda group: None)
+    before = threading.active_count()
+    run_cli._compile_groups(["tree"], quiet=False)
+    assert threading.active_count() == before

@@ -12,6 +12,7 @@ than by click, whose usage errors take three lines.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -159,9 +160,12 @@ def _compile_groups(groups: list[str], quiet: bool) -> None:
     from treebench.kernels.readiness import GROUP_SECONDS
     from treebench.trees.warm import warm_group
 
+    class Bar(tqdm):
+        monitor_interval = 0  # no tqdm monitor thread: a driver with a thread alive cannot fork its workers
+
     total = sum(GROUP_SECONDS.get(g, 5) for g in groups)
-    bar = tqdm(total=total, desc="compiling kernels", unit="s", disable=quiet, leave=False,
-               bar_format="{desc}: {percentage:3.0f}% |{bar}| {elapsed} (about {total} s on 2 idle cores)")
+    bar = Bar(total=total, desc="compiling kernels", unit="s", disable=quiet, leave=False, file=sys.stderr,
+              bar_format="{desc}: {percentage:3.0f}% |{bar}| {elapsed} (about {total} s on 2 idle cores)")
     done = threading.Event()
 
     def tick() -> None:  # the clock moves while a long compile holds the main thread
@@ -172,7 +176,7 @@ def _compile_groups(groups: list[str], quiet: bool) -> None:
     ticker.start()
     try:
         for group in groups:
-            bar.set_description(f"compiling kernels ({group})")
+            bar.set_description_str(f"compiling kernels ({group})")
             try:
                 warm_group(group)
             except Exception:  # noqa: BLE001 - a warm-up problem is the first trial's to report, in its words
