@@ -46,7 +46,9 @@ def _esc(value: object) -> str:
 
 
 def default_image(src: str, alt: str) -> str:
-    """An ``<img>`` pointing at ``src`` as it is."""
+    """An ``<img>`` of a relative file below the page's folder; anything else is named, never loaded."""
+    if _SCHEME.match(src) or src.startswith(("/", "\\")) or ".." in re.split(r"[/\\]", src):
+        return f'<span class="missing">[image not loaded: {_esc(src)}]</span>'
     return f'<img src="{_esc(src)}" alt="{_esc(alt)}">'
 
 
@@ -60,18 +62,19 @@ def safe_href(href: str) -> str:
 
 # -- rules -------------------------------------------------------------------------------------------
 def _allowed_tag(state: StateInline, silent: bool) -> bool:
-    """Inline rule: one of :data:`INLINE_TAGS` (open or close) or ``<br>``, as a token of its own."""
+    """Inline rule: one of :data:`INLINE_TAGS` (open or close) or ``<br>``, as a token of its own.
+
+    The tokens are pushed flat (nesting 0, so markdown-it's emphasis is not cut
+    by them); :func:`_balance` pairs them once the line is parsed.
+    """
     if state.src[state.pos] != "<":
         return False
     m = _TAG.match(state.src, state.pos)
     if m is None:
         return False
     if not silent:
-        if m.group(2) is None:
-            token = state.push(_BR, "br", 0)
-        else:
-            closing = bool(m.group(1))
-            token = state.push(_CLOSE if closing else _OPEN, m.group(2).lower(), -1 if closing else 1)
+        kind = _BR if m.group(2) is None else (_CLOSE if m.group(1) else _OPEN)
+        token = state.push(kind, "br" if kind == _BR else m.group(2).lower(), 0)
         token.markup = m.group(0)
     state.pos = m.end()
     return True
@@ -79,25 +82,25 @@ def _allowed_tag(state: StateInline, silent: bool) -> bool:
 
 def _as_text(token: Token) -> None:
     """Turn an unpaired tag token back into the text it was (escaped when rendered)."""
-    token.type, token.tag, token.nesting, token.content = "text", "", 0, token.markup
+    token.type, token.tag, token.content = "text", "", token.markup
 
 
 def _balance(children: list[Token]) -> None:
-    """Pair the allowed tags with each other and with markdown-it's own nesting; the rest become text."""
+    """Pair the allowed tags with each other inside markdown-it's own elements; the rest become text."""
     stack: list[Token] = []
     for token in children:
-        if token.nesting == 1:
+        if token.type == _OPEN or token.nesting == 1:
             stack.append(token)
+        elif token.type == _CLOSE:
+            if stack and stack[-1].type == _OPEN and stack[-1].tag == token.tag:
+                stack.pop()
+            else:
+                _as_text(token)
         elif token.nesting == -1:
             # an allowed tag left open inside this element cannot close outside it
-            while stack and stack[-1].type == _OPEN and not (token.type == _CLOSE and stack[-1].tag == token.tag):
+            while stack and stack[-1].type == _OPEN:
                 _as_text(stack.pop())
-            if token.type == _CLOSE:
-                if stack and stack[-1].type == _OPEN and stack[-1].tag == token.tag:
-                    stack.pop()
-                else:
-                    _as_text(token)
-            elif stack:
+            if stack:
                 stack.pop()
     for token in stack:
         if token.type == _OPEN:
