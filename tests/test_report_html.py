@@ -656,7 +656,7 @@ def test_a_paper_that_cannot_be_read_keeps_its_last_good_part(workspace, monkeyp
     page = Path("site/index.html").read_text(encoding="utf-8")
     part = page[page.index('id="paper-toy"'):].split("</section>")[0]
     assert saved["html"] in part and '<span class="status kept">kept</span>' in part
-    assert "dataset folder /nowhere not found" in part and f"built {esc(saved['built'])}" in part
+    assert "<strong>Not rebuilt:</strong> dataset folder /nowhere not found" in part and f"built {esc(saved['built'])}" in part
     text = " ".join(parse(page).text)
     assert "61 (60 ok)" not in text and "6 (6 ok)" in text  # the kept part's provenance
     # the good part survives any number of failing builds, and a good build replaces it
