@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import hashlib
+import io
+import json
 import os
 import re
 import shutil
@@ -26,17 +28,20 @@ import pandas as pd
 import pytest
 
 from treebench.cli import main
+from treebench.errors import TreebenchError
 from treebench.report.claims import ClaimOutcome, MostClaim, WilcoxonClaim
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import Report, build_report
 from treebench.report.sections import Section
 from treebench.report.site import (
     FAILED,
+    KEPT,
     KNOWN_PARTS,
     NOT_RUN,
     REPORTED,
     PaperPage,
     cell_class,
+    esc,
     markdown_to_html,
     render_index,
     write_index,
@@ -233,19 +238,24 @@ def expected_counts(report) -> tuple[int, int]:
 
 
 # -- Markdown ---------------------------------------------------------------------------------------
+def squeeze(html: str) -> str:
+    """HTML without the line breaks markdown-it puts between block tags."""
+    return re.sub(r"\s*\n\s*(?=<)", "", html)
+
+
 def test_markdown_converts_what_sections_write():
-    html = markdown_to_html([
+    html = squeeze(markdown_to_html([
         "## Heading <i>", "Text with *em*, **strong**, `x < y` and 80.1 * (a Weka mark), <u>kept</u>,",
         "<img src=x onerror=alert(1)> escaped.", "", "| a | b \\| c | d |", "| --- | ---: | :---: |",
         "| 1 | **2** | 3 |", "", "1. one", "2. two", "   - inner", "", "> quoted", "", "```", "<code>", "```",
         "", "[safe](file.csv) [unsafe](javascript:alert(1))",
-    ])
+    ]))
     assert "<h4>Heading &lt;i&gt;</h4>" in html
     assert "<em>em</em>" in html and "<strong>strong</strong>" in html and "<code>x &lt; y</code>" in html
     assert "80.1 * (a Weka mark)" in html and "<u>kept</u>" in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
     assert '<th class="r">b | c</th>' in html and '<td class="c">3</td>' in html
-    assert "<ol><li>one</li><li>two\n<ul><li>inner</li></ul></li></ol>" in html
+    assert "<ol><li>one</li><li>two<ul><li>inner</li></ul></li></ol>" in html
     assert "<blockquote><p>quoted</p></blockquote>" in html and "<pre><code>&lt;code&gt;</code></pre>" in html
     assert '<a href="file.csv">safe</a>' in html and "javascript" not in html.split("unsafe")[0][-40:]
     assert 'href="javascript' not in html
@@ -592,3 +602,159 @@ def test_one_papers_reproduction_ends_with_its_cost(workspace, monkeypatch):
     (table,) = lines
     row = table.splitlines()[2].split()
     assert row[:5] == ["toy", "reported", "6", "6", "0"] and len(table.splitlines()) == 3
+
+
+# -- keeping the page up ----------------------------------------------------------------------------------
+def twin_spec() -> PaperSpec:
+    """A second paper on the legacy store that reports fine: the page must rebuild it from its store."""
+    return toy_spec("twin", "903", claims=(WilcoxonClaim("cart beats entropy", "cart", "entropy", "error", True),),
+                    sections=(), figures=())
+
+
+def test_one_papers_reproduction_refreshes_the_page_from_every_store(workspace):
+    from treebench.papers.reproduce import SECTION, reproduce_paper
+
+    shutil.copy(Path("configs/toy.yaml"), Path("configs/twin.yaml"))
+    specs = [*workspace_specs(), twin_spec()]
+    paths = reproduce_paper(specs[0], Path("configs/toy.yaml"), out_dir=Path("site/toy"), run=False, papers=specs,
+                            command="treebench reproduce toy --no-run")
+    assert paths[-1] == Path("site/index.html") and paths[-1].is_file()
+    html = paths[-1].read_text(encoding="utf-8")
+    sections = {a["id"]: a for a in parse(html).attrs["section"]}
+    assert {"paper-toy", "paper-broken", "paper-absent", "paper-empty", "paper-twin"} <= set(sections)
+    # the twin was not asked for: its report was rebuilt from its store, without running
+    assert Path("site/twin/report.md").is_file() and (Path("site/twin") / SECTION).is_file()
+    twin = html[html.index('id="paper-twin"'):]
+    assert 'status reported' in twin[:200] and "Published cells against ours" in twin
+    assert "treebench reproduce toy --no-run" in html
+
+
+def test_a_paper_that_cannot_be_read_keeps_its_last_good_part(workspace, monkeypatch, capsys):
+    """``reproduce --all --no-run`` after the inputs went missing: the good parts stay, the exit status says so."""
+    from treebench.papers import reproduce as R
+
+    monkeypatch.setattr(R, "PAPERS", {s.key: s for s in workspace_specs()})
+    _, first = R.reproduce_all(Path("site"), run=False)
+    assert first[0].status == REPORTED
+    good = Path("site/index.html").read_text(encoding="utf-8")
+    good_part = good[good.index('id="paper-toy"'):].split("</section>")[0]
+    saved = json.loads((Path("site/toy") / R.SECTION).read_text(encoding="utf-8"))
+    assert saved["html"] and saved["html"] in good_part and saved["n_trials"] == 6
+
+    # the inputs go missing (as a dataset folder or a store that is not there): nothing can be rebuilt
+    def unreadable(*args, **kwargs):
+        raise TreebenchError("dataset folder /nowhere not found (TREEBENCH_DATA)")
+
+    monkeypatch.setattr(R, "_report", unreadable)
+    with pytest.raises(SystemExit) as exit_:
+        main(["reproduce", "--all", "--no-run", "--out-dir", "site"])
+    assert exit_.value.code == 1
+    err = capsys.readouterr().err
+    assert "could not rebuild toy: dataset folder /nowhere not found (TREEBENCH_DATA)" in err
+    assert f"keeps its last good part, built {saved['built']}" in err
+    assert "error: broken failed" in err  # never reported: nothing to keep
+    page = Path("site/index.html").read_text(encoding="utf-8")
+    part = page[page.index('id="paper-toy"'):].split("</section>")[0]
+    assert saved["html"] in part and '<span class="status kept">kept</span>' in part
+    assert "<strong>Not rebuilt:</strong> dataset folder /nowhere not found" in part and f"built {esc(saved['built'])}" in part
+    text = " ".join(parse(page).text)
+    assert "61 (60 ok)" not in text and "6 (6 ok)" in text  # the kept part's provenance
+    # the good part survives any number of failing builds, and a good build replaces it
+    main_ok = R.reproduce_all(Path("site"), run=False)[1]
+    assert main_ok[0].status == KEPT
+    monkeypatch.undo()
+    monkeypatch.chdir(workspace)
+    assert R.reproduce_all(Path("site"), run=False, papers=workspace_specs())[1][0].status == REPORTED
+
+
+def test_a_broken_kept_file_is_ignored(workspace):
+    from treebench.papers.reproduce import SECTION, keep_last_good
+
+    (Path("site/toy")).mkdir(parents=True)
+    (Path("site/toy") / SECTION).write_text("{not json", encoding="utf-8")
+    page = PaperPage(workspace_specs()[0], None, Path("site/toy"), NOT_RUN, reason="no store")
+    assert keep_last_good(page).status == NOT_RUN and page.body_html == ""
+
+
+# -- hostile names -----------------------------------------------------------------------------------------
+HOSTILE = ("<script>alert('d')</script>", 'q"uo\'te', "{{ 7*7 }}", "{% if 1 %}yes{% endif %}", "`tick`",
+           "pi|pe", "x](javascript:alert(1))", "[y](javascript:alert(2))")
+
+
+class Unsafe(HTMLParser):
+    """Collects what would run or load in a browser: script elements, event attributes, URLs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts, self.events, self.urls = 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.scripts += tag in ("script", "iframe", "object", "embed")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.events.append((tag, name))
+            if name in ("href", "src", "action", "formaction"):
+                self.urls.append(value or "")
+
+
+def assert_harmless(html: str) -> None:
+    found = Unsafe()
+    found.feed(html)
+    assert found.scripts == 0 and found.events == []
+    for url in found.urls:
+        scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*):", url)
+        assert scheme is None or scheme.group(1).lower() in ("http", "https", "mailto") or \
+            url.startswith("data:image/png;base64,"), url
+
+
+def hostile_report(root: Path):
+    """The toy paper with hostile dataset and algorithm names in the store and in the published numbers."""
+    datasets = dict(zip(("alpha", "beta", "gamma", "delta"), HOSTILE[:4]))
+    algorithms = {"c": HOSTILE[4] + HOSTILE[5]}
+    frame = toy_frame().replace({"dataset": datasets, "algorithm": algorithms})
+    reference = pd.read_csv(io.StringIO(toy_reference_csv()), dtype=str, keep_default_na=False)
+    reference["dataset"] = reference["dataset"].replace(datasets)
+    reference["dataset_label"] = reference["dataset"].map(dict(zip(datasets.values(), HOSTILE[4:]))).fillna("x")
+    reference["algorithm"] = reference["algorithm"].replace(algorithms)
+    reference["algorithm_label"] = reference["algorithm_label"].str.replace("C <tree>", HOSTILE[6] + HOSTILE[7])
+    (root / "ref").mkdir(parents=True, exist_ok=True)
+    reference.to_csv(root / "ref" / "900_toy.csv", index=False)
+    spec = toy_spec(citation="{{ config }} <img src=x onerror=alert(1)> [z](javascript:alert(3))",
+                    description="{% for x in range(9) %}loop{% endfor %} `code` a|b")
+    return spec, build_report(spec, frame, load_reference("900_toy.csv", root / "ref"), root / "toy", extras=True)
+
+
+def test_hostile_names_are_text_on_the_page_and_in_the_reports_markdown(tmp_path):
+    spec, report = hostile_report(tmp_path)
+    page = render_index([PaperPage(spec, report, tmp_path / "toy", REPORTED, store="{{ store }}")], tmp_path, env={})
+    assert_harmless(page)
+    text = " ".join(parse(page).text)
+    for name in ("<script>alert('d')</script>", 'q"uo\'te', "{{ 7*7 }}", "{% if 1 %}yes{% endif %}",
+                 "{{ config }}", "{% for x in range(9) %}loop{% endfor %}", "{{ store }}"):
+        assert name in text, name  # shown as written: never run as a template, never markup
+    assert "loop" * 2 not in text and "49" not in text
+    # the comparison table (report Markdown -> HTML): a name with a pipe stays in its cell
+    md = markdown_to_html(report.compare_md)
+    assert_harmless(md)
+    tables = re.findall(r"<table.*?</table>", md, flags=re.S)
+    assert tables
+    for table in tables:  # every row of a table has as many cells as its head
+        rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)
+        assert len({row.count("<td") + row.count("<th") for row in rows}) == 1, table
+    assert "pi|pe" in " ".join(parse(md).text) and "tick" in " ".join(parse(md).text)
+
+
+def test_markdown_refuses_what_could_run():
+    html = markdown_to_html([
+        "<u onclick=alert(1)>a</u> <U>b</U> <u>open <scr<u></u>ipt>alert(1)</script>",
+        "[a](JAVASCRIPT:alert(1)) [b](java&#115;cript:alert(1)) [c](vbscript:x) [d](data:text/html,x)",
+        "[e](&#x6A;avascript:alert(1)) <javascript:alert(1)> [f](https://example.org) [g](mailto:a@b.c)",
+        "![h](javascript:alert(1)) ![i](https://example.org/x.png) ![j](../../../etc/passwd.png)",
+        "", "<div onmouseover=alert(1)>block</div>", "", "| <b>x</b> | y |", "| --- | --- |", "| <i>1 | 2 |",
+    ])
+    assert_harmless(html)
+    hrefs = [a["href"] for a in parse(html).attrs["a"]]
+    assert hrefs == ["https://example.org", "mailto:a@b.c"]
+    assert "<u>b</u>" in html and "&lt;u onclick=alert(1)&gt;" in html and "<th><b>x</b></th>" in html
+    assert "<td>&lt;i&gt;1</td>" in html  # an unpaired tag stays text
+    assert "<img" not in html  # the default renderer: nothing is fetched but relative files

@@ -30,7 +30,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     PAPER is one of serrurier2015, mee, tsallis, certainty, belief.  With --all,
     every paper is done in turn (one that fails does not stop the others) and
     results/index.html shows them all: verdicts, coloured cells, figures and
-    provenance.  The exit status is 1 when a run or a report failed.
+    provenance.  A single PAPER refreshes that page too (the other papers from
+    their stores as they are).  A paper whose inputs cannot be read keeps its
+    last good part on the page.  The exit status is 1 when a run or a report
+    failed or a paper could not be rebuilt.
     """
     from treebench.papers.catalogue import PAPERS, get_paper
 
@@ -45,9 +48,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
                                      command=" ".join(["treebench reproduce --all", *options]))
         click.echo(f"wrote {index}")
         click.echo(cost_table(pages))
-        failed = [p.spec.key for p in pages if p.status == "failed" or p.problems]
+        failed = [p.spec.key for p in pages if p.status == "failed" or (p.problems and p.status != "kept")]
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
+        for p in pages:  # could not be read now: the page keeps their last good part
+            if p.status == "kept":
+                click.echo(f"error: could not rebuild {p.spec.key}: {p.reason}; {index} keeps its last good "
+                           f"part, built {p.kept_built}", err=True)
+        if failed or any(p.status == "kept" for p in pages):
             click.get_current_context().exit(1)
         return
     from treebench.papers.reproduce import reproduce_paper
@@ -63,7 +71,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"results/reference/{spec.reference}"
         )
     lines: list[str] = []
-    for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers, echo=lines.append):
+    options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
+    options += ["--out-dir", str(out_dir)] if out_dir else []
+    for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers, echo=lines.append,
+                                command=" ".join(["treebench reproduce", spec.key, *options])):
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)

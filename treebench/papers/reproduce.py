@@ -1,15 +1,25 @@
 """``treebench reproduce``'s work: run a paper's config, then write its report; or all of them and one page.
 
-:func:`reproduce_paper` does one paper and raises on the first problem;
-:func:`reproduce_all` does every paper of the catalogue (or those given),
-never lets one paper's failure stop the next, and writes ``index.html``
-(:mod:`treebench.report.site`) beside the papers' report folders.
+:func:`reproduce_paper` does one paper and raises on the first problem, then
+refreshes the page; :func:`reproduce_all` does every paper of the catalogue
+(or those given), never lets one paper's failure stop the next, and writes
+``index.html`` (:mod:`treebench.report.site`) beside the papers' report
+folders.
+
+The page is kept up: each paper's part, once rendered from a report, is
+saved in its report folder (:data:`SECTION`); a later build that cannot read
+that paper's inputs (no store, no config, no dataset folder, a report that
+fails) shows the saved part, marked :data:`~treebench.report.site.KEPT` with
+when it was built, instead of replacing it by the failure.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +31,13 @@ from treebench.report.reference import load_reference
 from treebench.report.reproduce import Report, build_report, write_report
 from treebench.report.site import (
     FAILED,
+    KEPT,
     NOT_RUN,
     REPORTED,
     PaperPage,
     failure_text,
     fingerprint,
+    paper_body_html,
     write_index,
 )
 from treebench.report.source import current_trials, read_store, store_path_for_config
@@ -34,6 +46,10 @@ from treebench.text_table import format_table
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"
+#: A paper's last good part of the page (JSON: the HTML, when it was built, its provenance), in its folder.
+SECTION = "section.json"
+#: The provenance fields a kept part carries over to the page.
+_KEPT_FIELDS = ("config", "config_sha256", "store", "n_trials", "n_ok")
 
 
 def run_config(config: Path, workers: int | None = None) -> Any:
@@ -106,9 +122,10 @@ def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[
 
 def reproduce_paper(
     paper: str | PaperSpec, config: Path | None = None, *, out_dir: Path | None = None, run: bool = True,
-    workers: int | None = None, echo: Callable[[str], None] | None = None,
+    workers: int | None = None, echo: Callable[[str], None] | None = None, index: bool = True,
+    papers: Iterable[PaperSpec] | None = None, command: str = "",
 ) -> list[Path]:
-    """Run a paper's config (unless ``run`` is False), then write its report with every extra section.
+    """Run a paper's config (unless ``run`` is False), write its report with every extra section, refresh the page.
 
     Parameters
     ----------
@@ -124,27 +141,72 @@ def reproduce_paper(
         Worker processes for the run.
     echo
         Called, after the report is written, with the run's cost: trials and
-        wall time (:func:`cost_table`).
+        wall time (:func:`cost_table`); then with one line per other paper
+        the page could not rebuild.
+    index
+        Refresh the page ``OUT/index.html`` when the report folder is
+        ``OUT/KEY`` (the default ``results/KEY`` is): this paper's new part and
+        every other paper's from its store as it is (:func:`refresh_index`).
+    papers
+        The page's papers (default: the catalogue).
+    command
+        The command line, recorded in the page's provenance.
 
     Returns
     -------
     list of Path
-        ``report.md``, ``report.tex`` and the figures' PNGs.
+        ``report.md``, ``report.tex``, the figures' PNGs and, when refreshed, the page.
     """
     spec = get_paper(paper) if isinstance(paper, str) else paper
     config = Path(config or spec.config)
     out_dir = Path(out_dir or Path("results") / spec.key)
     page = PaperPage(spec, out_dir=out_dir, config=str(config))
+    if config.is_file():
+        page.config_sha256 = fingerprint(config)
     if run:
         started = time.perf_counter()
         _run_with_readings(spec, config, workers, page)
         page.run_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    page.report, paths, page.n_trials, page.n_ok = _report(spec, config, _store_of(config), out_dir)
+    store = _store_of(config)
+    page.store = str(store)
+    page.report, paths, page.n_trials, page.n_ok = _report(spec, config, store, out_dir)
     page.report_seconds = time.perf_counter() - started
     if echo is not None:
         echo(cost_table([page]))
+    if index and out_dir.name == spec.key:
+        page_path, pages = refresh_index(out_dir.parent, page, papers=papers, command=command)
+        paths.append(page_path)
+        for other in pages:
+            if other is not page and echo is not None and (other.status in (FAILED, KEPT) or other.problems):
+                echo(f"{page_path}: {summary_line(other)}")
     return paths
+
+
+def refresh_index(out_root: Path, fresh: PaperPage, *, papers: Iterable[PaperSpec] | None = None,
+                  command: str = "") -> tuple[Path, list[PaperPage]]:
+    """Rewrite ``OUT_ROOT/index.html`` around one paper's new part: the others from their stores as they are.
+
+    Every other paper of ``papers`` (default: the catalogue) is reported
+    again from its store without running (:func:`reproduce_page` with
+    ``run=False``), or shows its last good part when its inputs cannot be
+    read (:func:`keep_last_good`).
+
+    Returns
+    -------
+    (Path, list of PaperPage)
+        The page and its papers, ``fresh`` among them.
+    """
+    out_root = Path(out_root)
+    pages = []
+    for spec in PAPERS.values() if papers is None else papers:
+        if spec.key == fresh.spec.key:
+            pages.append(fresh)
+        else:
+            pages.append(keep_last_good(reproduce_page(spec, out_dir=out_root / spec.key, run=False)))
+    if fresh not in pages:  # a paper outside the page's list still shows
+        pages.append(fresh)
+    return publish(pages, out_root / INDEX, command=command), pages
 
 
 def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path | None = None,
@@ -196,6 +258,9 @@ def reproduce_all(
 ) -> tuple[Path, list[PaperPage]]:
     """Reproduce every paper (resuming each run), write each report and then ``OUT_ROOT/index.html``.
 
+    A paper whose report cannot be built now but was before keeps its last
+    good part on the page (:func:`keep_last_good`).
+
     Parameters
     ----------
     out_root
@@ -219,12 +284,86 @@ def reproduce_all(
     out_root = Path(out_root)
     pages = []
     for spec in PAPERS.values() if papers is None else papers:
-        page = reproduce_page(spec, out_dir=out_root / spec.key, run=run, workers=workers)
+        page = keep_last_good(reproduce_page(spec, out_dir=out_root / spec.key, run=run, workers=workers))
         pages.append(page)
         if echo is not None:
             echo(summary_line(page))
-    return write_index(pages, out_root / INDEX, title=f"treebench: reproductions of {len(pages)} papers",
-                       command=command), pages
+    return publish(pages, out_root / INDEX, command=command), pages
+
+
+# -- keeping the page up ------------------------------------------------------------------------------
+def page_title(pages: Sequence[PaperPage]) -> str:
+    """The page's title."""
+    return f"treebench: reproductions of {len(pages)} papers"
+
+
+def publish(pages: Sequence[PaperPage], path: Path, *, command: str = "") -> Path:
+    """Write the page to ``path`` and save each freshly reported paper's part as its last good one.
+
+    A part that fails to render makes its paper :data:`~treebench.report.site.FAILED`
+    (or :data:`~treebench.report.site.KEPT`, when it has a last good part) and is not saved.
+    """
+    path = Path(path)
+    built = datetime.now(timezone.utc)
+    from treebench import __version__
+
+    stamp = f"{built.isoformat(timespec='seconds')} by treebench {__version__}"
+    for page in pages:
+        if page.status != REPORTED or page.report is None or page.body_html:
+            continue
+        try:
+            page.body_html = paper_body_html(page, path.parent)
+        except Exception as exc:  # one paper's odd data must not cost the others their page
+            page.reason, page.error_details = failure_text(exc)
+            page.status, page.report, page.reason = FAILED, None, f"page part not rendered: {page.reason}"
+            keep_last_good(page)
+            continue
+        save_section(page, stamp)
+    return write_index(pages, path, title=page_title(pages), command=command, built=built)
+
+
+def save_section(page: PaperPage, built: str) -> Path:
+    """Keep a paper's rendered part (``page.body_html``) in its folder as :data:`SECTION`; return the file.
+
+    Written to a temporary file and renamed, so a crash never leaves half of it.
+    """
+    record = {"built": built, "html": page.body_html, **{name: getattr(page, name) for name in _KEPT_FIELDS}}
+    path = Path(page.out_dir) / SECTION
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def load_section(out_dir: Path) -> dict[str, Any] | None:
+    """A paper's kept part (:data:`SECTION` in ``out_dir``), or None when there is none or it is unreadable."""
+    path = Path(out_dir) / SECTION
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("html"), str) or not record["html"]:
+        return None
+    return record
+
+
+def keep_last_good(page: PaperPage) -> PaperPage:
+    """A paper that could not be reported now (not run, failed) shows its last good part if it has one.
+
+    Its status becomes :data:`~treebench.report.site.KEPT`; the reason it
+    could not be rebuilt stays on the page with when the kept part was built.
+    """
+    if page.status not in (NOT_RUN, FAILED) or page.report is not None:
+        return page
+    record = load_section(page.out_dir)
+    if record is None:
+        return page
+    page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
+    for name in _KEPT_FIELDS:
+        if getattr(page, name) in (None, "") and record.get(name) not in (None, ""):
+            setattr(page, name, record[name])
+    return page
 
 
 def summary_line(page: PaperPage) -> str:
@@ -237,6 +376,8 @@ def summary_line(page: PaperPage) -> str:
     line = f"{page.spec.key}: {page.status}" + (f" ({', '.join(times)})" if times else "")
     if page.reason:
         line += f": {page.reason}"
+    if page.status == KEPT:
+        line += f"; showing its last good part, built {page.kept_built}"
     return line + "".join(f"; {p}" for p in page.problems)
 
 

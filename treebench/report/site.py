@@ -10,13 +10,18 @@ none, and where its inputs came from) into a single page:
   SHA-256, store, number of trials and how long its run and report took;
 - per paper, its published cells beside ours, coloured by tolerance, its
   claims, our comparison table, its figures, its extra sections (their
-  Markdown converted by :func:`markdown_to_html`) and its notes.
+  Markdown converted by :func:`markdown_to_html`, i.e. markdown-it-py with
+  raw HTML off: :mod:`treebench.report.md_html`) and its notes.
 
-The page needs no server, no network and no JavaScript: figures are inlined
-as ``data:`` URIs by default, so the file can be copied anywhere on its own.
-Every piece of text is HTML-escaped; the only markup let through from
-Markdown is a short list of inline tags (``<u>``, ``<b>``, ...) that the
-comparison tables use.  Nothing here knows any particular paper.
+The page is laid out by Jinja2 templates (``treebench/report/templates``:
+``page.html.j2`` the page, ``paper.html.j2`` a paper's part, ``parts.html.j2``
+tables and lists) with autoescaping on: every text from a spec, a report or a
+store is escaped there.  The only markup handed to the templates as it is
+comes from code that escapes its own values (the cell and claim tables, the
+Markdown converter, the image tags).  The page needs no server, no network
+and no JavaScript: figures are inlined as ``data:`` URIs by default, so the
+file can be copied anywhere on its own.  Nothing here knows any particular
+paper.
 """
 
 from __future__ import annotations
@@ -37,6 +42,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import jinja2
+from markupsafe import Markup
+
+from treebench.report.md_html import (  # noqa: F401  (INLINE_TAGS, the two types: re-exported)
+    INLINE_TAGS,
+    ImageRenderer,
+    LinkRewriter,
+    default_image,
+    inline_html,
+    markdown_to_html,
+    safe_href,
+)
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -45,6 +63,8 @@ if TYPE_CHECKING:
 
 #: Page statuses of a paper: a report was built; nothing to report on; the report failed.
 REPORTED, NOT_RUN, FAILED = "reported", "not run", "failed"
+#: A paper whose inputs could not be read now, shown by its last good part.
+KEPT = "kept"
 
 #: Image types the page can inline, by suffix.
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
@@ -86,6 +106,11 @@ class PaperPage:
         Over the paper's config and its readings' configs: the trials they plan,
         those computed by this run (the others were resumed from the stores) and
         those that failed (``None``: not run).
+    body_html
+        The part below the paper's heading, already rendered (:func:`paper_body_html`);
+        empty: rendered from ``report``.  A :data:`KEPT` paper's last good part.
+    kept_built
+        For a :data:`KEPT` paper: when (and by which treebench) its part was built.
     """
 
     spec: PaperSpec
@@ -105,6 +130,8 @@ class PaperPage:
     trials_planned: int | None = None
     trials_run: int | None = None
     trials_failed: int | None = None
+    body_html: str = ""
+    kept_built: str = ""
 
     def add_run(self, summary: Any) -> None:
         """Add one config's run (a runner ``RunSummary``: planned, done, failed) to the trial counts."""
@@ -185,8 +212,8 @@ def _seconds(s: float | None) -> str:
     return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
 
 
-def _text_value(value: object, depth: int = 0) -> str:
-    """Any field value as escaped text.
+def _plain_value(value: object, depth: int = 0) -> str:
+    """Any field value as plain text (escaped later, by the template or :func:`_text_value`).
 
     Booleans read yes/no, ``None`` and NaN a dash, floats keep 4 significant
     digits; an object with its own ``__str__`` is shown that way, another
@@ -198,16 +225,21 @@ def _text_value(value: object, depth: int = 0) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return "–" if math.isnan(value) else esc(f"{value:.4g}")
+        return "–" if math.isnan(value) else f"{value:.4g}"
     if isinstance(value, (list, tuple)):
-        return "; ".join(_text_value(v, depth + 1) for v in value) or "–"
+        return "; ".join(_plain_value(v, depth + 1) for v in value) or "–"
     if dataclasses.is_dataclass(value) and not isinstance(value, type) and type(value).__str__ is object.__str__:
         if depth > 2:
-            return esc(type(value).__name__)
+            return type(value).__name__
         pairs = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
-        return "; ".join(f"{esc(k.replace('_', ' '))}: {_text_value(v, depth + 1)}" for k, v in pairs
+        return "; ".join(f"{k.replace('_', ' ')}: {_plain_value(v, depth + 1)}" for k, v in pairs
                          if not _empty(v)) or "–"
-    return esc(value)
+    return str(value)
+
+
+def _text_value(value: object, depth: int = 0) -> str:
+    """:func:`_plain_value` as escaped HTML text."""
+    return esc(_plain_value(value, depth))
 
 
 def _empty(value: object) -> bool:
@@ -227,233 +259,9 @@ def _verdict_class(text: str) -> str:
     return next((cls for prefix, cls in VERDICT_CLASSES if low.startswith(prefix)), "")
 
 
-# -- Markdown to HTML -------------------------------------------------------------------------------
-#: Inline tags let through from Markdown text, in pairs on one line and without attributes
-#: (the comparison tables underline with ``<u>``); any other tag, or one left open, is escaped.
-INLINE_TAGS = ("u", "b", "i", "em", "strong", "sub", "sup", "code", "s")
-
-ImageRenderer = Callable[[str, str], str]
-LinkRewriter = Callable[[str], str]
-
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
-_QUOTE = re.compile(r"^\s*>\s?(.*)$")
-_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-_INLINE = re.compile(
-    r"(?P<code>`+)(?P<codetext>.+?)(?P=code)"
-    r"|!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
-    r"|\[(?P<text>[^\]]+)\]\((?P<href>[^)\s]+)(?:\s+\"[^\"]*\")?\)"
-    r"|\\(?P<escaped>[\\`*_{}\[\]()#+\-.!|<>~])"
-)
-_TAG = re.compile(r"&lt;(" + "|".join(INLINE_TAGS) + r")&gt;(.*?)&lt;/\1&gt;", re.IGNORECASE)
-_BR = re.compile(r"&lt;br\s*/?&gt;", re.IGNORECASE)
-_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_EM = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
-
-
-def _default_image(src: str, alt: str) -> str:
-    return f'<img src="{esc(src)}" alt="{esc(alt)}">'
-
-
-def _safe_href(href: str) -> str:
-    """A link target, or ``""`` for schemes a report has no business linking (``javascript:`` ...)."""
-    scheme = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*):", href)
-    if scheme and scheme.group(1).lower() not in ("http", "https", "mailto"):
-        return ""
-    return href
-
-
-def _emphasis(text: str) -> str:
-    """Escaped text with ``**bold**``, ``*italic*`` and the allowed inline tags turned into markup."""
-    out, before = _BR.sub("<br>", esc(text)), None
-    while out != before:  # innermost pairs first; an unpaired tag stays escaped
-        before, out = out, _TAG.sub(lambda m: f"<{m.group(1).lower()}>{m.group(2)}</{m.group(1).lower()}>", out)
-    out = _STRONG.sub(r"<strong>\1</strong>", out)
-    return _EM.sub(r"<em>\1</em>", out)
-
-
-def inline_html(text: str, image: ImageRenderer = _default_image, link: LinkRewriter = str) -> str:
-    """One line of Markdown inline syntax as HTML: code, images, links, emphasis, escapes."""
-    parts, pending, pos = [], [], 0
-    # Escaped characters and literal text are gathered, then emphasised together (``**a \* b**``).
-    for m in _INLINE.finditer(text):
-        pending.append(text[pos:m.start()])
-        pos = m.end()
-        if m.group("escaped") is not None:
-            pending.append("\x00" + m.group("escaped") + "\x00")
-            continue
-        parts.append(_emphasis("".join(pending)))
-        pending = []
-        if m.group("code"):
-            parts.append(f"<code>{esc(m.group('codetext').strip())}</code>")
-        elif m.group("src") is not None:
-            parts.append(image(m.group("src"), m.group("alt")))
-        else:
-            href = _safe_href(link(m.group("href")))
-            label = inline_html(m.group("text"), image, link)
-            parts.append(f'<a href="{esc(href)}">{label}</a>' if href else label)
-    pending.append(text[pos:])
-    parts.append(_emphasis("".join(pending)))
-    return re.sub("\x00(.)\x00", lambda m: esc(m.group(1)), "".join(parts))
-
-
-def _split_row(line: str) -> list[str]:
-    """The cells of a pipe-table row (``\\|`` stays a literal bar)."""
-    s = line.strip()
-    s = s[1:] if s.startswith("|") else s
-    s = s[:-1] if s.endswith("|") and not s.endswith("\\|") else s
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", s)]
-
-
-def _align(spec: str) -> str:
-    spec = spec.strip()
-    if spec.startswith(":") and spec.endswith(":"):
-        return ' class="c"'
-    return ' class="r"' if spec.endswith(":") else ""
-
-
-def _table(head: list[str], aligns: list[str], rows: list[list[str]], image: ImageRenderer,
-           link: LinkRewriter) -> str:
-    """A pipe table's HTML."""
-
-    def cells(tag: str, texts: list[str]) -> str:
-        return "".join(f"<{tag}{aligns[k] if k < len(aligns) else ''}>{inline_html(t, image, link)}</{tag}>"
-                       for k, t in enumerate(texts))
-
-    body = "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
-    return f'<table class="md"><thead><tr>{cells("th", head)}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _starts_block(line: str, nxt: str | None) -> bool:
-    return bool(_FENCE.match(line) or _HEADING.match(line) or _ITEM.match(line) or _QUOTE.match(line)
-                or _RULE.match(line) or (line.lstrip().startswith("|") and nxt is not None and _TABLE_SEP.match(nxt)))
-
-
-def markdown_to_html(source: str | Sequence[str], *, image: ImageRenderer = _default_image,
-                     link: LinkRewriter = str, heading_offset: int = 2) -> str:
-    """Convert the Markdown a report section holds into HTML.
-
-    Covers what the report builders write: headings, paragraphs, pipe tables
-    (with ``:---:`` alignment), bullet and numbered lists (nested by
-    indentation), block quotes, fenced code, rules, and inline code, images,
-    links, ``**bold**``, ``*italic*``, backslash escapes and the tags of
-    :data:`INLINE_TAGS`.  Any other HTML in the text is escaped.
-
-    Parameters
-    ----------
-    source
-        The Markdown, as text or as lines.
-    image
-        ``image(src, alt) -> html``: how to render an image (e.g. inline its file).
-    link
-        Rewrites a link target (e.g. relative to the page's folder).
-    heading_offset
-        Added to a heading's level (``#`` becomes ``<h3>`` by default: the page has
-        its own ``<h1>`` and ``<h2>``); at most ``<h6>``.
-    """
-    lines = source.splitlines() if isinstance(source, str) else [x for s in source for x in str(s).split("\n")]
-    out: list[str] = []
-    i, n = 0, len(lines)
-    while i < n:
-        line = lines[i]
-        nxt = lines[i + 1] if i + 1 < n else None
-        if not line.strip():
-            i += 1
-        elif _FENCE.match(line):
-            fence = _FENCE.match(line).group(1)
-            j = i + 1
-            while j < n and not lines[j].strip().startswith(fence):
-                j += 1
-            out.append("<pre><code>" + esc("\n".join(lines[i + 1:j])) + "</code></pre>")
-            i = j + 1
-        elif _HEADING.match(line):
-            m = _HEADING.match(line)
-            level = min(6, len(m.group(1)) + heading_offset)
-            out.append(f"<h{level}>{inline_html(m.group(2), image, link)}</h{level}>")
-            i += 1
-        elif _RULE.match(line):
-            out.append("<hr>")
-            i += 1
-        elif line.lstrip().startswith("|") and nxt is not None and _TABLE_SEP.match(nxt):
-            head, aligns = _split_row(line), [_align(a) for a in _split_row(nxt)]
-            aligns += [""] * (len(head) - len(aligns))
-            rows, j = [], i + 2
-            while j < n and lines[j].lstrip().startswith("|"):
-                rows.append(_split_row(lines[j]))
-                j += 1
-            out.append(_table(head, aligns, rows, image, link))
-            i = j
-        elif _QUOTE.match(line):
-            quoted, j = [], i
-            while j < n and lines[j].strip() and _QUOTE.match(lines[j]):
-                quoted.append(_QUOTE.match(lines[j]).group(1))
-                j += 1
-            out.append("<blockquote>" + markdown_to_html(quoted, image=image, link=link,
-                                                         heading_offset=heading_offset) + "</blockquote>")
-            i = j
-        elif _ITEM.match(line):
-            html_list, i = _list(lines, i, image, link, heading_offset)
-            out.append(html_list)
-        else:
-            para, j = [line.strip()], i + 1
-            while j < n and lines[j].strip() and not _starts_block(lines[j], lines[j + 1] if j + 1 < n else None):
-                para.append(lines[j].strip())
-                j += 1
-            text = " ".join(para)
-            single = re.fullmatch(r"!\[([^\]]*)\]\(([^)\s]+)\)", text)
-            if single:
-                caption = f"<figcaption>{inline_html(single.group(1), image, link)}</figcaption>" if single.group(1) else ""
-                out.append(f"<figure>{image(single.group(2), single.group(1))}{caption}</figure>")
-            else:
-                out.append(f"<p>{inline_html(text, image, link)}</p>")
-            i = j
-    return "\n".join(out)
-
-
-def _list(lines: list[str], i: int, image: ImageRenderer, link: LinkRewriter, offset: int) -> tuple[str, int]:
-    """The list starting at ``lines[i]``; return its HTML and the index after it."""
-    first = _ITEM.match(lines[i])
-    indent = len(first.group(1))
-    ordered = first.group(2)[0].isdigit()
-    items: list[list[str]] = []
-    content = first.start(3)
-    n, j = len(lines), i
-    while j < n:
-        line = lines[j]
-        m = _ITEM.match(line)
-        if m and len(m.group(1)) == indent and m.group(2)[0].isdigit() == ordered:
-            items.append([m.group(3)])
-            content = m.start(3)
-            j += 1
-            continue
-        if not line.strip():
-            # a blank line ends the list unless an indented line (the item's next paragraph) follows
-            k = j
-            while k < n and not lines[k].strip():
-                k += 1
-            if k < n and len(lines[k]) - len(lines[k].lstrip()) > indent:
-                items[-1] += [""] * (k - j)
-                j = k
-                continue
-            break
-        depth = len(line) - len(line.lstrip())
-        if depth > indent:
-            items[-1].append(line[min(depth, content):])  # the item's own block, dedented
-        elif m or _starts_block(line, lines[j + 1] if j + 1 < n else None):
-            break
-        else:
-            items[-1].append(line.strip())  # a lazy continuation of the item's paragraph
-        j += 1
-    body = []
-    for item in items:
-        inner = markdown_to_html(item, image=image, link=link, heading_offset=offset)
-        if inner.startswith("<p>") and inner.count("<p>") == 1:
-            inner = inner[3:].replace("</p>", "", 1)  # a one-paragraph item: no <p>
-        body.append(f"<li>{inner}</li>")
-    tag = "ol" if ordered else "ul"
-    return f"<{tag}>" + "".join(body) + f"</{tag}>", j
+# -- Markdown to HTML: markdown-it-py (treebench.report.md_html) -----------------------------------------
+# re-exported: callers and tests import the converter from here
+_default_image, _safe_href = default_image, safe_href
 
 
 # -- figures ------------------------------------------------------------------------------------------
@@ -465,26 +273,30 @@ class _Images:
         self.used: set[str] = set()
 
     def resolve(self, src: str) -> Path | None:
+        """The file of a relative image path inside the paper's folder; None for anything else."""
         if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", src) or src.startswith("/"):
             return None  # remote or absolute: never fetched, never trusted
-        return self.out_dir / src
+        path = self.out_dir / src
+        if not path.resolve().is_relative_to(self.out_dir.resolve()):
+            return None  # ../ out of the report folder: not the report's figure
+        return path
 
-    def tag(self, path: Path, alt: str) -> str:
+    def tag(self, path: Path, alt: str) -> Markup:
         kind = IMAGE_TYPES.get(path.suffix.lower())
         if kind is None or not path.is_file():
-            return f'<span class="missing">[figure not found: {esc(path.name)}]</span>'
+            return Markup('<span class="missing">[figure not found: {}]</span>').format(path.name)
         self.used.add(path.stem)
         if self.inline:
             data = base64.b64encode(path.read_bytes()).decode("ascii")
             src = f"data:{kind};base64,{data}"
         else:
             src = Path(os.path.relpath(path, self.page_dir)).as_posix()
-        return f'<img src="{esc(src)}" alt="{esc(alt)}">'
+        return Markup('<img src="{}" alt="{}">').format(src, alt)
 
-    def __call__(self, src: str, alt: str) -> str:
+    def __call__(self, src: str, alt: str) -> Markup:
         path = self.resolve(src)
         if path is None:
-            return f'<span class="missing">[external image not loaded: {esc(src)}]</span>'
+            return Markup('<span class="missing">[image not loaded: {}]</span>').format(src)
         return self.tag(path, alt)
 
     def link(self, href: str) -> str:
@@ -655,7 +467,7 @@ def _claims_html(outcomes: Sequence[Any]) -> str:
     return "\n".join(out)
 
 
-def _section_figures(section: Any, images: _Images) -> str:
+def _section_figures(section: Any, images: _Images) -> list[dict[str, Any]]:
     """Figures a section wrote but its Markdown does not show (one per file stem, PNG first)."""
     shown, out = set(images.used), []
     for path in sorted(getattr(section, "figures", []) or [], key=lambda p: Path(p).suffix.lower() != ".png"):
@@ -663,8 +475,8 @@ def _section_figures(section: Any, images: _Images) -> str:
         if path.suffix.lower() in IMAGE_TYPES and path.stem not in shown:
             shown.add(path.stem)
             full = path if path.is_absolute() or path.exists() else images.out_dir / path.name
-            out.append(f"<figure>{images.tag(full, path.stem)}<figcaption>{esc(path.name)}</figcaption></figure>")
-    return "".join(out)
+            out.append({"image": images.tag(full, path.stem), "caption": path.name})
+    return out
 
 
 #: The parts of a :class:`~treebench.report.reproduce.Report` the page lays out itself; any other
@@ -672,21 +484,17 @@ def _section_figures(section: Any, images: _Images) -> str:
 KNOWN_PARTS = ("spec", "cells", "claims", "figures", "compare_md", "notes", "sections", "readings")
 
 
-def _records_table(records: Sequence[Any]) -> str:
-    """Dataclass instances as a table, one row each, one column per field."""
+def _records_table(records: Sequence[Any]) -> dict[str, list]:
+    """Dataclass instances as a table (head and rows of texts), one row each, one column per field."""
     columns = [f.name for f in dataclasses.fields(records[0])]
-    head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{_text_value(getattr(r, c, None))}</td>" for c in columns) + "</tr>"
-                   for r in records)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return {"head": [c.replace("_", " ") for c in columns],
+            "rows": [[_plain_value(getattr(r, c, None)) for c in columns] for r in records]}
 
 
-def _frame_table(frame: pd.DataFrame) -> str:
-    """A frame as a table (no index)."""
-    head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_text_value(v)}</td>" for v in row) + "</tr>"
-                   for row in frame.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _frame_table(frame: pd.DataFrame) -> dict[str, list]:
+    """A frame as a table (head and rows of texts; no index)."""
+    return {"head": [str(c) for c in frame.columns],
+            "rows": [[_plain_value(v) for v in row] for row in frame.itertuples(index=False)]}
 
 
 def _is_records(value: object) -> bool:
@@ -694,92 +502,97 @@ def _is_records(value: object) -> bool:
             and all(dataclasses.is_dataclass(v) and not isinstance(v, type) for v in value))
 
 
-def _extra_part(name: str, value: Any, md: Callable[[str], str]) -> str:
-    """A report field the page has no layout for, shown generically under its name.
+def _extra_part(name: str, value: Any, md: Callable[[str], str]) -> dict[str, Any] | None:
+    """A report field the page has no layout for, laid out generically under its name (None: empty).
 
     A frame or a list of dataclasses becomes a table; another dataclass a
     definition list of its plain fields followed by a table per frame or
     list of dataclasses it holds; text is read as Markdown; a list a bullet
-    list; a mapping a definition list.
+    list; a mapping a definition list.  The template ``parts.html.j2``
+    (macro ``extra``) draws it.
     """
     import pandas as pd
 
     if _empty(value) or (isinstance(value, pd.DataFrame) and value.empty):
-        return ""
-    title = f"<h3>{esc(name.replace('_', ' ').capitalize())}</h3>"
-    dl = lambda items: ('<dl class="prov">' + "".join(f"<dt>{esc(str(k).replace('_', ' '))}</dt>"  # noqa: E731
-                                                      f"<dd>{_text_value(v)}</dd>" for k, v in items) + "</dl>")
+        return None
+    part: dict[str, Any] = {"title": name.replace("_", " ").capitalize()}
     if isinstance(value, pd.DataFrame):
-        return title + _frame_table(value)
+        return {**part, "kind": "table", "table": _frame_table(value)}
     if _is_records(value):
-        return title + _records_table(value)
+        return {**part, "kind": "table", "table": _records_table(value)}
     if isinstance(value, str):
-        return title + md(value)
+        return {**part, "kind": "markdown", "html": Markup(md(value))}
     if isinstance(value, dict):
-        return title + dl(value.items())
+        return {**part, "kind": "dl", "entries": [(str(k).replace("_", " "), _plain_value(v)) for k, v in value.items()]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         plain, tables = [], []
         for f in dataclasses.fields(value):
             v = getattr(value, f.name)
             if isinstance(v, pd.DataFrame) and not v.empty:
-                tables.append(f"<h4>{esc(f.name.replace('_', ' '))}</h4>{_frame_table(v)}")
+                tables.append((f.name.replace("_", " "), _frame_table(v)))
             elif _is_records(v):
-                tables.append(f"<h4>{esc(f.name.replace('_', ' '))}</h4>{_records_table(v)}")
+                tables.append((f.name.replace("_", " "), _records_table(v)))
             elif not _empty(v):
-                plain.append((f.name, v))
-        return title + (dl(plain) if plain else "") + "".join(tables)
+                plain.append((f.name.replace("_", " "), _plain_value(v)))
+        return {**part, "kind": "record", "entries": plain, "tables": tables}
     if isinstance(value, (list, tuple)):
-        return title + "<ul>" + "".join(f"<li>{_text_value(v)}</li>" for v in value) + "</ul>"
-    return f"{title}<p>{_text_value(value)}</p>"
+        return {**part, "kind": "list", "entries": [_plain_value(v) for v in value]}
+    return {**part, "kind": "text", "text": _plain_value(value)}
 
 
-def _paper_html(page: PaperPage, page_dir: Path, inline: bool) -> str:
+def paper_body_html(page: PaperPage, page_dir: Path, inline: bool = True) -> str:
+    """The part of a paper's section below its heading, from its report (template ``paper.html.j2``).
+
+    This is what :mod:`treebench.papers.reproduce` keeps on disk as the
+    paper's last good part.  ``inline``: figures as ``data:`` URIs (else
+    linked relative to ``page_dir``).
+    """
     spec, rep = page.spec, page.report
-    status_cls = page.status.replace(" ", "-")
-    out = [f'<section id="{esc(page.anchor)}"><h2>Paper {esc(spec.number)} ({esc(spec.key)}) '
-           f'<span class="status {esc(status_cls)}">{esc(page.status)}</span></h2>',
-           f"<p><em>{esc(spec.citation)}</em></p>"]
-    if getattr(spec, "description", ""):
-        out.append(f"<p>{esc(spec.description)}</p>")
-    files = []
-    for name in ("report.md", "report.tex"):
-        if (Path(page.out_dir) / name).is_file():
-            files.append(f'<a href="{esc(Path(os.path.relpath(Path(page.out_dir) / name, page_dir)).as_posix())}">{name}</a>')
-    if files:
-        out.append("<p>Files: " + ", ".join(files) + "</p>")
-    if page.reason or page.problems:
-        why = ([f"<p><strong>{esc(page.status.capitalize())}:</strong> {esc(page.reason)}</p>"] if page.reason else [])
-        why += [f"<p><strong>Problem:</strong> {esc(p)}</p>" for p in page.problems]
-        if page.error_details:
-            why.append(f"<details><summary>details</summary><pre>{esc(page.error_details)}</pre></details>")
-        out.append('<div class="why">' + "".join(why) + "</div>")
     if rep is None:
-        return "\n".join(out) + "</section>"
+        raise ValueError(f"{spec.key} has no report to lay out")
     images = _Images(page.out_dir, page_dir, inline)
-    md = lambda text: markdown_to_html(text, image=images, link=images.link)  # noqa: E731
-    out += ["<h3>Published cells against ours</h3>", _cells_html(rep.cells, dict(spec.tolerances or {})),
-            "<h3>The paper's conclusions, recomputed</h3>", _claims_html(rep.claims)]
-    if rep.compare_md:
-        out += ["<h3>Our full comparison</h3>", md(rep.compare_md)]
-    if rep.figures:
-        out.append("<h3>Figures</h3>")
-        for fig, path in rep.figures:
-            caption = getattr(fig, "caption", "") or Path(path).stem
-            out.append(f"<figure>{images.tag(Path(path), caption)}<figcaption>{esc(caption)}</figcaption></figure>")
+    md = lambda text: Markup(markdown_to_html(text, image=images, link=images.link))  # noqa: E731
+    view: dict[str, Any] = {
+        "cells": Markup(_cells_html(rep.cells, dict(spec.tolerances or {}))),
+        "claims": Markup(_claims_html(rep.claims)),
+        "compare": md(rep.compare_md) if rep.compare_md else None,
+        "figures": [{"image": images.tag(Path(path), getattr(fig, "caption", "") or Path(path).stem),
+                     "caption": getattr(fig, "caption", "") or Path(path).stem} for fig, path in rep.figures],
+        "readings": None,
+    }
     if getattr(rep, "readings", None):
         from treebench.report.reproduce import readings_markdown
 
-        out += ["<h3>Readings</h3>", md(readings_markdown(rep))]
+        view["readings"] = md(readings_markdown(rep))
+    sections = []
     for section in rep.sections:
-        out += [f"<h3>{esc(section.title)}</h3>", md(section.markdown), _section_figures(section, images)]
-    if dataclasses.is_dataclass(rep):
-        out += [_extra_part(f.name, getattr(rep, f.name), md) for f in dataclasses.fields(rep)
-                if f.name not in KNOWN_PARTS]
+        body = md(section.markdown)  # first: the figures it shows are then not listed again
+        sections.append({"title": section.title, "html": body, "figures": _section_figures(section, images)})
+    view["sections"] = sections
+    extras = ([_extra_part(f.name, getattr(rep, f.name), md) for f in dataclasses.fields(rep)
+               if f.name not in KNOWN_PARTS] if dataclasses.is_dataclass(rep) else [])
+    view["extras"] = [x for x in extras if x is not None]
     notes = list(rep.notes) + [n for s in rep.sections for n in (getattr(s, "notes", None) or []) if n not in rep.notes]
-    if notes:
-        out += ["<h3>Notes</h3>", "<ul>" + "".join(f"<li>{inline_html(n, images, images.link)}</li>" for n in notes)
-                + "</ul>"]
-    return "\n".join(out) + "</section>"
+    view["notes"] = [Markup(inline_html(n, images, images.link)) for n in notes]
+    return _templates().get_template("paper.html.j2").render(**view)
+
+
+def _paper_view(page: PaperPage, page_dir: Path, inline: bool) -> dict[str, Any]:
+    """What the page template shows of one paper: heading, citation, files, why, and its body."""
+    spec = page.spec
+    files = []
+    for name in ("report.md", "report.tex"):
+        if (Path(page.out_dir) / name).is_file():
+            files.append((Path(os.path.relpath(Path(page.out_dir) / name, page_dir)).as_posix(), name))
+    if page.body_html:
+        body = Markup(page.body_html)
+    else:
+        body = Markup(paper_body_html(page, page_dir, inline)) if page.report is not None else None
+    return {
+        **_paper_row(page), "citation": spec.citation, "description": getattr(spec, "description", "") or "",
+        "files": files, "reason": page.reason, "problems": list(page.problems), "error_details": page.error_details,
+        "kept": page.kept_built, "body": body,
+    }
 
 
 def _verdicts_html(pages: Sequence[PaperPage]) -> str:
@@ -812,29 +625,32 @@ def _run_cell(page: PaperPage) -> str:
     return text
 
 
-def _provenance_html(pages: Sequence[PaperPage], env: dict[str, str], built: datetime, command: str) -> str:
-    items = [("built", built.isoformat(timespec="seconds"))] + list(env.items())
-    if command:
-        items.append(("command", command))
-    dl = '<dl class="prov">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items) + "</dl>"
-    rows = []
-    for p in pages:
-        trials = "–" if p.n_trials is None else (f"{p.n_trials}" + ("" if p.n_ok is None else f" ({p.n_ok} ok)"))
-        rows.append(f'<tr><td><a href="#{esc(p.anchor)}">{esc(p.spec.number)} {esc(p.spec.key)}</a></td>'
-                    f'<td><span class="status {esc(p.status.replace(" ", "-"))}">{esc(p.status)}</span></td>'
-                    f"<td><code>{esc(p.config or '–')}</code></td><td><code>{esc(p.config_sha256 or '–')}</code></td>"
-                    f"<td><code>{esc(p.store or '–')}</code></td><td class=\"num\">{esc(trials)}</td>"
-                    f'<td class="num">{esc(_run_cell(p))}</td><td class="num">{esc(_seconds(p.report_seconds))}</td></tr>')
-    table = ('<table class="provenance"><thead><tr><th>paper</th><th>status</th><th>config</th><th>config SHA-256</th>'
-             "<th>store</th><th>trials</th><th>run</th><th>report</th></tr></thead><tbody>" + "".join(rows)
-             + "</tbody></table>")
-    return f'<section id="provenance"><h2>Provenance</h2>{dl}{table}</section>'
+def _paper_row(page: PaperPage) -> dict[str, Any]:
+    """A paper's name, status and provenance as texts (the nav, the provenance table, the heading)."""
+    trials = "–" if page.n_trials is None else (f"{page.n_trials}" + ("" if page.n_ok is None else f" ({page.n_ok} ok)"))
+    return {"anchor": page.anchor, "number": page.spec.number, "key": page.spec.key, "status": page.status,
+            "status_class": page.status.replace(" ", "-"), "config": page.config or "–",
+            "config_sha256": page.config_sha256 or "–", "store": page.store or "–", "trials": trials,
+            "run": _run_cell(page), "report": _seconds(page.report_seconds)}
+
+
+_ENVIRONMENT: jinja2.Environment | None = None
+
+
+def _templates() -> jinja2.Environment:
+    """The page's Jinja2 templates (``treebench/report/templates``), autoescaping every value."""
+    global _ENVIRONMENT
+    if _ENVIRONMENT is None:
+        _ENVIRONMENT = jinja2.Environment(
+            loader=jinja2.PackageLoader("treebench.report", "templates"), autoescape=True,
+            undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return _ENVIRONMENT
 
 
 def render_index(pages: Sequence[PaperPage], page_dir: Path, *, title: str = "Reproductions",
                  built: datetime | None = None, env: dict[str, str] | None = None, command: str = "",
                  inline_figures: bool = True) -> str:
-    """The whole page as HTML text.
+    """The whole page as HTML text (template ``page.html.j2``).
 
     Parameters
     ----------
@@ -856,34 +672,32 @@ def render_index(pages: Sequence[PaperPage], page_dir: Path, *, title: str = "Re
     """
     built = built or datetime.now(timezone.utc)
     env = environment() if env is None else env
-    nav = "".join(f'<li><a href="#{esc(p.anchor)}">Paper {esc(p.spec.number)} ({esc(p.spec.key)})</a> — '
-                  f'<span class="status {esc(p.status.replace(" ", "-"))}">{esc(p.status)}</span></li>' for p in pages)
-    body = [f"<h1>{esc(title)}</h1>",
-            f"<p>{len(pages)} papers; built {esc(built.isoformat(timespec='seconds'))} by treebench "
-            f"{esc(env.get('treebench', '?'))}. Paper values are the published ones; every other number was "
-            "computed by treebench from the results stores listed under Provenance.</p>",
-            f'<nav><ul><li><a href="#verdicts">Verdicts</a></li><li><a href="#provenance">Provenance</a></li>{nav}</ul></nav>',
-            _verdicts_html(pages), _provenance_html(pages, env, built, command)]
+    stamp = built.isoformat(timespec="seconds")
+    items = [("built", stamp), *env.items()] + ([("command", command)] if command else [])
+    papers = []
     for p in pages:
         try:
-            body.append(_paper_html(p, Path(page_dir), inline_figures))
+            papers.append(_paper_view(p, Path(page_dir), inline_figures))
         except Exception as exc:  # one paper's odd data must not cost the others their page
             reason, details = failure_text(exc)
-            broken = dataclasses.replace(p, report=None, status=FAILED, reason=f"page part not rendered: {reason}",
-                                         error_details=details)
-            body.append(_paper_html(broken, Path(page_dir), inline_figures))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+            broken = dataclasses.replace(p, report=None, body_html="", status=FAILED,
+                                         reason=f"page part not rendered: {reason}", error_details=details)
+            papers.append(_paper_view(broken, Path(page_dir), inline_figures))
+    return _templates().get_template("page.html.j2").render(
+        title=title, built=stamp, version=env.get("treebench", "?"), style=Markup(STYLE), papers=papers,
+        verdicts=Markup(_verdicts_html(pages)), environment=items)
 
 
 def write_index(pages: Sequence[PaperPage], path: Path, **options: Any) -> Path:
     """Write :func:`render_index`'s page to ``path`` (UTF-8); return the path.
 
-    ``options`` are :func:`render_index`'s keywords.
+    ``options`` are :func:`render_index`'s keywords.  The page is written to
+    a temporary file first and then renamed, so an interrupted build never
+    leaves half a page.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_index(pages, path.parent, **options), encoding="utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(render_index(pages, path.parent, **options), encoding="utf-8")
+    tmp.replace(path)
     return path
