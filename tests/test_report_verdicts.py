@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from treebench.papers.catalogue import PAPERS, get_paper
+from treebench.report.causes import load_causes
 from treebench.report.cells import (
     CALIBRATED,
     EXCLUDED,
@@ -35,6 +36,9 @@ from treebench.report.claims import (
     UnderlineClaim,
     WilcoxonClaim,
 )
+from treebench.report.reference import COLUMNS, load_reference
+from treebench.report.reproduce import build_report, report_latex, report_markdown
+from treebench.report.spec import PaperDataset, PaperSpec
 from treebench.report.verdicts import (
     grade_count,
     grade_difference,
@@ -42,10 +46,6 @@ from treebench.report.verdicts import (
     grade_significance,
     grade_trend,
 )
-from treebench.report.causes import load_causes
-from treebench.report.reference import COLUMNS, load_reference
-from treebench.report.reproduce import build_report, report_latex, report_markdown
-from treebench.report.spec import PaperDataset, PaperSpec
 from treebench.stats.bootstrap import nested_bootstrap
 from treebench.stats.multiple import holm
 

@@ -213,9 +213,19 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
     out: list[Anomaly] = []
     if "accuracy" in ok.columns and majority:
         means = ok.assign(_acc=_num(ok, "accuracy")).groupby(["dataset", "algorithm"])["_acc"].mean()
-        for (ds, alg), acc in means.items():
+        for ds, per in means.groupby(level="dataset", sort=True):
             rate = majority.get(str(ds))
-            if rate is not None and not math.isnan(acc) and acc < rate - 1e-12:
+            per = per.droplevel("dataset").dropna()
+            if rate is None or not len(per):
+                continue
+            below = per[per < rate - 1e-12]
+            if len(below) == len(per) and len(per) > 1:  # the data, not one learner: one line
+                out.append(Anomaly(BELOW_MAJORITY, str(ds), "every learner",
+                                   f"every learner on {ds} ({len(per)}) is below the majority-class rate "
+                                   f"{100 * rate:.1f} % (the card's class counts): mean accuracy "
+                                   f"{100 * per.min():.1f}–{100 * per.max():.1f} %"))
+                continue
+            for alg, acc in below.items():
                 out.append(Anomaly(BELOW_MAJORITY, str(ds), str(alg),
                                    f"{alg} on {ds}: mean accuracy {100 * acc:.1f} % is below the majority-class "
                                    f"rate {100 * rate:.1f} % (the card's class counts)"))

@@ -443,10 +443,12 @@ def calibrate(
 ) -> Calibration:
     """Compare the rerun's baseline cells with the paper's, dataset by dataset.
 
-    A baseline cell *agrees* by the cell agreement rule (``agrees`` of
-    :func:`compare_cells`: within ``z * sqrt(se_paper^2 + se_ours^2)``); a
-    cell that rule cannot judge falls back on its tolerance
-    (:func:`cell_tolerance`); cells with neither are not judged.  A dataset is ``calibrated`` when at least one of its
+    The metrics that calibrate are those of cells with a tolerance
+    (:func:`cell_tolerance`: a printed std, or the spec's tolerance for the
+    metric); such a baseline cell *agrees* by the cell agreement rule
+    (``agrees`` of :func:`compare_cells`: within ``z * sqrt(se_paper^2 +
+    se_ours^2)``), or, when that rule cannot judge it, within its
+    tolerance.  Other cells are not judged here.  A dataset is ``calibrated`` when at least one of its
     baseline cells was judged and all judged ones agree, ``protocol mismatch``
     when one disagrees.
 
@@ -488,14 +490,14 @@ def calibrate(
             for r in group.itertuples(index=False):
                 if norm(r.algorithm) not in wanted or r.status != "ok":
                     continue
+                tol = cell_tolerance(r.std, r.metric, tolerances)
+                if tol is None:  # the metrics that calibrate: a printed std or a spec tolerance
+                    continue
                 judged = getattr(r, "agrees", None)
                 if judged is not None and not (isinstance(judged, float) and math.isnan(judged)):
                     # the cell agreement rule: both noises (compare_cells)
                     tol, inside, what = float(r.agree_bound), bool(judged), "agreement band"
                 else:
-                    tol = cell_tolerance(r.std, r.metric, tolerances)
-                    if tol is None:
-                        continue
                     inside, what = abs(float(r.diff)) <= tol + 1e-9, "tolerance"
                 row.compared += 1
                 gap = abs(float(r.diff))

@@ -211,7 +211,8 @@ class Effect:
         if self.kind == EQUIVALENCE and not math.isnan(self.margin):
             text += f", margin ± {abs(self.margin):g}"
         if self.kind == COUNT and self.counted:
-            text += f", holds on {self.holds} of {self.counted}"
+            ties = self.counted - self.holds - self.fails
+            text += f", holds on {self.holds} of {self.counted}" + (f" ({ties} tied)" if ties else "")
         return text
 
     def __str__(self) -> str:

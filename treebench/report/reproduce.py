@@ -489,9 +489,10 @@ def _calibration_intro(rep: Report) -> list[str]:
                  "its data), so no dataset is calibrated and every claim's calibrated verdict is *not testable*."]
     else:
         lines = [f"Baselines (the classic algorithms the paper compares against but did not invent): "
-                 f"{', '.join(f'`{b}`' for b in spec.baselines)}.  A baseline cell agrees with the paper by the "
-                 "cell agreement rule (both noises, above); a cell that rule cannot judge falls back on "
-                 f"{_tolerance_text(spec)}; cells with neither are not judged.  A dataset "
+                 f"{', '.join(f'`{b}`' for b in spec.baselines)}.  The cells that calibrate are those with "
+                 f"a tolerance, {_tolerance_text(spec)}; such a baseline cell agrees with the paper by the cell "
+                 "agreement rule (both noises, above), or within its tolerance when that rule cannot judge it; "
+                 "other cells are not judged here.  A dataset "
                  f"is *{CALIBRATED}* when every judged baseline cell agrees and *{MISMATCH}* when one does not; "
                  "every verdict below is given over all datasets and again over the calibrated ones."]
     counts = []

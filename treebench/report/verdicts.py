@@ -30,10 +30,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from treebench.report.claims import Effect
+from typing import Any
 
 # -- kinds -----------------------------------------------------------------------------------------
 DIFFERENCE = "difference"
@@ -171,8 +168,11 @@ def grade_count(holds: int, fails: int, n: int) -> str:
     return NOT_REPRODUCED
 
 
-def judge(effect: Effect) -> str:
-    """The verdict of ``effect`` under its kind's rule (a ``not testable`` verdict with a reason is kept)."""
+def judge(effect: Any) -> str:
+    """The verdict of ``effect`` (a :class:`treebench.report.claims.Effect`) under its kind's rule.
+
+    A ``not testable`` verdict with its reason is kept when there is nothing to grade.
+    """
     if effect.verdict.startswith(NOT_TESTABLE) and _nan(effect.ours) and effect.kind != SIGNIFICANCE:
         return effect.verdict
     kind = effect.kind
