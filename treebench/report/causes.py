@@ -123,12 +123,24 @@ def load_causes(path: str | Path) -> Causes:
     import yaml
 
     path = Path(path)
+    shown = _shown(path)
     if not path.is_file():
-        return Causes((), str(path))
+        return Causes((), shown)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         raise TreebenchError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict) or not isinstance(data.get("causes", []), list):
         raise TreebenchError(f"{path}: expected a mapping with a list under 'causes'")
-    return Causes(tuple(_entry(raw, i, str(path)) for i, raw in enumerate(data.get("causes", []))), str(path))
+    return Causes(tuple(_entry(raw, i, shown) for i, raw in enumerate(data.get("causes", []))), shown)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as reports show it: relative to the package's parent when inside the package (no machine paths)."""
+    import treebench
+
+    root = Path(treebench.__file__).resolve().parent.parent
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
