@@ -480,13 +480,15 @@ class WilcoxonClaim:
     """"``a`` is (not) significantly better than ``b``" by a Wilcoxon signed-rank test over datasets.
 
     Evaluated on the per-dataset means of the paper and of the rerun.  "Beats"
-    (``significant``) needs a significant difference in ``a``'s favour; "no
-    significant difference" fails on a difference in either direction.
+    (``significant``) is a ``significance`` claim: reproduced when Wilcoxon's
+    test over our datasets rejects at ``alpha`` after Holm over the report's
+    ``wilcoxon`` family, ``a`` ahead.  "No significant difference" is an
+    ``equivalence`` claim: reproduced when the interval of the effect lies
+    inside ± ``margin`` (NaN: the unit's default,
+    :data:`~treebench.report.verdicts.MARGINS`); the test is shown beside it.
 
     Effect: the mean over datasets of ``a - b`` (``b - a`` for a metric where
-    lower is better), in the paper's unit; a "no difference" claim is graded
-    on whether our interval contains zero.  The test is Wilcoxon's over the
-    datasets, in the report's ``wilcoxon`` Holm family.
+    lower is better), in the paper's unit.
     """
 
     text: str
