@@ -56,9 +56,9 @@ def test_report_for_paper_000_from_a_fake_frame(tmp_path):
     w = by_text["ΠTree beats LogTree (Wilcoxon over datasets)"]
     assert w.paper == "significant"
     assert "over 16 datasets" in w.paper_numbers  # the claim recomputed on the published numbers
-    assert "over 4 datasets" in w.ours and w.agrees is not None
+    assert "over 4 datasets" in w.ours and w.literal is not None
     most = by_text["LogTree always produces the most complex trees (Fig. 4)"]
-    assert most.ours == "largest on 4 of 4 datasets" and most.agrees is True
+    assert most.ours == "largest on 4 of 4 datasets" and most.literal is True
     paths = write_report(rep, tmp_path, config="configs/serrurier2015.yaml", store="results/x.sqlite")
     md = paths[0].read_text(encoding="utf-8")
     assert "| YEAST | PTREE | 57.1 ± 3.4 |" in md
@@ -93,7 +93,7 @@ def test_nothing_run_yet_gives_a_readable_report(tmp_path):
     rep = build_report(spec, empty, load_reference(spec.reference), tmp_path)
     md = report_markdown(rep)
     assert "not run" in md and "no dataset" in md
-    assert all(c.agrees is None for c in rep.claims)
+    assert all(c.literal is None for c in rep.claims)
 
 
 def test_every_paper_has_a_reference_file_with_its_algorithms():
@@ -137,11 +137,11 @@ def test_no_difference_claims_fail_on_a_difference_in_either_direction():
         rows.append({"dataset_label": name, "algorithm": "b", "metric": "accuracy", "value": 80 + ((i + 1) % 2), "ours": 80.0 + i * 0.2, "status": "ok"})
     cells = pd.DataFrame(rows)
     same = WilcoxonClaim("a vs b: no difference", "a", "b", "accuracy", False).evaluate(cells, pd.DataFrame())
-    assert same.agrees is False and "significant, b better" in same.ours
+    assert same.literal is False and "significant, b better" in same.ours
     beats = WilcoxonClaim("a beats b", "a", "b", "accuracy", True).evaluate(cells, pd.DataFrame())
-    assert beats.agrees is False
+    assert beats.literal is False
     reverse = WilcoxonClaim("b beats a", "b", "a", "accuracy", True).evaluate(cells, pd.DataFrame())
-    assert reverse.agrees is True and "significant, b better" in reverse.ours
+    assert reverse.literal is True and "significant, b better" in reverse.ours
 
 
 def test_every_claim_of_every_paper_gets_a_verdict_in_both_views(tmp_path):

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from treebench.papers.catalogue import PAPERS, get_paper
+from treebench.report.causes import load_causes
 from treebench.report.cells import (
     CALIBRATED,
     EXCLUDED,
@@ -21,6 +22,8 @@ from treebench.report.cells import (
 )
 from treebench.report.claims import (
     GRADES,
+    INCONCLUSIVE,
+    LARGER,
     NOT_REPRODUCED,
     REPRODUCED,
     REVERSED,
@@ -32,11 +35,17 @@ from treebench.report.claims import (
     OneWayClaim,
     UnderlineClaim,
     WilcoxonClaim,
-    grade,
 )
 from treebench.report.reference import COLUMNS, load_reference
 from treebench.report.reproduce import build_report, report_latex, report_markdown
 from treebench.report.spec import PaperDataset, PaperSpec
+from treebench.report.verdicts import (
+    grade_count,
+    grade_difference,
+    grade_equivalence,
+    grade_significance,
+    grade_trend,
+)
 from treebench.stats.bootstrap import nested_bootstrap
 from treebench.stats.multiple import holm
 
@@ -83,6 +92,7 @@ def spec_with(*claims, **changes) -> PaperSpec:
 
 BEATS = WilcoxonClaim("new beats old", "new", "old", "accuracy", True)
 SAME = WilcoxonClaim("new vs old: no difference", "new", "old", "accuracy", False)
+DIFF = MeanDiffClaim("new beats old by about 3 points", "new", ("old",), "accuracy")
 
 
 def evaluate(claim, frame, reference=None):
@@ -90,25 +100,54 @@ def evaluate(claim, frame, reference=None):
     return claim.evaluate(compare_cells(reference, frame), frame)
 
 
-# -- the grades ----------------------------------------------------------------------------
-@pytest.mark.parametrize("paper, low, high, null, expected", [
-    (3.0, 2.5, 3.5, False, REPRODUCED),
-    (3.0, 3.5, 6.0, False, REPRODUCED),          # larger than the paper's is still the claim
-    (3.0, 0.5, 1.5, False, SMALLER),
-    (3.0, -0.5, 4.0, False, NOT_REPRODUCED),
-    (3.0, -4.0, -1.0, False, REVERSED),
-    (math.nan, 0.5, 1.0, False, REPRODUCED),     # no size printed: only the direction is judged
-    (-1.0, 0.5, 1.0, False, REPRODUCED),         # the paper's own numbers go the other way: direction only
-    (1.0, -0.5, 0.5, True, REPRODUCED),
-    (1.0, 0.2, 0.5, True, NOT_REPRODUCED),
-    (1.0, -0.5, -0.2, True, NOT_REPRODUCED),
+# -- the grades: one rule per claim kind ----------------------------------------------------
+@pytest.mark.parametrize("paper, low, high, expected", [
+    (3.0, 2.5, 3.5, REPRODUCED),
+    (3.0, 3.5, 6.0, LARGER),                     # wholly above the paper's effect
+    (3.0, 0.5, 1.5, SMALLER),
+    (3.0, -0.5, 4.0, NOT_REPRODUCED),
+    (3.0, -4.0, -1.0, REVERSED),
+    (math.nan, 0.5, 1.0, REPRODUCED),            # no size printed: only the direction is judged
+    (-1.0, 0.5, 1.0, REPRODUCED),                # the paper's own numbers go the other way: direction only
 ])
-def test_grade(paper, low, high, null, expected):
-    assert grade(paper, low, high, null=null) == expected
+def test_difference_rule(paper, low, high, expected):
+    assert grade_difference(paper, low, high) == expected
 
 
-def test_grade_without_an_interval_is_not_testable():
-    assert grade(3.0, math.nan, math.nan) == "not testable (no interval)"
+@pytest.mark.parametrize("low, high, margin, expected", [
+    (-0.5, 0.5, 1.0, REPRODUCED),
+    (0.2, 0.9, 1.0, REPRODUCED),                 # a difference inside the margin is still equivalence
+    (-5.8, 0.8, 1.0, INCONCLUSIVE),              # paper 004's C4.5 claim: wide, never "reproduced"
+    (-0.5, 1.5, 1.0, INCONCLUSIVE),
+    (1.2, 3.0, 1.0, NOT_REPRODUCED),             # a difference larger than the margin
+    (-3.0, -1.1, 1.0, NOT_REPRODUCED),
+])
+def test_equivalence_rule(low, high, margin, expected):
+    assert grade_equivalence(low, high, margin) == expected
+    assert grade_equivalence(low, high, math.nan) == "not testable (no equivalence margin)"
+
+
+@pytest.mark.parametrize("p, alpha, ours, expected", [
+    (0.004, 0.01, 1.0, REPRODUCED),
+    (0.01, 0.01, 1.0, NOT_REPRODUCED),           # rejects only below the level
+    (0.2, 0.05, 3.0, NOT_REPRODUCED),            # a large effect without the test is not "significantly"
+    (0.001, 0.05, -1.0, REVERSED),
+])
+def test_significance_rule(p, alpha, ours, expected):
+    assert grade_significance(p, alpha, ours) == expected
+    assert grade_significance(math.nan, alpha, ours).startswith("not testable")
+
+
+def test_trend_and_count_rules():
+    assert grade_trend(0.1, 0.9) == REPRODUCED and grade_trend(-0.2, 0.9) == NOT_REPRODUCED
+    assert grade_trend(-0.9, -0.1) == REVERSED
+    assert grade_count(4, 0, 4) == REPRODUCED and grade_count(3, 1, 4) == NOT_REPRODUCED
+    assert grade_count(0, 4, 4) == REVERSED and grade_count(0, 0, 0).startswith("not testable")
+
+
+def test_without_an_interval_nothing_is_graded():
+    assert grade_difference(3.0, math.nan, math.nan) == "not testable (no interval)"
+    assert grade_trend(math.nan, 1.0) == "not testable (no interval)"
 
 
 # -- the statistics helpers ----------------------------------------------------------------
@@ -181,8 +220,10 @@ def test_a_reversed_effect_is_reversed():
 
 
 def test_a_smaller_effect_of_the_same_sign():
-    out = evaluate(BEATS, make_frame(lambda *_: 0.01))
+    out = evaluate(DIFF, make_frame(lambda *_: 0.01))
     assert out.effect.high == pytest.approx(1.0) and out.verdict == SMALLER
+    # a significance claim is judged by its test, not by the size of the effect
+    assert evaluate(BEATS, make_frame(lambda *_: 0.01)).verdict == REPRODUCED
 
 
 def test_an_interval_containing_zero_is_not_reproduced():
@@ -228,7 +269,7 @@ def test_fewer_claims_count_datasets_with_an_interval():
     out = evaluate(claim, frame, ref)
     assert out.effect.paper == pytest.approx(1.0) and out.effect.paper_source == "its table, 6 datasets"
     assert out.effect.ours == pytest.approx(4 / 6)  # 5 wins, 1 loss
-    assert out.ours == "fewer on 5 of 6 dataset(s)" and out.agrees is False
+    assert out.ours == "fewer on 5 of 6 dataset(s)" and out.literal is False
     # 5 wins of 6 is no evidence: P(3+ losses in 6 draws) = 6 % > 2.5 %, so the interval reaches 0
     assert out.effect.low == pytest.approx(0.0) and out.verdict == NOT_REPRODUCED
     listed = FewerClaim("fewer on wine and car", "new", "old", "error", ("wine", "car")).evaluate(
@@ -282,7 +323,7 @@ def calibration_case(tmp_path, **changes):
     ref = make_reference({"new": 83.0, "old": 80.0})
     settings = dict(baselines=("old",), tolerances={"accuracy": 2.0},
                     datasets={"Glass": PaperDataset(214, 10, 7, "Table 9")}) | changes
-    spec = spec_with(BEATS, SAME, **settings)
+    spec = spec_with(DIFF, BEATS, SAME, **settings)
     return build_report(spec, frame, ref, tmp_path, figures=False)
 
 
@@ -292,6 +333,7 @@ def test_a_baseline_twenty_points_off_marks_a_protocol_mismatch(tmp_path):
     assert status["Glass"].status == MISMATCH and status["Glass"].within == 0
     assert "ours 60, paper 80" in status["Glass"].worst
     assert status["Glass"].differs.startswith("card glass: features 9 vs the paper's 10; classes 6 vs the paper's 7")
+    assert status["Glass"].differs.endswith("no registered cause: the data differ in features, classes")
     assert [r.label for r in rep.calibration.calibrated] == ["Wine", "Yeast", "Vehicle", "Haberman", "Car"]
     beats = rep.claims[0]
     # over all datasets glass (new 30 points worse) drowns the effect; on the calibrated ones it is +3 exactly
@@ -300,9 +342,10 @@ def test_a_baseline_twenty_points_off_marks_a_protocol_mismatch(tmp_path):
     assert beats.calibrated.paper == pytest.approx(3.0) and beats.calibrated.n_paper == 5
     md = report_markdown(rep)
     assert "## Protocol calibration" in md and "## Verdicts" in md
-    assert "| Glass | protocol mismatch | 0 of 1 | old accuracy: ours 60, paper 80 (-20; tolerance ± 2) |" in md
+    assert "| Glass | protocol mismatch | 0 of 1 | old accuracy: ours 60, paper 80 (-20; agreement band ± 0) |" in md
     assert "- on the 5 calibrated dataset(s) only (Wine, Yeast, Vehicle, Haberman, Car): accuracy (percent)" in md
-    assert "- over the calibrated datasets: 1 reproduced, 1 not reproduced" in md
+    # Wilcoxon over 5 datasets cannot reach p < 0.05: the significance claim is not reproduced there
+    assert "- over the calibrated datasets: 3 claims: 1 reproduced, 2 not reproduced" in md
     tex = report_latex(rep)
     assert r"\subsection*{Protocol calibration}" in tex and "−" not in tex
 
@@ -317,7 +360,7 @@ def test_every_claim_has_a_verdict_in_both_views(tmp_path):
 def test_holm_adjusts_the_wilcoxon_family_in_each_view(tmp_path):
     rep = calibration_case(tmp_path)
     for attribute in ("effect", "calibrated"):
-        tests = [getattr(c, attribute).test for c in rep.claims]
+        tests = [getattr(c, attribute).test for c in rep.claims if getattr(c, attribute).test is not None]
         raw = [t.ours_p for t in tests]
         assert [t.ours_p_holm for t in tests] == pytest.approx(list(holm(raw)))
         assert [t.paper_p_holm for t in tests] == pytest.approx(list(holm([t.paper_p for t in tests])))
@@ -350,7 +393,8 @@ def test_the_reports_are_deterministic(tmp_path):
 def test_datasets_the_paper_does_not_list_are_named_and_not_calibrated(tmp_path):
     frame = make_frame(lambda *_: 0.03)
     ref = make_reference({"new": 83.0, "old": 80.0}, datasets=DATASETS[:4])
-    rep = build_report(spec_with(BEATS, baselines=("old",), tolerances={"accuracy": 50.0}), frame, ref, tmp_path,
+    frame = make_frame(lambda *_: 0.03, old=lambda ds, base: 0.80)  # the baseline exactly on the paper's 80
+    rep = build_report(spec_with(BEATS, baselines=("old",), tolerances={"accuracy": 2.0}), frame, ref, tmp_path,
                        figures=False)
     extra = [r.label for r in rep.calibration.rows if r.status == NOT_IN_PAPER]
     assert extra == ["car", "haberman"] and rep.calibration.count(CALIBRATED) == 4
@@ -359,10 +403,22 @@ def test_datasets_the_paper_does_not_list_are_named_and_not_calibrated(tmp_path)
 
 def test_what_differs_reads_the_card():
     line = what_differs("vehicle", PaperDataset(946, 18, 4, "Table I"))
-    assert line == "card vehicle: rows 846 vs the paper's 946 (Table I); same features, classes"
-    assert what_differs("wine", None).endswith("the paper does not describe this dataset")
+    assert line == ("card vehicle: rows 846 vs the paper's 946 (Table I); same features, classes; "
+                    "no registered cause: the data differ in rows")
+    assert what_differs("wine", None).endswith("the paper does not describe this dataset; no registered cause")
     same = what_differs("wine", PaperDataset(178, 13, 3, "Table I"))
     assert "as the paper prints (Table I)" in same and "protocol or the implementation" in same
+
+
+def test_what_differs_names_the_registered_causes():
+    causes = load_causes(get_paper("tsallis").causes)
+    vehicle = what_differs("vehicle", PaperDataset(946, 18, 4, "Table I"), causes=causes.for_dataset("Vehicle"))
+    assert "rows 846 vs the paper's 946 (explained: misprint)" in vehicle
+    assert "known: misprint: Table I prints 946 rows" in vehicle and "(text: Table I" in vehicle
+    glass = what_differs("glass", PaperDataset(214, 10, 7, "Table I"), causes=causes.for_dataset("Glass"))
+    assert "features 9 vs the paper's 10 (explained: id column)" in glass and "not located" in glass
+    abalone = causes.for_dataset("abalone-18", "Abalone")
+    assert [c.kind for c in abalone] == ["minimum leaf"] and "about 50" in abalone[0].text
 
 
 # -- the real specs -------------------------------------------------------------------------------

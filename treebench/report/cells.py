@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -134,8 +134,90 @@ def binomial_std(frame: pd.DataFrame, metric: str, unit: str) -> float:
     return std * 100.0 if unit == "percent" else std
 
 
+#: z of the cell agreement rule: |ours - paper| <= z * sqrt(se_paper^2 + se_ours^2) (a two-sided 95 % band).
+AGREEMENT_Z = 1.96
+
+#: Count metrics: errors out of the cases of a part (``n_train`` or ``n_test`` cases).
+COUNT_PARTS = {"train_errors": "n_train", "test_errors": "n_test"}
+
+
+def _is_rate(metric: str, unit: str) -> bool:
+    return unit in ("percent", "fraction") and (metric in ("accuracy", "error") or metric.endswith("_error"))
+
+
+def _binomial_se(value: float, metric: str, unit: str, cases: float) -> float:
+    """Standard error of one rate or count from ``cases`` cases (NaN for any other metric)."""
+    if not cases or math.isnan(cases) or math.isnan(value):
+        return math.nan
+    if metric in COUNT_PARTS:
+        p = min(max(value / cases, 0.0), 1.0)
+        return math.sqrt(cases * p * (1.0 - p))
+    if _is_rate(metric, unit):
+        scale = 100.0 if unit == "percent" else 1.0
+        p = min(max(value / scale, 0.0), 1.0)
+        return scale * math.sqrt(p * (1.0 - p) / cases)
+    return math.nan
+
+
+def _cases(sub: pd.DataFrame, metric: str) -> float:
+    """Cases behind one trial's value: the part the metric counts on (mean over the trials)."""
+    col = COUNT_PARTS.get(metric, "n_test")
+    if col not in sub.columns:
+        return math.nan
+    n = pd.to_numeric(sub[col], errors="coerce").dropna()
+    return float(n.mean()) if len(n) else math.nan
+
+
+def standard_errors(paper: float, paper_std: float, ours: float, our_std: float, n: int, cases: float,
+                    metric: str, unit: str, std_kind: str) -> tuple[float, float, str]:
+    """``(se_paper, se_ours, how)`` of one cell, in the paper's unit.
+
+    Ours: the binomial std when ``std_kind`` is ``binomial`` (already a
+    standard error over the cases), else the std over our ``n`` trials over
+    sqrt(n), else (one trial) the binomial standard error of the rate or
+    count.  The paper's: its printed std (a standard error when it prints a
+    binomial std, else a std over its folds, divided by sqrt(n): the paper's
+    protocol has our number of folds); where it prints none, our fold spread
+    stands in for its noise (same protocol, same data), and with one trial the
+    binomial estimate from its own value.
+    """
+    how = []
+    if std_kind == "binomial":
+        se_ours = our_std
+        how.append("ours: binomial std")
+    elif n >= 2 and not math.isnan(our_std):
+        se_ours = our_std / math.sqrt(n)
+        how.append(f"ours: std over {n} trials / sqrt({n})")
+    else:
+        se_ours = _binomial_se(ours, metric, unit, cases)
+        how.append("ours: binomial" if not math.isnan(se_ours) else "ours: no spread")
+    if not math.isnan(paper_std):
+        se_paper = paper_std if std_kind == "binomial" else paper_std / math.sqrt(max(n, 1))
+        how.append("paper: its binomial std" if std_kind == "binomial" else f"paper: its std / sqrt({max(n, 1)})")
+    elif n >= 2 and not math.isnan(se_ours):
+        se_paper = se_ours
+        how.append("paper: no std printed, our fold spread stands in")
+    else:
+        se_paper = _binomial_se(paper, metric, unit, cases)
+        how.append("paper: binomial from its value" if not math.isnan(se_paper) else "paper: no spread")
+    return se_paper, se_ours, "; ".join(how)
+
+
+def agreement(diff: float, se_paper: float, se_ours: float, z: float = AGREEMENT_Z) -> tuple[bool | None, float]:
+    """``(agrees, bound)``: ``|diff| <= z * sqrt(se_paper^2 + se_ours^2)``; ``(None, NaN)`` without both errors."""
+    if any(math.isnan(x) for x in (diff, se_paper, se_ours)):
+        return None, math.nan
+    bound = z * math.sqrt(se_paper ** 2 + se_ours ** 2)
+    return bool(abs(diff) <= bound + 1e-9 * max(1.0, abs(diff))), bound
+
+
+#: Why a cell is not judged, by its status.
+NOT_JUDGED_WHY = {"no dataset": "not judged: treebench does not have the data",
+                  "not run": "not judged: not in the store", "no value": "not judged: the store has no value"}
+
+
 def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "sample") -> pd.DataFrame:
-    """Every published number next to ours.
+    """Every published number next to ours, with their agreement.
 
     ``our_std`` is ``"sample"`` (the std over trials) or ``"binomial"``
     (:func:`binomial_std`, like for like where the paper prints a binomial
@@ -146,8 +228,11 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
     DataFrame
         The reference columns plus ``ours``, ``our_std``, ``n`` (trials),
         ``diff`` (ours - paper), ``within_std`` (``|diff| <= paper std``;
-        None without a paper std or without our value) and ``status``
-        (``ok``, ``no dataset``, ``not run``, ``no value``).
+        None without a paper std or without our value), ``status`` (``ok``,
+        ``no dataset``, ``not run``, ``no value``), ``se_paper``, ``se_ours``,
+        ``agree_bound`` (``z * sqrt(se_paper^2 + se_ours^2)``), ``agrees``
+        (True/False, None when not judged) and ``agree_why`` (how the errors
+        were estimated, or why the cell is not judged); see :func:`standard_errors`.
     """
     if our_std not in OUR_STD_KINDS:
         raise ValueError(f"our_std={our_std!r} is invalid; accepted: {', '.join(OUR_STD_KINDS)}")
@@ -156,7 +241,8 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
     rows = []
     for ref in reference.itertuples(index=False):
         row = ref._asdict()
-        row.update(ours=math.nan, our_std=math.nan, n=0, diff=math.nan, within_std=None)
+        row.update(ours=math.nan, our_std=math.nan, n=0, diff=math.nan, within_std=None, se_paper=math.nan,
+                   se_ours=math.nan, agree_bound=math.nan, agrees=None, agree_why="")
         ds = match.dataset(ref.dataset, ref.dataset_label) if ref.dataset else None
         alg = match.algorithm(ref.algorithm, ref.algorithm_label)
         if not ref.dataset:
@@ -179,6 +265,13 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
                 row["diff"] = row["ours"] - float(ref.value)
                 if not math.isnan(ref.std):
                     row["within_std"] = bool(abs(row["diff"]) <= ref.std + 1e-9)
+                se_p, se_o, how = standard_errors(float(ref.value), float(ref.std), row["ours"], row["our_std"],
+                                                  row["n"], _cases(sub, ref.metric), ref.metric, ref.unit, our_std)
+                row["se_paper"], row["se_ours"] = se_p, se_o
+                row["agrees"], row["agree_bound"] = agreement(row["diff"], se_p, se_o)
+                row["agree_why"] = how if row["agrees"] is not None else f"not judged: {how}"
+        if row["status"] != "ok":
+            row["agree_why"] = NOT_JUDGED_WHY.get(row["status"], f"not judged: {row['status']}")
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -350,9 +443,12 @@ def calibrate(
 ) -> Calibration:
     """Compare the rerun's baseline cells with the paper's, dataset by dataset.
 
-    A baseline cell *agrees* when ``|ours - paper|`` is at most its tolerance
-    (:func:`cell_tolerance`); cells without a tolerance or without our value
-    are not judged.  A dataset is ``calibrated`` when at least one of its
+    The metrics that calibrate are those of cells with a tolerance
+    (:func:`cell_tolerance`: a printed std, or the spec's tolerance for the
+    metric); such a baseline cell *agrees* by the cell agreement rule
+    (``agrees`` of :func:`compare_cells`: within ``z * sqrt(se_paper^2 +
+    se_ours^2)``), or, when that rule cannot judge it, within its
+    tolerance.  Other cells are not judged here.  A dataset is ``calibrated`` when at least one of its
     baseline cells was judged and all judged ones agree, ``protocol mismatch``
     when one disagrees.
 
@@ -395,20 +491,26 @@ def calibrate(
                 if norm(r.algorithm) not in wanted or r.status != "ok":
                     continue
                 tol = cell_tolerance(r.std, r.metric, tolerances)
-                if tol is None:
+                if tol is None:  # the metrics that calibrate: a printed std or a spec tolerance
                     continue
+                judged = getattr(r, "agrees", None)
+                if judged is not None and not (isinstance(judged, float) and math.isnan(judged)):
+                    # the cell agreement rule: both noises (compare_cells)
+                    tol, inside, what = float(r.agree_bound), bool(judged), "agreement band"
+                else:
+                    inside, what = abs(float(r.diff)) <= tol + 1e-9, "tolerance"
                 row.compared += 1
                 gap = abs(float(r.diff))
-                row.within += gap <= tol + 1e-9
+                row.within += inside
                 ratio = gap / tol if tol > 0 else (0.0 if gap == 0 else math.inf)
                 if ratio > worst_ratio:
                     worst_ratio = ratio
                     row.worst = (f"{r.algorithm} {r.metric}: ours {float(r.ours):.4g}, paper {float(r.value):.4g} "
-                                 f"({float(r.diff):+.3g}; tolerance ± {tol:g})")
+                                 f"({float(r.diff):+.3g}; {what} ± {tol:.3g})")
             if row.compared == 0:
                 row.reason = ("no dataset rerun" if not name
                               else "no baseline named" if not wanted
-                              else "no baseline cell rerun with a tolerance")
+                              else "no baseline cell rerun with a standard error or a tolerance")
             elif row.within == row.compared:
                 row.status = CALIBRATED
             else:
@@ -447,8 +549,10 @@ def _card_shape(name: str) -> tuple[int, int, int] | None:
     return expected.rows, expected.features, expected.classes
 
 
-def what_differs(name: str, paper: DatasetDescription | None, shape: tuple[int, int, int] | None = None) -> str:
-    """One line: the dataset card's rows, features and classes against the paper's description.
+def what_differs(name: str, paper: DatasetDescription | None, shape: tuple[int, int, int] | None = None,
+                 causes: Sequence[Any] = ()) -> str:
+    """One line: the dataset card's rows, features and classes against the paper's description, and the
+    known causes of the dataset (:mod:`treebench.report.causes`).
 
     Parameters
     ----------
@@ -458,18 +562,27 @@ def what_differs(name: str, paper: DatasetDescription | None, shape: tuple[int, 
         What the paper prints about the dataset; ``None`` when it prints nothing.
     shape
         ``(rows, features, classes)`` of the card; read from the card when not given.
+    causes
+        The registry's causes for the dataset (each with ``kind``, ``explains`` and ``line()``); a shape
+        difference a cause ``explains`` is marked as explained.
     """
     shape = shape if shape is not None else (_card_shape(name) if name else None)
+    known = [c.line() for c in causes]
+    explained = {f: c.kind for c in causes for f in c.explains}
+    tail = ("known: " + "; ".join(known)) if known else "no registered cause"
     if shape is None:
-        return f"no dataset card {name!r} to compare" if name else "not rerun"
+        head = f"no dataset card {name!r} to compare" if name else "not rerun"
+        return f"{head}; {tail}"
     card = dict(zip(("rows", "features", "classes"), shape))
     printed = {k: getattr(paper, k, None) for k in card} if paper is not None else {}
     given = [k for k in card if printed.get(k) is not None]
     if not given:
         return (f"card {name}: {card['rows']:,} rows, {card['features']} features, {card['classes']} classes; "
-                "the paper does not describe this dataset")
+                f"the paper does not describe this dataset; {tail}")
     source = f" ({paper.source})" if paper is not None and paper.source else ""
-    diffs = [f"{k} {card[k]:,} vs the paper's {printed[k]:,}" for k in given if printed[k] != card[k]]
+    diffs = [f"{k} {card[k]:,} vs the paper's {printed[k]:,}" + (f" (explained: {explained[k]})" if k in explained
+                                                                  else "")
+             for k in given if printed[k] != card[k]]
     same = [k for k in given if printed[k] == card[k]]
     unsaid = [k for k in card if k not in given]
     if diffs:
@@ -480,8 +593,12 @@ def what_differs(name: str, paper: DatasetDescription | None, shape: tuple[int, 
         parts = [f"card {name}: {', '.join(f'{card[k]:,} {k}' for k in given)} as the paper prints{source}"]
     if unsaid:
         parts.append("the paper does not give " + ", ".join(unsaid))
-    if not diffs:
-        parts.append("so the difference lies in the protocol or the implementation")
+    if not known:
+        unexplained = [k for k in given if printed[k] != card[k] and k not in explained]
+        parts.append("no registered cause: " + ("the data differ in " + ", ".join(unexplained) if unexplained
+                                                 else "the difference lies in the protocol or the implementation"))
+    else:
+        parts.append(tail)
     if paper is not None and paper.note:
         parts.append(paper.note)
     return "; ".join(parts)

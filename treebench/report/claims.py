@@ -15,7 +15,7 @@ one number oriented so that a positive value goes the way the claim says
 computed on the paper's published numbers and on ours, ours with a 95 %
 interval from :func:`treebench.stats.bootstrap.nested_bootstrap` (datasets
 resampled, and inside each the paired ``(repeat, fold)`` splits), and graded
-by :func:`grade` into a verdict.  Claims the paper backs with a test carry
+by its kind's rule (:func:`treebench.report.verdicts.judge`) into a verdict.  Claims the paper backs with a test carry
 that test (:class:`ClaimTest`), recomputed; the report adjusts the p-values
 of one family of claims with Holm's method.  ``docs/reports.md`` defines the
 grades.
@@ -31,6 +31,24 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from treebench.errors import TreebenchError
+from treebench.report.verdicts import (  # re-exported: the specs and the report use them
+    COUNT,
+    DIFFERENCE,
+    EQUIVALENCE,
+    GRADES,
+    INCONCLUSIVE,
+    LARGER,
+    MARGINS,
+    NOT_REPRODUCED,
+    NOT_TESTABLE,
+    REPRODUCED,
+    REVERSED,
+    SIGNIFICANCE,
+    SMALLER,
+    TREND,
+    judge,
+    not_testable,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,54 +56,10 @@ if TYPE_CHECKING:
 # pandas, scipy and the cell helpers are imported where a claim is evaluated:
 # the papers' specs build claims at import, and listing the papers stays cheap.
 
-# -- verdicts ----------------------------------------------------------------------------
-REPRODUCED = "reproduced"
-SMALLER = "same direction, smaller"
-NOT_REPRODUCED = "not reproduced"
-REVERSED = "reversed"
-NOT_TESTABLE = "not testable"
-#: The grades of a verdict, best first (``not testable`` is followed by its reason in brackets).
-GRADES = (REPRODUCED, SMALLER, NOT_REPRODUCED, REVERSED, NOT_TESTABLE)
-
-#: Relative slack of the comparisons with zero and with the paper's effect (float noise of means).
-_SLACK = 1e-9
-
-
-def not_testable(reason: str) -> str:
-    """The verdict ``not testable (reason)``."""
-    return f"{NOT_TESTABLE} ({reason})"
-
-
-def grade(paper: float, low: float, high: float, *, null: bool = False) -> str:
-    """Grade our interval ``[low, high]`` against the paper's effect.
-
-    Both are oriented so that a positive value goes the way the claim says.
-
-    Directional claims (``null`` false):
-
-    * ``reversed`` -- the whole interval is below zero;
-    * ``not reproduced`` -- the interval contains zero;
-    * ``same direction, smaller`` -- the interval is above zero but below the paper's effect;
-    * ``reproduced`` -- the interval is above zero and reaches the paper's effect (or the
-      paper's own numbers give no positive effect to reach, or none at all: NaN).
-
-    "No difference" claims (``null`` true): ``reproduced`` when the interval
-    contains zero, else ``not reproduced``.
-
-    A NaN bound gives ``not testable (no interval)``.
-    """
-    if math.isnan(low) or math.isnan(high):
-        return not_testable("no interval")
-    slack = _SLACK * max(1.0, abs(low), abs(high), 0.0 if math.isnan(paper) else abs(paper))
-    if null:
-        return REPRODUCED if low <= slack and high >= -slack else NOT_REPRODUCED
-    if high < -slack:
-        return REVERSED
-    if low <= slack:
-        return NOT_REPRODUCED
-    if not math.isnan(paper) and paper > 0 and high < paper - slack:
-        return SMALLER
-    return REPRODUCED
+__all__ = ["COUNT", "DIFFERENCE", "EQUIVALENCE", "GRADES", "INCONCLUSIVE", "LARGER", "NOT_REPRODUCED",
+           "NOT_TESTABLE", "REPRODUCED", "REVERSED", "SIGNIFICANCE", "SMALLER", "TREND", "Claim", "ClaimOutcome",
+           "ClaimTest", "Effect", "FewerClaim", "FoldsClaim", "MeanDiffClaim", "MostClaim", "OneWayClaim",
+           "UnderlineClaim", "WilcoxonClaim", "adjust_families", "evaluate_claim", "not_testable", "rejudge"]
 
 
 @dataclass
@@ -110,6 +84,8 @@ class ClaimTest:
         adjusted within the claim.
     summary
         One line on the parts (how many significant before and after Holm).
+    correction
+        The multiplicity correction the verdict's p went through, in words.
     """
 
     name: str
@@ -121,6 +97,28 @@ class ClaimTest:
     paper_p_holm: float = math.nan
     parts: list[tuple[str, float, float]] = field(default_factory=list)
     summary: str = ""
+    correction: str = ""
+
+    @property
+    def p_adjusted(self) -> float:
+        """The p-value the verdict uses, after the stated correction.
+
+        A test run unit by unit (``parts``) backs the claim only when every
+        unit rejects, so its p is the largest Holm-adjusted p of the units;
+        otherwise the family's Holm-adjusted p, or the raw p of a lone test.
+        """
+        if self.parts:
+            adjusted = [q for _, _, q in self.parts if not math.isnan(q)]
+            return max(adjusted) if adjusted else math.nan
+        return self.ours_p if math.isnan(self.ours_p_holm) else self.ours_p_holm
+
+    @property
+    def p(self) -> float:
+        """The raw p behind :attr:`p_adjusted` (the weakest unit's, for a test run unit by unit)."""
+        if self.parts:
+            kept = [(q, raw) for _, raw, q in self.parts if not math.isnan(q)]
+            return max(kept)[1] if kept else math.nan
+        return self.ours_p
 
     def __str__(self) -> str:
         if self.summary:
@@ -156,10 +154,17 @@ class Effect:
         Our effect and its 95 % bootstrap interval (NaN when not computed).
     n_datasets, n_paper
         Datasets behind ours and behind the paper's effect.
-    null
-        The claim is "no (significant) difference".
+    kind
+        The claim's kind (:data:`~treebench.report.verdicts.KINDS`): which rule grades it.
+    margin
+        The equivalence margin, in the effect's unit (``equivalence`` claims).
+    holds, fails, counted
+        Datasets where the claim holds, where the opposite holds, and all counted
+        (means compared; ``count`` and ``trend`` claims).
+    datasets
+        The datasets behind ours (the store's names).
     verdict
-        One of :data:`GRADES`; ``not testable`` with its reason.
+        One of :data:`GRADES`; ``not testable`` with its reason (:func:`~treebench.report.verdicts.judge`).
     test
         The paper's test recomputed, when the claim rests on one.
     """
@@ -172,9 +177,19 @@ class Effect:
     high: float = math.nan
     n_datasets: int = 0
     n_paper: int = 0
-    null: bool = False
+    kind: str = DIFFERENCE
+    margin: float = math.nan
+    holds: int = 0
+    fails: int = 0
+    counted: int = 0
+    datasets: list[str] = field(default_factory=list)
     verdict: str = not_testable("nothing computed")
     test: ClaimTest | None = None
+
+    @property
+    def null(self) -> bool:
+        """Whether the claim is "no (significant) difference" (an ``equivalence`` claim)."""
+        return self.kind == EQUIVALENCE
 
     @property
     def grade(self) -> str:
@@ -192,7 +207,13 @@ class Effect:
         if math.isnan(self.ours):
             return "–"
         ci = "" if math.isnan(self.low) else f" [{_num(self.low)}, {_num(self.high)}]"
-        return f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
+        text = f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
+        if self.kind == EQUIVALENCE and not math.isnan(self.margin):
+            text += f", margin ± {abs(self.margin):g}"
+        if self.kind == COUNT and self.counted:
+            ties = self.counted - self.holds - self.fails
+            text += f", holds on {self.holds} of {self.counted}" + (f" ({ties} tied)" if ties else "")
+        return text
 
     def __str__(self) -> str:
         return f"{self.measure}: paper {self.paper_text()}; ours {self.ours_text()}: {self.verdict}"
@@ -226,6 +247,19 @@ def adjust_families(outcomes: Sequence[ClaimOutcome], attribute: str = "effect")
             adjusted = holm([getattr(t, raw) for t in members])
             for t, value in zip(members, adjusted):
                 setattr(t, adj, float(value))
+        for t in members:
+            t.correction = (f"Holm over the paper's {len(members)} claim{'s' if len(members) != 1 else ''} "
+                            f"tested this way ({family})")
+
+
+def rejudge(outcomes: Sequence[ClaimOutcome]) -> None:
+    """Grade every outcome's two effects again (after :func:`adjust_families` changed their p-values)."""
+    for o in outcomes:
+        for attribute, slot in (("effect", "verdict"), ("calibrated", "verdict_calibrated")):
+            effect = getattr(o, attribute, None)
+            if isinstance(effect, Effect):
+                effect.verdict = judge(effect)
+                setattr(o, slot, effect.verdict)
 
 
 @dataclass
@@ -242,8 +276,12 @@ class ClaimOutcome:
         The claim recomputed on the paper's published numbers (``–`` when not applicable).
     ours
         The claim recomputed on the rerun (``not run`` when nothing to compute on).
-    agrees
-        Whether the rerun supports the claim; ``None`` when it could not be judged.
+    literal
+        The claim read literally on our per-dataset means, with no interval and
+        no noise (e.g. "fewer on every dataset", "the same marks everywhere",
+        "significant on more than half the datasets"): a second, stricter view
+        beside the verdict, never counted in the headline; ``None`` when it
+        could not be judged.
     details
         Extra lines (e.g. one per dataset) listed under the claims table.
     effect
@@ -258,7 +296,7 @@ class ClaimOutcome:
     paper: str
     paper_numbers: str
     ours: str
-    agrees: bool | None
+    literal: bool | None
     details: list[str] = field(default_factory=list)
     effect: Effect | None = None
     calibrated: Effect | None = None
@@ -311,6 +349,16 @@ def _unit(cells: pd.DataFrame, metric: str) -> str:
     return "raw"
 
 
+def _margin(margin: float, unit: str, metric: str) -> float:
+    """The equivalence margin: the claim's own, else :data:`~treebench.report.verdicts.MARGINS` by unit
+    (a rate in the store's own unit counts as a fraction)."""
+    if not math.isnan(margin):
+        return float(margin)
+    if unit == "raw" and (metric in ("accuracy", "error") or metric.endswith("_error")):
+        unit = "fraction"
+    return MARGINS.get(unit, math.nan)
+
+
 def _unit_name(unit: str, metric: str) -> str:
     return {"percent": "percentage points", "fraction": "fraction", "count": "count"}.get(unit, metric)
 
@@ -361,26 +409,52 @@ def _measured(
     measure: str,
     paper: tuple[float, int, str],
     units: dict[str, np.ndarray] | list[np.ndarray],
-    summary: Callable[[np.ndarray], np.ndarray] | Sequence[Callable[[np.ndarray], np.ndarray]],
+    summary: Callable[[np.ndarray], np.ndarray] | Sequence[Callable[[np.ndarray], np.ndarray]] | None,
     aggregate: Callable[[np.ndarray], np.ndarray] | None = None,
     *,
-    null: bool = False,
+    kind: str = DIFFERENCE,
+    margin: float = math.nan,
     empty: str = "nothing rerun",
     test: ClaimTest | None = None,
+    datasets: Sequence[str] | None = None,
 ) -> Effect:
-    """An :class:`Effect`: the paper's ``(value, datasets, source)``, ours bootstrapped over ``units``, graded."""
+    """An :class:`Effect` of ``kind``: the paper's ``(value, datasets, source)``, ours bootstrapped over
+    ``units``, graded by the kind's rule (:func:`~treebench.report.verdicts.judge`).
+
+    ``datasets`` names the units when they are a list.  For every kind the
+    datasets where the per-dataset summary (on the means) is above and below
+    zero are counted (``holds``/``fails``).
+    """
     from treebench.stats.bootstrap import nested_bootstrap
 
     value, n_paper, source = paper
-    effect = Effect(measure, value, source, n_paper=n_paper, null=null, test=test)
+    effect = Effect(measure, value, source, n_paper=n_paper, kind=kind, margin=margin, test=test)
     arrays = list(units.values()) if isinstance(units, dict) else list(units)
+    effect.datasets = [str(k) for k in units] if isinstance(units, dict) else [str(d) for d in datasets or ()]
     if not arrays:
         effect.verdict = not_testable(empty)
         return effect
     ci = nested_bootstrap(arrays, summary, aggregate)
     effect.ours, effect.low, effect.high, effect.n_datasets = ci.estimate, ci.low, ci.high, ci.n_units
-    effect.verdict = grade(value, ci.low, ci.high, null=null)
+    points = _unit_points(arrays, summary)
+    effect.holds, effect.fails, effect.counted = int(np.sum(points > 0)), int(np.sum(points < 0)), len(points)
+    effect.verdict = judge(effect)
     return effect
+
+
+def _unit_points(arrays: list[np.ndarray], summary: object) -> np.ndarray:
+    """Each dataset's summary of its column means (the value the bootstrap resamples around)."""
+    out = []
+    for i, arr in enumerate(arrays):
+        means = np.asarray(arr, dtype=float)
+        means = means.reshape(len(means), -1).mean(axis=0)[None, :]
+        f = summary[i] if isinstance(summary, (list, tuple)) else summary
+        out.append(float(np.asarray(f(means) if f is not None else means[:, 0]).ravel()[0]))
+    return np.asarray(out)
+
+
+#: The correction of a test run unit by unit (:attr:`ClaimTest.p_adjusted`).
+_UNITS_CORRECTION = "Holm over the {n} {units}; the claim needs every one to reject (largest adjusted p)"
 
 
 def _table_source(n: int, what: str = "") -> str:
@@ -406,13 +480,15 @@ class WilcoxonClaim:
     """"``a`` is (not) significantly better than ``b``" by a Wilcoxon signed-rank test over datasets.
 
     Evaluated on the per-dataset means of the paper and of the rerun.  "Beats"
-    (``significant``) needs a significant difference in ``a``'s favour; "no
-    significant difference" fails on a difference in either direction.
+    (``significant``) is a ``significance`` claim: reproduced when Wilcoxon's
+    test over our datasets rejects at ``alpha`` after Holm over the report's
+    ``wilcoxon`` family, ``a`` ahead.  "No significant difference" is an
+    ``equivalence`` claim: reproduced when the interval of the effect lies
+    inside ± ``margin`` (NaN: the unit's default,
+    :data:`~treebench.report.verdicts.MARGINS`); the test is shown beside it.
 
     Effect: the mean over datasets of ``a - b`` (``b - a`` for a metric where
-    lower is better), in the paper's unit; a "no difference" claim is graded
-    on whether our interval contains zero.  The test is Wilcoxon's over the
-    datasets, in the report's ``wilcoxon`` Holm family.
+    lower is better), in the paper's unit.
     """
 
     text: str
@@ -421,6 +497,12 @@ class WilcoxonClaim:
     metric: str
     significant: bool
     alpha: float = 0.05
+    margin: float = math.nan
+
+    @property
+    def kind(self) -> str:
+        """``significance`` ("beats", by the test) or ``equivalence`` ("no significant difference")."""
+        return SIGNIFICANCE if self.significant else EQUIVALENCE
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Wilcoxon test of ``a`` against ``b`` on the paper's means and on ours, and the effect."""
@@ -451,7 +533,7 @@ class WilcoxonClaim:
             setattr(out, slot, text)
             setattr(test, "paper_p" if column == "value" else "ours_p", r.p_value)
             if column == "ours":
-                out.agrees = a_better if self.significant else not different
+                out.literal = a_better if self.significant else not different
         return out.set_effect(self._effect(cells, frame, hib, test))
 
     def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame, hib: bool, test: ClaimTest) -> Effect:
@@ -468,9 +550,10 @@ class WilcoxonClaim:
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
-            return _measured(measure, paper, [], None, null=not self.significant, empty=algs, test=test)
+            return _measured(measure, paper, [], None, kind=self.kind, empty=algs, test=test)
         units = rerun.units(algs, self.metric, unit, list(rerun.paper_datasets(self.metric)))
-        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), null=not self.significant,
+        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
+                         margin=_margin(self.margin, unit, self.metric),
                          empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
 
 
@@ -492,6 +575,9 @@ class OneWayClaim:
     text: str
     metric: str = "error"
     alpha: float = 0.05
+
+    #: Significantly best and worst: the paper's one-way tests, on our folds.
+    kind = SIGNIFICANCE
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Count the datasets where our best/worst sets equal the paper's marks, and the effect."""
@@ -535,11 +621,12 @@ class OneWayClaim:
             )
         if total:
             out.ours = f"same marks on {agreements} of {total} datasets"
-            out.agrees = agreements == total
+            out.literal = agreements == total
         test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha)
         if omnibus:
             adjusted = holm([p for _, p in omnibus])
             test.parts = [(label, p, float(q)) for (label, p), q in zip(omnibus, adjusted)]
+            test.correction = _UNITS_CORRECTION.format(n=len(omnibus), units="datasets")
             raw_sig = sum(p <= self.alpha for _, p in omnibus)
             adj_sig = int(np.sum(adjusted <= self.alpha))
             test.summary = (f"a difference on {raw_sig} of {len(omnibus)} datasets at {self.alpha:g} "
@@ -556,6 +643,7 @@ class OneWayClaim:
         paper_d: list[float] = []
         units: list[np.ndarray] = []
         summaries: list[Callable[[np.ndarray], np.ndarray]] = []
+        names: list[str] = []
         skipped: list[str] = []
         for label, group in (sub.groupby("dataset_label", sort=False) if len(sub) else ()):
             best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
@@ -572,11 +660,12 @@ class OneWayClaim:
             found = rerun.units(algs, self.metric, unit, [ds])
             if ds in found:
                 units.append(found[ds])
+                names.append(ds)
                 k = len(best)
                 summaries.append(lambda m, k=k: sign * (m[:, :k].mean(axis=1) - m[:, k:].mean(axis=1)))
         paper = ((float(np.mean(paper_d)), len(paper_d), _table_source(len(paper_d), "with both marks"))
                  if paper_d else (math.nan, 0, "the table marks no best and worst on one dataset"))
-        return _measured(measure, paper, units, summaries, test=test,
+        return _measured(measure, paper, units, summaries, test=test, kind=self.kind, datasets=names,
                          empty="no dataset with both marks rerun" if not skipped else f"not rerun: {', '.join(skipped)}")
 
 
@@ -600,6 +689,9 @@ class UnderlineClaim:
     metric: str = "accuracy"
     test: str = "ttest"
     alpha: float = 0.05
+
+    #: Underlined = significantly better, by the paper's paired test.
+    kind = SIGNIFICANCE
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Compare our underlined cells with the paper's, on the datasets we ran, and the effect."""
@@ -633,7 +725,7 @@ class UnderlineClaim:
         paper_in = {p for p in paper_set if p in covered}
         both = ours & paper_in
         out.ours = f"{len(ours)} underlined; {len(both)} of the paper's {len(paper_in)} (on datasets run) among them"
-        out.agrees = ours == paper_in
+        out.literal = ours == paper_in
         for ds_label, alg in sorted(ours ^ paper_in):
             who = "ours only" if (ds_label, alg) in ours else "paper only"
             out.details.append(f"{ds_label} / {alg}: {who}")
@@ -656,6 +748,7 @@ class UnderlineClaim:
         paper_d: list[float] = []
         units: list[np.ndarray] = []
         summaries: list[Callable[[np.ndarray], np.ndarray]] = []
+        names: list[str] = []
         raw: list[tuple[str, float]] = []
         for label, group in paper_cells.groupby("dataset_label", sort=False):
             everything = sub[sub["dataset_label"] == label].groupby("algorithm")["value"].mean()
@@ -673,6 +766,7 @@ class UnderlineClaim:
                 continue
             rows, k = found[ds], len(algs)
             units.append(rows)
+            names.append(ds)
             summaries.append(lambda m, k=k: np.mean([sign * (m[:, i] - (m[:, k:].max(axis=1) if hib
                                                                          else m[:, k:].min(axis=1)))
                                                      for i in range(k)], axis=0))
@@ -685,12 +779,13 @@ class UnderlineClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.correction = _UNITS_CORRECTION.format(n=len(raw), units="underlined cells")
             test.summary = (f"{sum(p <= self.alpha for _, p in raw)} of {len(raw)} underlined cells significant at "
                             f"{self.alpha:g} ({int(np.sum(adjusted <= self.alpha))} after Holm over the cells)")
         paper = ((float(np.mean(paper_d)), len(paper_d), _table_source(len(paper_d), "with underlines"))
                  if paper_d else (math.nan, 0, "no underlined cell"))
         empty = opponents if isinstance(opponents, str) else "no underlined cell's dataset rerun"
-        return _measured(measure, paper, units, summaries, test=test, empty=empty)
+        return _measured(measure, paper, units, summaries, test=test, empty=empty, kind=self.kind, datasets=names)
 
 
 @dataclass(frozen=True)
@@ -711,6 +806,11 @@ class FewerClaim:
     b: str
     metric: str
     datasets: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        """``count`` on the named datasets ("on each of ..."), else ``trend`` (most datasets)."""
+        return COUNT if self.datasets else TREND
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Compare the two algorithms' mean ``metric`` dataset by dataset on the rerun, and the effect."""
@@ -738,7 +838,7 @@ class FewerClaim:
             out.details.append(f"{ds}: {self.a} {va:.4g} vs {self.b} {vb:.4g} → {'fewer' if va < vb else 'not fewer'}")
         if results:
             out.ours = f"fewer on {sum(results)} of {len(results)} dataset(s)"
-            out.agrees = all(results)
+            out.literal = all(results)
         paper = self._paper_table(cells)
         if paper:
             out.paper_numbers = f"fewer on {sum(s > 0 for s in paper)} of {len(paper)} dataset(s) of its table"
@@ -774,7 +874,7 @@ class FewerClaim:
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
-            return _measured(measure, paper, [], None, empty=algs)
+            return _measured(measure, paper, [], None, kind=self.kind, empty=algs)
         if self.datasets:
             names = [rerun.match.dataset(d) for d in self.datasets]
             names = [n for n in names if n]
@@ -782,7 +882,7 @@ class FewerClaim:
             names = rerun.match.frame_datasets
         units = rerun.units(algs, self.metric, unit, names)
         return _measured(measure, paper, units, lambda m: np.sign(m[:, 1] - m[:, 0]), _net_share,
-                         empty=f"none of {', '.join(self.datasets) or 'the datasets'} rerun with {self.a} and {self.b}")
+                         kind=self.kind, empty=f"none of {', '.join(self.datasets) or 'the datasets'} rerun with {self.a} and {self.b}")
 
 
 @dataclass(frozen=True)
@@ -797,6 +897,9 @@ class MostClaim:
     text: str
     a: str
     metric: str
+
+    #: "Always": on every dataset.
+    kind = COUNT
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Count the datasets where ``a``'s mean is the largest on the rerun, and the effect."""
@@ -814,7 +917,7 @@ class MostClaim:
         top = wide.max(axis=1)
         hits = int((wide[a] >= top - 1e-12).sum())
         out.ours = f"largest on {hits} of {len(wide)} datasets"
-        out.agrees = hits == len(wide)
+        out.literal = hits == len(wide)
         return out
 
     def _effect(self, cells: pd.DataFrame, frame: pd.DataFrame) -> Effect:
@@ -823,13 +926,13 @@ class MostClaim:
         paper = (1.0, n_paper, "stated (\"always\"), read off a figure")
         rerun = _Rerun(cells, frame)
         if not len(rerun.ok) or self.metric not in rerun.ok.columns:
-            return _measured(measure, paper, [], None, empty=f"no {self.metric} rerun")
+            return _measured(measure, paper, [], None, kind=self.kind, empty=f"no {self.metric} rerun")
         algs = rerun.algorithms([self.a])
         if isinstance(algs, str):
-            return _measured(measure, paper, [], None, empty=algs)
+            return _measured(measure, paper, [], None, kind=self.kind, empty=algs)
         others = [str(x) for x in rerun.match.frame_algorithms if x != algs[0]]
         if not others:
-            return _measured(measure, paper, [], None, empty="no other algorithm rerun")
+            return _measured(measure, paper, [], None, kind=self.kind, empty="no other algorithm rerun")
         units = {}
         for ds in rerun.match.frame_datasets:
             present = [o for o in others if ((rerun.ok["dataset"] == ds) & (rerun.ok["algorithm"] == o)).any()]
@@ -842,7 +945,8 @@ class MostClaim:
             rest = m[:, 1:].max(axis=1)
             return np.where(m[:, 0] > rest, 1.0, np.where(m[:, 0] < rest, -1.0, 0.0))
 
-        return _measured(measure, paper, units, largest, _net_share, empty=f"{self.a} and no other algorithm rerun")
+        return _measured(measure, paper, units, largest, _net_share, kind=self.kind,
+                         empty=f"{self.a} and no other algorithm rerun")
 
 
 @dataclass(frozen=True)
@@ -862,6 +966,9 @@ class MeanDiffClaim:
     others: tuple[str, ...]
     metric: str
     paper: str = "–"
+
+    #: A size of an advantage: a difference.
+    kind = DIFFERENCE
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """The mean differences on the paper's numbers and on ours, and the effect."""
@@ -934,13 +1041,15 @@ class FoldsClaim:
     better), in the paper's unit, with the paired two-level bootstrap
     interval; the paper's effect is the same difference on its table when it
     prints both cells, else what the text states (``stated``:
-    ``paper_effect``).  ``significant`` false makes it a "no (significant)
-    difference" claim: reproduced when the interval holds 0.
+    ``paper_effect``).  ``significant`` makes it a ``significance`` claim
+    (reproduced when the test rejects on every dataset after Holm, ``a``
+    ahead); false an ``equivalence`` claim (reproduced when the interval lies
+    inside ± ``margin``; NaN: the unit's default margin).
 
     Test (our choice, stated in the report): ``test`` on the paired fold values
     of each dataset, two-sided; for a directional claim a dataset counts when
     ``a`` is ahead and p <= ``alpha``; p-values Holm-adjusted over the datasets.
-    ``agrees``: a directional claim holds on more than half the datasets after
+    ``literal``: a directional claim holds on more than half the datasets after
     Holm; a "no difference" claim on none of them is a difference found.
     """
 
@@ -953,6 +1062,12 @@ class FoldsClaim:
     alpha: float = 0.05
     stated: str = ""
     paper_effect: float = math.nan
+    margin: float = math.nan
+
+    @property
+    def kind(self) -> str:
+        """``significance`` ("significantly better") or ``equivalence`` ("equivalent")."""
+        return SIGNIFICANCE if self.significant else EQUIVALENCE
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """The per-dataset fold tests, the summary and the effect."""
@@ -974,7 +1089,7 @@ class FoldsClaim:
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
-            return out.set_effect(_measured(measure, paper, [], None, null=not self.significant, empty=algs,
+            return out.set_effect(_measured(measure, paper, [], None, kind=self.kind, empty=algs,
                                             test=test))
         units = rerun.units(algs, self.metric, unit, rerun.match.frame_datasets)
         raw: list[tuple[str, float]] = []
@@ -989,14 +1104,16 @@ class FoldsClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.correction = _UNITS_CORRECTION.format(n=len(raw), units="datasets")
             hits = int(np.sum(adjusted <= self.alpha))
             what = f"{self.a} significantly better" if self.significant else "significantly different"
             test.summary = (f"{what} on {sum(p <= self.alpha for _, p in raw)} of {len(raw)} datasets at "
                             f"{self.alpha:g} ({hits} after Holm over the datasets)")
             out.ours = test.summary
-            out.agrees = hits > len(raw) / 2 if self.significant else hits == 0
+            out.literal = hits > len(raw) / 2 if self.significant else hits == 0
             out.details = [f"{u}: p = {p:.4g}, Holm {q:.4g}" for u, p, q in test.parts]
-        effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), null=not self.significant,
+        effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
+                           margin=_margin(self.margin, unit, self.metric),
                            empty=f"no dataset rerun with {self.a} and {self.b}", test=test)
         return out.set_effect(effect)
 

@@ -94,6 +94,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         rope=rope, bayes_samples=samples, seed=seed,
     )
     write_output(render(table, fmt, standalone=standalone), out)
+    _echo_anomalies(frame, source)
     if plot_path is not None:
         from treebench.stats.bayes import plot_simplex
 
@@ -110,6 +111,27 @@ def _experiment_name(frame, source: str) -> str:
     names = frame["experiment"].dropna().astype(str).unique() if "experiment" in frame.columns else []
     name = names[0] if len(names) == 1 else Path(source).stem
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "results"
+
+
+def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results frame
+    """The anomaly flags of the compared trials, one line each on stderr (the table stays clean on stdout).
+
+    A config names the tuned grids; a bare store does not, and the grid check says so.
+    """
+    from treebench.report.anomalies import (
+        config_grids,
+        find_anomalies,
+        majority_rates,
+        skipped_checks,
+    )
+
+    grids, ranges = config_grids(source) if str(source).endswith((".yaml", ".yml")) else ({}, {})
+    datasets = sorted(set(frame["dataset"].astype(str))) if "dataset" in frame.columns else []
+    majority = majority_rates(datasets)
+    flags = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
+    lines = [f"  {a.flag}: {a.text}" for a in flags] or ["  none found"]
+    lines += [f"  {x}" for x in skipped_checks(frame, grids=grids, majority=majority)]
+    click.echo("anomaly flags:\n" + "\n".join(lines), err=True)
 
 
 @click.command()

@@ -14,6 +14,7 @@ specs live in :mod:`treebench.papers`.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +24,16 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.report.anomalies import (
+    Anomaly,
+    config_grids,
+    find_anomalies,
+    majority_rates,
+    skipped_checks,
+)
+from treebench.report.causes import Causes, load_causes
 from treebench.report.cells import (
+    AGREEMENT_Z,
     CALIBRATED,
     EXCLUDED,
     MISMATCH,
@@ -37,13 +47,13 @@ from treebench.report.cells import (
     what_differs,
 )
 from treebench.report.claims import (
-    GRADES,
     NOT_TESTABLE,
     ClaimOutcome,
     Effect,
     adjust_families,
     evaluate_claim,
     not_testable,
+    rejudge,
 )
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
@@ -57,6 +67,7 @@ from treebench.report.spec import (
     section_builder,
 )
 from treebench.report.table import build_table
+from treebench.report.verdicts import KINDS, rule_text, summary, summary_text, verdicts_document
 from treebench.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from treebench.stats.metrics import METRICS, frame_metrics
 
@@ -88,6 +99,13 @@ class Report:
         Per dataset, whether the rerun's baselines agree with the paper's
         (:func:`~treebench.report.cells.calibrate`); each claim's
         ``calibrated`` effect is computed on the datasets it calls calibrated.
+    readings
+        The other readings, judged like the default one.
+    anomalies, anomalies_skipped
+        The anomaly flags of the rerun (:mod:`treebench.report.anomalies`) and
+        the checks that could not be made, with why.
+    causes
+        The paper's cause registry (:mod:`treebench.report.causes`).
     """
 
     spec: PaperSpec
@@ -99,6 +117,14 @@ class Report:
     sections: list[Section] = field(default_factory=list)
     calibration: Calibration | None = None
     readings: list[ReadingOutcome] = field(default_factory=list)
+    anomalies: list[Anomaly] = field(default_factory=list)
+    anomalies_skipped: list[str] = field(default_factory=list)
+    causes: Causes = field(default_factory=Causes)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Grade -> number of claims with it over all datasets (the headline of every page), plus ``total``."""
+        return summary(c.verdict for c in self.claims)
 
 
 @dataclass
@@ -134,7 +160,8 @@ def reading_frame(frame: pd.DataFrame, reading: Reading, source: pd.DataFrame | 
 
 
 def judge_readings(
-    spec: PaperSpec, frame: pd.DataFrame, reference: pd.DataFrame, sources: dict[str, pd.DataFrame] | None = None
+    spec: PaperSpec, frame: pd.DataFrame, reference: pd.DataFrame, sources: dict[str, pd.DataFrame] | None = None,
+    causes: Causes | None = None,
 ) -> list[ReadingOutcome]:
     """Every reading of ``spec`` judged like the default one (cells, calibration, claims)."""
     outcomes = []
@@ -152,8 +179,8 @@ def judge_readings(
                                            f"not run: no trials of {', '.join(missing)} in the store"))
             continue
         view = reading_frame(frame, reading, source)
-        cells = compare_cells(reference, view, spec.our_std)
-        calibration, claims = judge_claims(spec, cells, view)
+        cells = with_causes(compare_cells(reference, view, spec.our_std), causes)
+        calibration, claims = judge_claims(spec, cells, view, causes)
         outcomes.append(ReadingOutcome(reading, cells, claims, calibration))
     return outcomes
 
@@ -167,6 +194,7 @@ def build_report(
     figures: bool = True,
     extras: bool | dict[str, dict[str, Any]] = False,
     reading_sources: dict[str, pd.DataFrame] | None = None,
+    config: str | Path | None = None,
 ) -> Report:
     """Compare, recompute the claims, draw the figures (PNG + SVG in ``out_dir``) and build the sections.
 
@@ -189,9 +217,13 @@ def build_report(
     reading_sources
         Reading name -> its trials, for the spec's readings that have their
         own config (``Reading.config``); the others read ``frame``.
+    config
+        The experiment config, for the tuned grids of the anomaly flags
+        (default: the spec's, when the file is there).
     """
-    cells = compare_cells(reference, frame, spec.our_std)
-    calibration, claims = judge_claims(spec, cells, frame)
+    causes = load_causes(spec.causes) if spec.causes else Causes()
+    cells = with_causes(compare_cells(reference, frame, spec.our_std), causes)
+    calibration, claims = judge_claims(spec, cells, frame, causes)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
     if n_failed:
@@ -211,18 +243,42 @@ def build_report(
                              reading_sources=dict(reading_sources or {}))
     sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
     sections = tree_quality(context) + sections
-    readings = judge_readings(spec, frame, reference, reading_sources) if len(frame) else []
-    return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings)
+    readings = judge_readings(spec, frame, reference, reading_sources, causes) if len(frame) else []
+    grids, ranges = config_grids(Path(config or spec.config))
+    majority = majority_rates(sorted(set(frame["dataset"].astype(str)))) if "dataset" in frame.columns else {}
+    anomalies = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
+    skipped = skipped_checks(frame, grids=grids, majority=majority) if len(frame) else []
+    return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings, anomalies,
+                  skipped, causes)
 
 
-def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame) -> tuple[Calibration, list[ClaimOutcome]]:
+def with_causes(cells: pd.DataFrame, causes: Causes | None) -> pd.DataFrame:
+    """``cells`` with a ``cause`` column: the registry's known causes of each cell, as text (``""``: none)."""
+    cells = cells.copy()
+    if not len(cells):
+        cells["cause"] = pd.Series(dtype=str)
+        return cells
+    registry = causes or Causes()
+    cells["cause"] = ["; ".join(c.line() for c in registry.for_cell(r.get("dataset", ""), r.get("dataset_label", ""),
+                                                                     r.get("algorithm", "")))
+                      for r in cells.to_dict("records")]
+    return cells
+
+
+def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,
+                 causes: Causes | None = None) -> tuple[Calibration, list[ClaimOutcome]]:
     """Calibrate the protocol, then evaluate every claim over all datasets and over the calibrated ones.
 
     The spec's excluded datasets are left out of both.  Tests sharing a
-    family are Holm-adjusted within each of the two views.
+    family are Holm-adjusted within each of the two views, and every verdict
+    is then graded by its kind's rule (:func:`~treebench.report.verdicts.judge`).
+    The "what differs" line of a mismatch is the shape comparison with the
+    registry's known causes (``causes``).
     """
+    registry = causes or Causes()
     calibration = calibrate(cells, frame, spec.baselines, spec.tolerances, spec.excluded,
-                            describe=lambda name, label: what_differs(name, spec.datasets.get(label)))
+                            describe=lambda name, label: what_differs(name, spec.datasets.get(label),
+                                                                      causes=registry.for_dataset(name, label)))
     kept_cells, kept_frame = drop_excluded(cells, frame, spec.excluded)
     outcomes = [evaluate_claim(claim, kept_cells, kept_frame) for claim in spec.claims]
     if calibration.calibrated:
@@ -239,6 +295,7 @@ def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame) -> t
             outcome.set_calibrated(Effect(measure, verdict=not_testable(reason)))
     adjust_families(outcomes, "effect")
     adjust_families(outcomes, "calibrated")
+    rejudge(outcomes)
     return calibration, outcomes
 
 
@@ -329,8 +386,18 @@ def _agree(v: bool | None) -> str:
     return "–" if v is None else ("yes" if v else "**no**")
 
 
+def agreement_text(row: Any, digits: int) -> str:
+    """A cell's agreement: ``yes``/``no`` with the bound ``z·√(se_paper² + se_ours²)``, or ``not judged (why)``."""
+    agrees = getattr(row, "agrees", None)
+    if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
+        why = str(getattr(row, "agree_why", "") or "not judged")
+        return why if why.startswith("not judged") else f"not judged ({why})"
+    bound = float(getattr(row, "agree_bound", math.nan))
+    return f"{'yes' if agrees else 'no'} (± {bound:.{digits}f})"
+
+
 def _cell_rows(cells: pd.DataFrame) -> dict[tuple[str, str], list[list[str]]]:
-    """Rows per (metric, unit) section: dataset, algorithm, paper, ours, diff, within, status."""
+    """Rows per (metric, unit) section: dataset, algorithm, paper, ours, diff, se, agreement, within std."""
     out: dict[tuple[str, str], list[list[str]]] = {}
     for r in cells.itertuples(index=False):
         d = _digits(r.unit, r.metric)
@@ -339,10 +406,22 @@ def _cell_rows(cells: pd.DataFrame) -> dict[tuple[str, str], list[list[str]]]:
         diff = "–" if math.isnan(r.diff) else f"{r.diff:+.{d}f}"
         mark = f" ({r.mark})" if r.mark else ""
         ds = r.dataset_label + (f" ({r.dataset})" if r.dataset and norm(r.dataset) != norm(r.dataset_label) else "")
+        se = "–" if r.status != "ok" else f"{_fmt(r.se_paper, d + 1)} / {_fmt(r.se_ours, d + 1)}"
         out.setdefault((r.metric, r.unit), []).append(
-            [ds, r.algorithm_label, paper + mark, ours if r.status == "ok" else r.status, diff, _within(r.within_std)]
+            [ds, r.algorithm_label, paper + mark, ours if r.status == "ok" else r.status, diff, se,
+             agreement_text(r, d), _within(r.within_std)]
         )
     return out
+
+
+def agreement_counts(cells: pd.DataFrame) -> tuple[int, int, int]:
+    """``(agree, disagree, not judged)`` over ``cells`` (the cell agreement rule)."""
+    if not len(cells) or "agrees" not in cells.columns:
+        return 0, 0, len(cells)
+    values = [v for v in cells["agrees"]]
+    yes = sum(v is True or v is np.True_ for v in values)
+    no = sum(v is False or v is np.False_ for v in values)
+    return yes, no, len(values) - yes - no
 
 
 def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) -> list[str]:
@@ -350,6 +429,8 @@ def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) ->
     for (metric, unit), sub in cells.groupby(["metric", "unit"], sort=False):
         done = sub[sub["status"] == "ok"]
         line = f"{metric} ({unit}): {len(done)} of {len(sub)} published cells rerun"
+        yes, no, unjudged = agreement_counts(sub)
+        line += f"; agree within both noises: {yes} yes, {no} no, {unjudged} not judged"
         if len(done):
             digits = _digits(unit, metric)
             line += f"; mean |ours - paper| = {done['diff'].abs().mean():.{digits}f}"
@@ -362,6 +443,16 @@ def _summary(cells: pd.DataFrame, tolerances: dict[str, float] | None = None) ->
                 line += f"; within ± {tolerance:g} of the paper: {close} of {len(done)}"
         lines.append(line)
     return lines
+
+
+#: How the report states the cell agreement rule.
+AGREEMENT_RULE = (
+    f"A cell *agrees* when |ours − paper| ≤ z·√(se_paper² + se_ours²), z = {AGREEMENT_Z:g} (docs/reports.md, "
+    "\"Cell agreement\"): se_ours is our std over the trials / √trials (a binomial standard error with one trial, "
+    "or where the paper prints a binomial std); se_paper is the paper's printed std / √folds (its binomial std as "
+    "it is), and where it prints none our fold spread stands in for its noise (same protocol and data), or with "
+    "one trial the binomial error of its own value.  The bound is shown beside yes/no; *not judged* says why."
+)
 
 
 def _calibrated_cells(rep: Report) -> pd.DataFrame | None:
@@ -398,8 +489,10 @@ def _calibration_intro(rep: Report) -> list[str]:
                  "its data), so no dataset is calibrated and every claim's calibrated verdict is *not testable*."]
     else:
         lines = [f"Baselines (the classic algorithms the paper compares against but did not invent): "
-                 f"{', '.join(f'`{b}`' for b in spec.baselines)}.  A baseline cell agrees with the paper when "
-                 f"|ours − paper| is within {_tolerance_text(spec)}; cells with neither are not judged.  A dataset "
+                 f"{', '.join(f'`{b}`' for b in spec.baselines)}.  The cells that calibrate are those with "
+                 f"a tolerance, {_tolerance_text(spec)}; such a baseline cell agrees with the paper by the cell "
+                 "agreement rule (both noises, above), or within its tolerance when that rule cannot judge it; "
+                 "other cells are not judged here.  A dataset "
                  f"is *{CALIBRATED}* when every judged baseline cell agrees and *{MISMATCH}* when one does not; "
                  "every verdict below is given over all datasets and again over the calibrated ones."]
     counts = []
@@ -409,6 +502,10 @@ def _calibration_intro(rep: Report) -> list[str]:
             counts.append(f"{status}: {len(rows)} ({', '.join(rows)})")
     if spec.dataset_source:
         lines += ["", f"The paper's description of its datasets: {spec.dataset_source}."]
+    lines += ["", "The \"what differs\" column compares the dataset card's shape with the paper's description and "
+              "lists the known causes of the paper's cause registry"
+              + (f" (`{Path(rep.causes.path).name}` in the paper's folder, {len(rep.causes.causes)} entries)"
+                 if rep.causes.path else " (none for this paper)") + "; nothing in it is written by hand."]
     return lines + ["", "- " + "; ".join(counts) if counts else "- no dataset"]
 
 
@@ -431,7 +528,15 @@ def _effect_cells(effect: Effect | None) -> tuple[str, str]:
 
 
 def _test_cell(effect: Effect | None) -> str:
-    return str(effect.test) if effect is not None and effect.test is not None else "– (the paper names no test)"
+    if effect is None or effect.test is None:
+        return "– (the paper names no test)"
+    test = effect.test
+    text = str(test)
+    if test.correction:
+        text += f"; correction: {test.correction}"
+    if not math.isnan(test.p_adjusted):
+        text += f"; p for the verdict {test.p_adjusted:.4g} (alpha {test.alpha:g})"
+    return text
 
 
 def _verdict_rows(rep: Report) -> list[list[str]]:
@@ -440,14 +545,20 @@ def _verdict_rows(rep: Report) -> list[list[str]]:
         both, verdict = _effect_cells(c.effect)
         cal, cal_verdict = _effect_cells(c.calibrated)
         measure = c.effect.measure if c.effect is not None else "–"
-        rows.append([c.text, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect)])
+        kind = getattr(c.effect, "kind", "–")
+        rows.append([c.text, kind, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect)])
     return rows
 
 
 def _tally(outcomes: list[ClaimOutcome], attribute: str) -> str:
-    grades = [getattr(o, attribute).grade if getattr(o, attribute, None) is not None else NOT_TESTABLE
-              for o in outcomes]
-    return ", ".join(f"{sum(g == grade for g in grades)} {grade}" for grade in GRADES if grade in grades) or "none"
+    """The verdict counts of one view (``effect``: all datasets; ``calibrated``) as text."""
+    verdicts = [getattr(o, attribute).verdict if getattr(o, attribute, None) is not None else NOT_TESTABLE
+                for o in outcomes]
+    return summary_text(summary(verdicts))
+
+
+#: The rule of each claim kind, as the report states it (docs/reports.md, "Claim kinds and their rules").
+KIND_RULES = {kind: rule_text(kind) for kind in KINDS}
 
 
 def _verdict_intro(rep: Report) -> list[str]:
@@ -458,12 +569,16 @@ def _verdict_intro(rep: Report) -> list[str]:
         f"({DEFAULT_RESAMPLES} resamples, seed {DEFAULT_SEED}): the datasets are resampled, and within each "
         "dataset drawn its (repeat, fold) splits, every algorithm keeping its value on the same split.",
         "",
-        "Grades (docs/reports.md): *reproduced* — the interval lies above 0 and reaches the paper's effect; "
-        "*same direction, smaller* — above 0 but wholly below the paper's effect; *not reproduced* — the "
-        "interval contains 0; *reversed* — wholly below 0; for a \"no difference\" claim *reproduced* means "
-        "the interval contains 0.  The verdict grades the effect; the last column is the paper's own test on "
-        "our numbers, with Holm's adjustment over the paper's claims that use the same test.",
+        "Every claim is of one kind, graded by that kind's rule and by nothing else (docs/reports.md, "
+        "\"Claim kinds and their rules\"); the counts below, the page's headline and `verdicts.json` are "
+        "the same counts of these verdicts:",
+        "",
     ]
+    lines += [f"- *{kind}*: {rule}" for kind, rule in KIND_RULES.items()]
+    lines += ["", "A *difference* above 0 is *same direction, smaller* (or *larger*) when the interval lies "
+              "wholly below (above) the paper's effect.  An *equivalence* interval that is neither inside nor "
+              "wholly outside the margin is *inconclusive*.  A *significance* claim tested unit by unit (cells, "
+              "datasets) needs every unit to reject after Holm: its p is the largest adjusted one."]
     if excluded:
         lines += ["", f"Left out of every claim and count: {excluded}."]
     return lines + ["", f"- over all datasets: {_tally(rep.claims, 'effect')}",
@@ -536,6 +651,40 @@ def readings_markdown(rep: Report) -> list[str]:
     return lines + ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows]
 
 
+#: The second, literal view of a claim (``ClaimOutcome.literal``): its column title and what it is.
+LITERAL_TITLE = "literal reading (means, no interval)"
+LITERAL_NOTE = (
+    "The last column is a second, stricter view, never counted in the verdicts: the claim read literally on our "
+    "per-dataset means, with no interval (e.g. \"fewer on every dataset\", \"the same marks on every dataset\")."
+)
+
+
+def headline(rep: Report) -> str:
+    """The report's verdict counts over all datasets, as every page states them."""
+    return summary_text(rep.summary)
+
+
+def causes_markdown(rep: Report) -> list[str]:
+    """The known causes of the paper's cause registry that touch its cells, one line each."""
+    if not rep.causes.causes:
+        return []
+    lines = ["Known causes (the paper's cause registry, with their sources):", ""]
+    lines += [f"- {c.dataset}" + (f" / {c.algorithm}" if c.algorithm else "") + f" — {c.line()}"
+              for c in rep.causes.causes]
+    return lines + [""]
+
+
+def anomalies_markdown(rep: Report) -> list[str]:
+    """One line per anomaly flag, then the checks that could not be made."""
+    lines = [f"- **{a.flag}**: {a.text}" for a in rep.anomalies] or ["- none found"]
+    if rep.anomalies_skipped:
+        lines += [f"- {x}" for x in rep.anomalies_skipped]
+    return ["Numbers that should not pass without a word (docs/reports.md, \"Anomaly flags\"): a learner below "
+            "the majority-class rate, a one-leaf tree where the others split, a tuned parameter at the edge of "
+            "its grid in more than half the trials, a test accuracy far further below the train accuracy than "
+            "the other learners'.", ""] + lines
+
+
 def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     """The Markdown report."""
     s = rep.spec
@@ -543,13 +692,17 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     if config or store:
         lines += [f"Config `{config}`, results store `{store}`; reference numbers "
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
-    lines += ["## Published cells against ours", ""]
+    lines += [f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): "
+              f"{headline(rep)}.", ""]
+    lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
     lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
-    head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "within paper ± std"]
+    head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "se paper / ours", "agrees (± bound)",
+            "within paper ± std"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         lines += [f"### {metric} ({unit})", "", "| " + " | ".join(head) + " |",
-                  "| --- | --- | ---: | ---: | ---: | --- |"]
+                  "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |"]
         lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in rows] + [""]
+    lines += causes_markdown(rep)
     if rep.calibration is not None:
         lines += ["## Protocol calibration", ""] + _calibration_intro(rep) + [""]
         if rep.calibration.rows:
@@ -558,17 +711,19 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
             lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _calibration_rows(rep.calibration)]
             lines.append("")
     lines += ["## Verdicts", ""] + _verdict_intro(rep) + [""]
-    lines += ["| claim | effect (+ = as claimed) | all datasets | verdict | calibrated datasets | verdict "
-              "(calibrated) | the paper's test, on ours |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += ["| claim | kind | effect (+ = as claimed) | all datasets | verdict | calibrated datasets | verdict "
+              "(calibrated) | the paper's test, on ours |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
+    lines += ["", "## Anomaly flags", ""] + anomalies_markdown(rep)
     if rep.readings:
         lines += ["", "## Readings", ""] + readings_markdown(rep)
-    lines += ["", "## The paper's conclusions, recomputed", "",
-              "| claim | paper | paper's own numbers | ours | agrees |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "## The paper's conclusions, recomputed", "", LITERAL_NOTE, "",
+              f"| claim | paper | paper's own numbers | ours | {LITERAL_TITLE} |", "| --- | --- | --- | --- | --- |"]
     for c in rep.claims:
-        lines.append(f"| {c.text} | {c.paper} | {c.paper_numbers} | {c.ours} | {_agree(c.agrees)} |")
+        lines.append("| " + " | ".join(esc(str(x)) for x in (c.text, c.paper, c.paper_numbers, c.ours,
+                                                              _agree(c.literal))) + " |")
     for c in rep.claims:
         if c.details:
             lines += ["", f"**{c.text}**", ""] + [f"- {d}" for d in c.details]
@@ -610,13 +765,14 @@ def report_latex(rep: Report) -> str:
            r"\usepackage{booktabs}", r"\usepackage{longtable}", r"\usepackage{graphicx}",
            r"\usepackage[margin=2cm]{geometry}", r"\begin{document}",
            rf"\section*{{Reproduction of paper {s.number} ({_tex(s.key)})}}",
-           rf"\emph{{{_tex(s.citation)}}}", "", r"\subsection*{Published cells against ours}",
-           r"\begin{itemize}"]
+           rf"\emph{{{_tex(s.citation)}}}", "", rf"\textbf{{Verdicts}} (all datasets): {_tex(headline(rep))}.", "",
+           r"\subsection*{Published cells against ours}", _latex_prose(AGREEMENT_RULE), r"\begin{itemize}"]
     out += [rf"\item {_tex(x)}" for x in _summary_twice(rep)] + [r"\end{itemize}"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         out += [rf"\subsubsection*{{{_tex(metric)} ({_tex(unit)})}}",
-                r"\begin{longtable}{llrrrl}", r"\toprule",
-                r"Dataset & Algorithm & Paper & Ours & Ours $-$ paper & Within $\pm$ std \\", r"\midrule",
+                r"\begin{longtable}{llrrrrll}", r"\toprule",
+                r"Dataset & Algorithm & Paper & Ours & Ours $-$ paper & se paper / ours & Agrees & Within $\pm$ std \\",
+                r"\midrule",
                 r"\endhead"]
         out += [" & ".join(_tex(x) for x in r) + r" \\" for r in rows]
         out += [r"\bottomrule", r"\end{longtable}"]
@@ -633,8 +789,8 @@ def report_latex(rep: Report) -> str:
     out += [_latex_prose(x[2:] if x.startswith("- ") else x) if x else "" for x in _verdict_intro(rep)]
     out += [r"\begin{itemize}"]
     parts = dict(_test_parts(rep))
-    for text, measure, both, verdict, cal, cal_verdict, test in _verdict_rows(rep):
-        out += [rf"\item \textbf{{{_tex(text)}}} --- {_tex(measure)}.", r"\begin{itemize}",
+    for text, kind, measure, both, verdict, cal, cal_verdict, test in _verdict_rows(rep):
+        out += [rf"\item \textbf{{{_tex(text)}}} ({_tex(kind)}) --- {_tex(measure)}.", r"\begin{itemize}",
                 rf"\item all datasets: {_tex(both)}: \textbf{{{_tex(verdict)}}}",
                 rf"\item calibrated datasets: {_tex(cal)}: \textbf{{{_tex(cal_verdict)}}}",
                 rf"\item {_tex(test)}"]
@@ -654,11 +810,14 @@ def report_latex(rep: Report) -> str:
             out.append(rf"\item \textbf{{{_tex(row[0])}}}: " + "; ".join(
                 f"{_tex(h)}: {_tex(v)}" for h, v in zip(head[1:], row[1:])) + ".")
         out.append(r"\end{itemize}")
-    out += [r"\subsection*{The paper's conclusions, recomputed}", r"\begin{itemize}"]
+    out += [r"\subsection*{Anomaly flags}", r"\begin{itemize}"]
+    out += [rf"\item {_latex_prose(x[2:])}" for x in anomalies_markdown(rep) if x.startswith("- ")]
+    out.append(r"\end{itemize}")
+    out += [r"\subsection*{The paper's conclusions, recomputed}", _latex_prose(LITERAL_NOTE), r"\begin{itemize}"]
     for c in rep.claims:
         out.append(rf"\item \textbf{{{_tex(c.text)}}} --- paper: {_tex(c.paper)}; "
                    rf"paper's numbers: {_tex(c.paper_numbers)}; ours: {_tex(c.ours)}; "
-                   rf"agrees: {_tex(_agree(c.agrees).strip('*'))}.")
+                   rf"{_tex(LITERAL_TITLE)}: {_tex(_agree(c.literal).strip('*'))}.")
         if c.details:
             out += [r"\begin{itemize}"] + [rf"\item {_tex(d)}" for d in c.details] + [r"\end{itemize}"]
     out.append(r"\end{itemize}")
@@ -676,9 +835,10 @@ def report_latex(rep: Report) -> str:
 
 
 def write_report(rep: Report, out_dir: Path, *, config: str = "", store: str = "") -> list[Path]:
-    """Write ``report.md`` and ``report.tex`` into ``out_dir``; return their paths."""
+    """Write ``report.md``, ``report.tex`` and ``verdicts.json`` into ``out_dir``; return their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    md, tex = out_dir / "report.md", out_dir / "report.tex"
+    md, tex, verdicts = out_dir / "report.md", out_dir / "report.tex", out_dir / "verdicts.json"
     md.write_text(report_markdown(rep, config=config, store=store), encoding="utf-8")
     tex.write_text(report_latex(rep), encoding="utf-8")
-    return [md, tex]
+    verdicts.write_text(json.dumps(verdicts_document(rep), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return [md, tex, verdicts]

@@ -256,6 +256,8 @@ VERDICT_CLASSES = (("not testable", "agree-none"), ("not reproduced", "agree-no"
 
 def _verdict_class(text: str) -> str:
     low = text.strip().lower()
+    if low.startswith("inconclusive"):  # an equivalence the data cannot settle: amber, like "smaller"
+        return "near"
     return next((cls for prefix, cls in VERDICT_CLASSES if low.startswith(prefix)), "")
 
 
@@ -356,7 +358,7 @@ def _claim_row(outcome: Any, columns: list[str]) -> str:
     cells = []
     for name in columns:
         value = getattr(outcome, name, None)
-        if name == "agrees":
+        if name in ("agrees", "literal"):
             cells.append(_agree_cell(value))
         elif "verdict" in name and isinstance(value, str) and _verdict_class(value):
             cells.append(f'<td class="{_verdict_class(value)}">{_text_value(value)}</td>')
@@ -409,16 +411,23 @@ CLASS_WORDS = {"ok": "within tolerance", "near": "beyond, within twice", "far": 
 
 
 def _cells_html(cells: pd.DataFrame, tolerances: dict[str, float]) -> str:
-    """The cell tables, one per (metric, unit), with a count of colours per table."""
+    """The cell tables, one per (metric, unit), with a count of colours and of agreements per table.
+
+    Ours and the difference are coloured by the tolerance (:func:`cell_class`);
+    the "agrees" column by the cell agreement rule (both noises, see
+    :func:`treebench.report.cells.compare_cells`): yes, no or not judged with why.
+    """
     if cells is None or not len(cells):
         return "<p>No published cells.</p>"
     legend = ('<p class="legend">' + "".join(f'<span class="{k}">{esc(v)}</span>' for k, v in CLASS_WORDS.items())
               + " — tolerance: the paper's ± std where it prints one, else the spec's tolerance for the "
-              "metric; amber up to twice it, red beyond.</p>")
+              "metric; amber up to twice it, red beyond.  <em>agrees</em>: |ours − paper| ≤ 1.96·√(se_paper² + "
+              "se_ours²), the bound beside it (docs/reports.md, \"Cell agreement\").</p>")
     out = [legend]
     for (metric, unit), sub in cells.groupby(["metric", "unit"], sort=False):
         d = _digits(str(unit), str(metric))
         rows, counts = [], dict.fromkeys(CLASS_WORDS, 0)
+        agree_counts = {"yes": 0, "no": 0, "not judged": 0}
         for r in sub.itertuples(index=False):
             cls = cell_class(r, tolerances)
             counts[cls] += 1
@@ -438,15 +447,34 @@ def _cells_html(cells: pd.DataFrame, tolerances: dict[str, float]) -> str:
             tol_text = "–" if tol is None else f"± {_number(tol, d)} ({source})"
             n = getattr(r, "n", None)
             title = f' title="{esc(CLASS_WORDS[cls])}"'
+            agrees = getattr(r, "agrees", None)
+            agrees = None if _missing(agrees) else bool(agrees)
+            bound = getattr(r, "agree_bound", None)
+            why = str(getattr(r, "agree_why", "") or "")
+            if agrees is None:
+                agree_counts["not judged"] += 1
+                agree_text = why if why.startswith("not judged") else ("not judged" + (f" ({why})" if why else ""))
+                agree_cls = "agree-none"
+            else:
+                agree_counts["yes" if agrees else "no"] += 1
+                agree_text = ("yes" if agrees else "no") + ("" if _missing(bound) else f" (± {_number(bound, d)})")
+                agree_cls = "agree-yes" if agrees else "agree-no"
+            se_p, se_o = getattr(r, "se_paper", None), getattr(r, "se_ours", None)
+            se = "–" if status != "ok" else f"{_number(se_p, d + 1)} / {_number(se_o, d + 1)}"
+            cause = str(getattr(r, "cause", "") or "")
             rows.append(f"<tr><td>{esc(dataset)}</td><td>{esc(getattr(r, 'algorithm_label', r.algorithm))}</td>"
                         f'<td class="num">{esc(paper)}</td><td class="num {cls}"{title}>{esc(ours)}</td>'
                         f'<td class="num {cls}">{esc(diff)}</td><td class="num">{esc(tol_text)}</td>'
+                        f'<td class="num">{esc(se)}</td><td class="{agree_cls}" title="{esc(why)}">'
+                        f"{esc(agree_text)}</td><td>{esc(cause or '–')}</td>"
                         f'<td class="num">{esc(n if status == "ok" and n is not None else "–")}</td></tr>')
         tally = ", ".join(f"{v} {CLASS_WORDS[k]}" for k, v in counts.items() if v)
-        out.append(f"<h4>{esc(metric)} ({esc(unit)})</h4><p>{len(sub)} published cells: {esc(tally)}.</p>")
+        agreed = ", ".join(f"{v} {k}" for k, v in agree_counts.items())
+        out.append(f"<h4>{esc(metric)} ({esc(unit)})</h4><p>{len(sub)} published cells: {esc(tally)}; "
+                   f"agree within both noises: {esc(agreed)}.</p>")
         out.append('<table class="cells"><thead><tr><th>dataset</th><th>algorithm</th><th>paper</th>'
-                   "<th>ours</th><th>ours − paper</th><th>tolerance</th><th>trials</th></tr></thead><tbody>"
-                   + "".join(rows) + "</tbody></table>")
+                   "<th>ours</th><th>ours − paper</th><th>tolerance</th><th>se paper / ours</th><th>agrees</th>"
+                   "<th>known cause</th><th>trials</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     return "\n".join(out)
 
 
@@ -454,8 +482,9 @@ def _claims_html(outcomes: Sequence[Any]) -> str:
     if not outcomes:
         return "<p>The spec lists no claims.</p>"
     columns, lists = _claim_fields(outcomes)
+    titles = {**CLAIM_TITLES, "literal": "literal reading (means, no interval; not counted)"}
     out = ["<table class=\"claims\"><thead><tr>"
-           + "".join(f"<th>{esc(CLAIM_TITLES.get(c, c.replace('_', ' ')))}</th>" for c in columns)
+           + "".join(f"<th>{esc(titles.get(c, c.replace('_', ' ')))}</th>" for c in columns)
            + "</tr></thead><tbody>"
            + "".join(f"<tr>{_claim_row(o, columns)}</tr>" for o in outcomes) + "</tbody></table>"]
     for o in outcomes:
@@ -596,13 +625,25 @@ def _paper_view(page: PaperPage, page_dir: Path, inline: bool) -> dict[str, Any]
 
 
 def _verdicts_html(pages: Sequence[PaperPage]) -> str:
-    """One row per claim of every paper; a paper without a report gets one row saying why."""
+    """One row per claim of every paper; a paper without a report gets one row saying why.
+
+    The headline counts the claims' verdicts (over all datasets) with
+    :func:`treebench.report.verdicts.summary`, the count each paper's
+    ``report.md`` and ``verdicts.json`` give, per paper and in all.
+    """
+    from treebench.report.verdicts import summary, summary_text
+
     outcomes = [c for p in pages if p.report for c in p.report.claims]
     columns, _ = _claim_fields(outcomes)
-    columns = columns or ["text", "paper", "paper_numbers", "ours", "agrees"]
-    agree = [getattr(c, "agrees", None) for c in outcomes]
-    tally = (f"{len(outcomes)} claims recomputed: {sum(a is True for a in agree)} agree, "
-             f"{sum(a is False for a in agree)} do not, {sum(a is None for a in agree)} could not be judged.")
+    columns = columns or ["text", "paper", "paper_numbers", "ours", "literal"]
+    titles = {**CLAIM_TITLES, "literal": "literal reading (means, no interval; not counted)"}
+    counts = summary(str(getattr(c, "verdict", "") or "not testable (no verdict)") for c in outcomes)
+    tally = summary_text(counts).replace(" claims: ", " claims recomputed: ", 1).replace(" claim: ", " claim recomputed: ", 1)
+    per_paper = []
+    for p in pages:
+        if p.report is not None and p.report.claims:
+            one = summary(str(getattr(c, "verdict", "") or "not testable (no verdict)") for c in p.report.claims)
+            per_paper.append(f"<li>{esc(p.spec.number)} {esc(p.spec.key)}: {esc(summary_text(one))}</li>")
     rows = []
     for p in pages:
         link = f'<td><a href="#{esc(p.anchor)}">{esc(p.spec.number)} {esc(p.spec.key)}</a></td>'
@@ -612,9 +653,11 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
             rows.append(f'<tr>{link}<td colspan="{len(columns)}">no claims in the spec</td></tr>')
         for c in p.report.claims if p.report else ():
             rows.append(f"<tr>{link}{_claim_row(c, columns)}</tr>")
-    head = "<th>paper</th>" + "".join(f"<th>{esc(CLAIM_TITLES.get(c, c.replace('_', ' ')))}</th>" for c in columns)
-    return (f'<section id="verdicts"><h2>Verdicts</h2><p>{esc(tally)}</p>'
-            f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
+    head = "<th>paper</th>" + "".join(f"<th>{esc(titles.get(c, c.replace('_', ' ')))}</th>" for c in columns)
+    return (f'<section id="verdicts"><h2>Verdicts</h2><p>{esc(tally)} (each claim graded by its kind\'s rule; '
+            "the same counts as each paper's report.md and verdicts.json)</p>"
+            + (f"<ul>{''.join(per_paper)}</ul>" if per_paper else "")
+            + f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
 def _run_cell(page: PaperPage) -> str:

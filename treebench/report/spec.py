@@ -242,6 +242,9 @@ class PaperSpec:
         How the "ours" std beside the paper's is computed: ``sample`` (over
         the trials) or ``binomial`` (``sqrt(m (1 - m) / n)`` of the error
         rate, for a paper that prints that), so like is shown beside like.
+    causes
+        Path of the paper's cause registry (``causes.yaml`` in its folder,
+        :mod:`treebench.report.causes`); empty: none.
     """
 
     key: str
@@ -264,6 +267,7 @@ class PaperSpec:
     default_reading: str = ""
     readings: tuple[Reading, ...] = ()
     our_std: str = "sample"
+    causes: str = ""
 
     @property
     def config(self) -> str:

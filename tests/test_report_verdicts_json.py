@@ -1,0 +1,333 @@
+"""verdicts.json of every paper, the cell agreement rule, the cause registries and the anomaly flags.
+
+The five papers' reports are built through the real code path (``build_report``
+with each paper's spec and reference) on small synthetic stores made from the
+published numbers plus seeded noise, so the invariants of issue 28 are checked
+on every claim kind of every paper without a rerun.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from treebench.errors import TreebenchError
+from treebench.papers.catalogue import PAPERS, get_paper
+from treebench.report.anomalies import (
+    BELOW_MAJORITY,
+    GRID_EDGE,
+    ONE_LEAF,
+    TRAIN_TEST,
+    config_grids,
+    find_anomalies,
+    skipped_checks,
+)
+from treebench.report.causes import KINDS, load_causes
+from treebench.report.cells import AGREEMENT_Z, agreement, compare_cells, standard_errors
+from treebench.report.reference import COLUMNS, load_reference
+from treebench.report.reproduce import build_report, report_markdown, write_report
+from treebench.report.site import PaperPage, render_index
+from treebench.report.verdicts import (
+    DIFFERENCE,
+    EQUIVALENCE,
+    REPRODUCED,
+    SIGNIFICANCE,
+    check_document,
+    summary,
+    summary_text,
+    verdicts_document,
+)
+from treebench.report.verdicts import (
+    KINDS as CLAIM_KINDS,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Cards for papers whose reference names none (004's EEG data is not public).
+STAND_INS = ("wine", "glass", "haberman")
+
+
+def fake_store(spec, reference: pd.DataFrame, seed: int, noise: float = 0.02) -> pd.DataFrame:
+    """Trials of every (dataset, algorithm) of the reference, near the published numbers.
+
+    Count metrics (paper 003) get one ordered split; the others 2 x 3 splits.
+    """
+    rng = np.random.default_rng(seed)
+    cards = [c for c in dict.fromkeys(reference["dataset"].fillna("")) if c] or list(STAND_INS)
+    algorithms = list(dict.fromkeys(reference["algorithm"]))
+    if spec.key == "belief":
+        algorithms += ["c4.5"]
+    counts = reference["metric"].isin(["train_errors", "test_errors"]).any()
+    splits = [(0, 0)] if counts else [(r, f) for r in range(2) for f in range(3)]
+    n_train, n_test = (1000, 250) if counts else (140, 60)
+
+    def published(card: str, alg: str, metric: str) -> float:
+        sub = reference[(reference["dataset"].fillna("") == card) & (reference["algorithm"] == alg)
+                        & (reference["metric"] == metric)] if card in set(reference["dataset"]) else \
+            reference[(reference["algorithm"] == alg) & (reference["metric"] == metric)]
+        return float(sub["value"].iloc[0]) if len(sub) else math.nan
+
+    rows = []
+    for card in cards:
+        base = rng.uniform(0.65, 0.9)
+        for alg in algorithms:
+            acc = published(card, alg, "accuracy") / 100
+            if math.isnan(acc):
+                acc = 1 - published(card, alg, "error")
+            if math.isnan(acc):
+                acc = base + rng.normal(0, 0.03)
+            train_err, test_err = published(card, alg, "train_errors"), published(card, alg, "test_errors")
+            leaves = int(rng.integers(3, 40))
+            for rep, fold in splits:
+                a = float(np.clip(acc + rng.normal(0, noise), 0.01, 0.999))
+                row = dict(dataset=card, algorithm=alg, repeat=rep, fold=fold, status="ok", accuracy=a, error=1 - a,
+                           train_accuracy=min(1.0, a + 0.1), n_leaves=leaves + fold, n_nodes=2 * (leaves + fold) - 1,
+                           n_train=n_train, n_test=n_test, pignistic_error=(1 - a) * 0.8,
+                           chosen=json.dumps({"q": float(rng.choice([0.5, 2.0, 3.0]))}) if "tsallis" in alg else "")
+                if not math.isnan(train_err):
+                    row["train_accuracy"] = 1 - max(train_err + rng.normal(0, 3), 0) / n_train
+                if not math.isnan(test_err):
+                    row["error"] = max(test_err + rng.normal(0, 3), 0) / n_test
+                    row["accuracy"] = 1 - row["error"]
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """Every paper's report on two synthetic stores (close to the paper, and noisier)."""
+    out = {}
+    for key, spec in PAPERS.items():
+        reference = load_reference(spec.reference)
+        for seed, noise in ((1, 0.005), (2, 0.05)):
+            frame = fake_store(spec, reference, seed, noise)
+            folder = tmp_path_factory.mktemp(f"{key}-{seed}")
+            out[(key, seed)] = (build_report(spec, frame, reference, folder, figures=False), folder)
+    return out
+
+
+# -- verdicts.json on all five papers ---------------------------------------------------------------
+def test_every_paper_has_a_fixture():
+    assert {k for k, _ in [(key, 0) for key in PAPERS]} == {"serrurier2015", "mee", "tsallis", "certainty", "belief"}
+
+
+@pytest.mark.parametrize("key", sorted(PAPERS))
+@pytest.mark.parametrize("seed", (1, 2))
+def test_verdicts_json_keeps_its_invariants(reports, key, seed):
+    rep, folder = reports[(key, seed)]
+    paths = write_report(rep, folder)
+    doc = json.loads((folder / "verdicts.json").read_text(encoding="utf-8"))
+    assert folder / "verdicts.json" in paths
+    assert check_document(doc) == []
+    assert doc["summary"] == summary(c["verdict"] for c in doc["claims"])
+    assert doc["summary"]["total"] == len(rep.claims) == len(doc["claims"])
+    for claim in doc["claims"]:
+        assert claim["kind"] in CLAIM_KINDS and set(claim) >= {"claim", "kind", "verdict", "effect", "interval",
+                                                               "datasets"}
+        lo, hi = claim["interval"]
+        if claim["kind"] == EQUIVALENCE:
+            assert claim["margin"] is not None and claim["margin"] > 0
+            if claim["verdict"] == REPRODUCED:
+                assert -claim["margin"] <= lo <= hi <= claim["margin"]
+        if claim["kind"] == SIGNIFICANCE and claim["verdict"] == REPRODUCED:
+            assert claim["test"]["p_adjusted"] < claim["test"]["alpha"]
+        if claim["kind"] == DIFFERENCE and claim["verdict"] == REPRODUCED:
+            assert not lo <= 0 <= hi
+    for cell in doc["cells"]:
+        assert set(cell) >= {"dataset", "metric", "paper", "ours", "se_paper", "se_ours", "agrees", "cause"}
+        assert cell["agrees"] in (True, False, None)
+        if cell["agrees"] is None:
+            assert cell["why"].startswith("not judged")
+
+
+@pytest.mark.parametrize("key", sorted(PAPERS))
+def test_headline_report_and_json_give_the_same_counts(reports, key):
+    rep, folder = reports[(key, 1)]
+    doc = verdicts_document(rep)
+    text = summary_text(doc["summary"])
+    assert f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): {text}." in \
+        report_markdown(rep)
+    html = render_index([PaperPage(rep.spec, rep)], folder, env={})
+    assert text.replace(" claims: ", " claims recomputed: ").replace(" claim: ", " claim recomputed: ") in html
+    assert f"{rep.spec.number} {rep.spec.key}: {text}" in html
+
+
+def test_the_checker_catches_each_broken_invariant():
+    claims = [
+        {"claim": "eq", "kind": "equivalence", "verdict": "reproduced", "interval": [-2.0, 0.5], "margin": 1.0},
+        {"claim": "sig", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
+         "test": {"name": "t", "p": 0.04, "p_adjusted": 0.06, "alpha": 0.05}},
+        {"claim": "diff", "kind": "difference", "verdict": "same direction, smaller", "interval": [-0.1, 0.2]},
+    ]
+    doc = {"claims": claims, "summary": summary(["reproduced"] * 3)}
+    problems = check_document(doc)
+    assert len(problems) == 4 and problems[0].startswith("summary counts")
+    assert any("outside ± 1.0" in p for p in problems) and any(">= alpha" in p for p in problems)
+    assert any("covering 0" in p for p in problems)
+
+
+# -- the rules on the real specs ------------------------------------------------------------------
+def test_each_spec_claim_has_a_kind():
+    kinds = {key: [c.kind for c in spec.claims] for key, spec in PAPERS.items()}
+    assert kinds["serrurier2015"] == ["significance", "significance", "equivalence", "equivalence", "equivalence",
+                                      "significance", "count"]
+    assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
+    assert kinds["certainty"] == ["count", "count", "trend", "trend"]
+    assert kinds["belief"] == ["trend", "significance"] and kinds["mee"] == ["significance"]
+
+
+def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
+    # paper 004's C4.5 sentence: C4.5 about 2 points worse with a wide spread is not "equivalent"
+    from treebench.papers.belief.spec import C45_CLAIM
+
+    rng = np.random.default_rng(3)
+    rows = []
+    for ds in STAND_INS:
+        for fold in range(5):
+            base = 0.3 + rng.normal(0, 0.01)
+            for alg, err in (("belief-crisp", base), ("c4.5", base + 0.02 + rng.normal(0, 0.04))):
+                rows.append(dict(dataset=ds, algorithm=alg, repeat=0, fold=fold, status="ok", error=err))
+    out = C45_CLAIM.evaluate(pd.DataFrame(), pd.DataFrame(rows))
+    assert out.effect.kind == EQUIVALENCE and out.effect.margin == pytest.approx(0.01)
+    assert out.effect.low < 0.01 < out.effect.high and out.verdict == "inconclusive"
+
+
+# -- cell agreement --------------------------------------------------------------------------------
+def test_agreement_uses_both_noises():
+    assert agreement(2.7, 1.0, 1.0) == (True, pytest.approx(AGREEMENT_Z * math.sqrt(2)))
+    assert agreement(2.8, 1.0, 1.0)[0] is False
+    assert agreement(3.0, 1.0, 0.5)[0] is False
+    assert agreement(3.0, math.nan, 1.0) == (None, pytest.approx(math.nan, nan_ok=True))
+    # a printed std over 10 folds is a std, not a standard error: divided by sqrt(10)
+    se_p, se_o, how = standard_errors(80.0, 4.0, 78.0, 3.0, 10, 60, "accuracy", "percent", "sample")
+    assert se_p == pytest.approx(4 / math.sqrt(10)) and se_o == pytest.approx(3 / math.sqrt(10))
+    # no std printed: our fold spread stands in for the paper's
+    se_p, se_o, how = standard_errors(80.0, math.nan, 78.0, 3.0, 10, 60, "accuracy", "percent", "sample")
+    assert se_p == se_o and "stands in" in how
+    # one split of counts: binomial errors of each count over the part's cases
+    se_p, se_o, _ = standard_errors(36, math.nan, 158, math.nan, 1, 49011, "test_errors", "count", "sample")
+    assert se_p == pytest.approx(math.sqrt(36 * (1 - 36 / 49011)))
+    assert se_o == pytest.approx(math.sqrt(158 * (1 - 158 / 49011)))
+
+
+def test_every_cell_shows_an_agreement_value_or_why_not():
+    ref = pd.DataFrame([
+        dict(paper="9", source="T", dataset_label="Wine", dataset="wine", algorithm_label="A", algorithm="a",
+             metric="accuracy", value=90.0, std=math.nan, unit="percent", mark="", note=""),
+        dict(paper="9", source="T", dataset_label="Gone", dataset="", algorithm_label="A", algorithm="a",
+             metric="accuracy", value=90.0, std=math.nan, unit="percent", mark="", note=""),
+    ], columns=list(COLUMNS))
+    frame = pd.DataFrame([dict(dataset="wine", algorithm="a", repeat=0, fold=f, status="ok",
+                               accuracy=0.9 + 0.01 * (f % 3 - 1), n_test=60) for f in range(10)])
+    cells = compare_cells(ref, frame)
+    assert cells["agrees"].tolist() == [True, None]
+    assert cells["agree_why"].iloc[1] == "not judged: treebench does not have the data"
+
+
+# -- causes -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(PAPERS))
+def test_every_paper_ships_a_valid_cause_registry(key):
+    spec = get_paper(key)
+    path = Path(spec.causes)
+    assert path.is_file() and path.parent.parent == ROOT / "treebench" / "papers"
+    causes = load_causes(path)
+    assert causes.causes and all(c.kind in KINDS and c.source for c in causes.causes)
+    labels = set(load_reference(spec.reference)["dataset_label"])
+    cards = set(load_reference(spec.reference)["dataset"].dropna())
+    known = {"monks-1", "monks-2"}  # paper 003's named datasets, stated in its text only
+    for c in causes.causes:
+        assert c.dataset in labels | cards | known, (key, c.dataset)
+
+
+def test_the_registry_feeds_the_calibration_lines_and_the_cells(tmp_path):
+    spec = get_paper("tsallis")
+    reference = load_reference(spec.reference)
+    frame = fake_store(spec, reference, 4, 0.01)
+    frame.loc[frame["dataset"] == "vehicle", "accuracy"] -= 0.3  # force a mismatch on Vehicle
+    rep = build_report(spec, frame, reference, tmp_path, figures=False)
+    vehicle = next(r for r in rep.calibration.rows if r.label == "Vehicle")
+    assert "rows 846 vs the paper's 946 (explained: misprint)" in vehicle.differs
+    abalone_cells = rep.cells[rep.cells["dataset_label"] == "Abalone"]
+    assert abalone_cells["cause"].str.contains("minimum leaf of about 50").all()
+    assert "Known causes (the paper's cause registry" in report_markdown(rep)
+
+
+def test_a_bad_registry_entry_is_one_line_naming_it(tmp_path):
+    bad = tmp_path / "causes.yaml"
+    bad.write_text("causes:\n  - {dataset: x, kind: typo, text: t, source: {kind: text, where: w}}\n")
+    with pytest.raises(TreebenchError, match=r"cause 1: kind 'typo' is not accepted; accepted: misprint"):
+        load_causes(bad)
+    bad.write_text("causes:\n  - {dataset: x, kind: misprint, text: t, source: {kind: guess, where: w}}\n")
+    with pytest.raises(TreebenchError, match="source must be"):
+        load_causes(bad)
+    assert load_causes(tmp_path / "absent.yaml").causes == ()
+
+
+# -- anomaly flags ------------------------------------------------------------------------------------
+def anomaly_frame() -> pd.DataFrame:
+    """kddcup-like: one learner far below its train accuracy and the majority; zoo-like: γ at the top."""
+    rows = []
+    for fold in range(10):
+        for alg, acc, train, leaves in (("gain-ratio", 0.258, 0.999, 40), ("c50", 0.79, 0.999, 30),
+                                        ("certainty", 0.80, 0.999, 35)):
+            rows.append(dict(dataset="kddcup99-10pct", algorithm=alg, repeat=0, fold=fold, status="ok", accuracy=acc,
+                             train_accuracy=train, n_leaves=leaves, chosen=""))
+        for alg, leaves, gamma in (("o-pitree", 1 if fold < 7 else 3, 0.9 if fold < 9 else 0.5),
+                                   ("pitree", 6, 0.05)):
+            rows.append(dict(dataset="zoo", algorithm=alg, repeat=0, fold=fold, status="ok", accuracy=0.9,
+                             train_accuracy=0.95, n_leaves=leaves, chosen=json.dumps({"gamma": gamma})))
+    return pd.DataFrame(rows)
+
+
+def test_anomaly_flags_say_what_with_their_numbers():
+    grids, ranges = config_grids(ROOT / "configs" / "serrurier2015.yaml")
+    assert grids["o-pitree"]["gamma"][-1] == pytest.approx(0.9)
+    flags = find_anomalies(anomaly_frame(), grids=grids, ranges=ranges, majority={"kddcup99-10pct": 0.568})
+    by = {(a.flag, a.dataset, a.algorithm): a.text for a in flags}
+    assert by[(BELOW_MAJORITY, "kddcup99-10pct", "gain-ratio")] == (
+        "gain-ratio on kddcup99-10pct: mean accuracy 25.8 % is below the majority-class rate 56.8 % "
+        "(the card's class counts)")
+    assert (BELOW_MAJORITY, "kddcup99-10pct", "c50") not in by
+    assert "test accuracy 25.8 % against train 99.9 %" in by[(TRAIN_TEST, "kddcup99-10pct", "gain-ratio")]
+    assert "one leaf in 7 of 10 trials where the others grow a median of 6 leaves" in by[(ONE_LEAF, "zoo", "o-pitree")]
+    edge = by[(GRID_EDGE, "zoo", "o-pitree")]
+    assert "gamma = 0.9, the top of its grid [0.001 … 0.9], in 9 of 10 trials" in edge
+    assert "the grid could extend towards 1" in edge and "0 < gamma < 1" in edge
+    assert [a.flag for a in flags] == sorted((a.flag for a in flags),
+                                             key=[BELOW_MAJORITY, ONE_LEAF, GRID_EDGE, TRAIN_TEST].index)
+
+
+def test_anomaly_checks_that_cannot_run_say_why():
+    frame = anomaly_frame().drop(columns=["train_accuracy"])
+    assert not [a for a in find_anomalies(frame) if a.flag == TRAIN_TEST]
+    skipped = skipped_checks(frame)
+    assert "train far from test: not checked (the store has no train accuracy)" in skipped
+    assert any(s.startswith("grid edge: not checked") for s in skipped)
+
+
+def test_compare_prints_the_flags(tmp_path):
+    from click.testing import CliRunner
+
+    from treebench.report.cli import compare
+
+    store = tmp_path / "frame.csv"
+    frame = anomaly_frame()
+    frame["error"] = 1 - frame["accuracy"]
+    frame.to_csv(store, index=False)
+    result = CliRunner().invoke(compare, [str(store), "--test", "ttest"])
+    assert result.exit_code == 0, result.output
+    assert "anomaly flags:" in result.output
+    assert "train far from test: gain-ratio on kddcup99-10pct" in result.output
+
+
+def test_literal_view_is_named_and_not_counted(reports):
+    rep, _ = reports[("certainty", 1)]
+    md = report_markdown(rep)
+    assert "| literal reading (means, no interval) |" in md and "| agrees |" not in md
+    assert all(hasattr(c, "literal") and not hasattr(c, "agrees") for c in rep.claims)
+    html = render_index([PaperPage(rep.spec, rep)], Path("."), env={})
+    assert "literal reading (means, no interval; not counted)" in html

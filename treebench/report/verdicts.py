@@ -1,0 +1,327 @@
+"""One grading rule per claim kind, and the verdicts of a report as data.
+
+Every claim a paper makes is of one *kind*, and each kind has exactly one
+rule, implemented once here and used by every table, page and count
+(``docs/reports.md``, "Claim kinds and their rules"):
+
+========================  ===============================================================
+kind                      reproduced when
+========================  ===============================================================
+``difference``            our 95 % interval of the effect excludes 0 in the paper's
+                          direction (``same direction, smaller``/``larger`` when it lies
+                          wholly below/above the paper's effect)
+``equivalence``           our interval lies inside ± the claim's margin
+                          (``inconclusive`` when it is wider than that)
+``significance``          the paper's test on our data rejects at the paper's level after
+                          the stated correction (Holm-adjusted p < alpha), our effect in
+                          the paper's direction
+``trend``                 the interval of the net share of datasets going the claim's way
+                          excludes 0 upwards
+``count``                 the claim holds on every dataset it names (means compared)
+========================  ===============================================================
+
+:func:`judge` dispatches an :class:`~treebench.report.claims.Effect` to its
+kind's rule; :func:`summary` counts verdicts; :func:`verdicts_document` is
+the ``verdicts.json`` of a report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+# -- kinds -----------------------------------------------------------------------------------------
+DIFFERENCE = "difference"
+EQUIVALENCE = "equivalence"
+SIGNIFICANCE = "significance"
+TREND = "trend"
+COUNT = "count"
+#: The claim kinds, each with one grading rule.
+KINDS = (DIFFERENCE, EQUIVALENCE, SIGNIFICANCE, TREND, COUNT)
+
+# -- grades ----------------------------------------------------------------------------------------
+REPRODUCED = "reproduced"
+LARGER = "same direction, larger"
+SMALLER = "same direction, smaller"
+INCONCLUSIVE = "inconclusive"
+NOT_REPRODUCED = "not reproduced"
+REVERSED = "reversed"
+NOT_TESTABLE = "not testable"
+#: Every grade a verdict can have, best first (``not testable`` is followed by its reason in brackets).
+GRADES = (REPRODUCED, LARGER, SMALLER, INCONCLUSIVE, NOT_REPRODUCED, REVERSED, NOT_TESTABLE)
+
+#: Equivalence margins by the paper's unit when a claim states none: 1 accuracy point, 0.01 of an
+#: error rate (the same point), 1 error of a count.  A claim may give its own (``margin=``).
+MARGINS = {"percent": 1.0, "fraction": 0.01, "count": 1.0}
+
+#: Relative slack of the comparisons with zero, the margin and the paper's effect (float noise of means).
+SLACK = 1e-9
+
+
+def not_testable(reason: str) -> str:
+    """The verdict ``not testable (reason)``."""
+    return f"{NOT_TESTABLE} ({reason})"
+
+
+def grade_of(verdict: str) -> str:
+    """The verdict without the reason of ``not testable``."""
+    return NOT_TESTABLE if verdict.startswith(NOT_TESTABLE) else verdict
+
+
+def _nan(*xs: float) -> bool:
+    return any(x is None or math.isnan(x) for x in xs)
+
+
+def _slack(*xs: float) -> float:
+    return SLACK * max([1.0] + [abs(x) for x in xs if x is not None and not math.isnan(x)])
+
+
+# -- the five rules -------------------------------------------------------------------------------
+def grade_difference(paper: float, low: float, high: float) -> str:
+    """``difference``: our interval ``[low, high]`` against 0 and the paper's effect (both oriented).
+
+    ``reversed`` below 0; ``not reproduced`` covering 0; above 0:
+    ``same direction, smaller`` when wholly below a positive paper effect,
+    ``same direction, larger`` when wholly above it, else ``reproduced``
+    (also when the paper gives no positive effect to compare with).
+    """
+    if _nan(low, high):
+        return not_testable("no interval")
+    eps = _slack(low, high, paper)
+    if high < -eps:
+        return REVERSED
+    if low <= eps:
+        return NOT_REPRODUCED
+    if not _nan(paper) and paper > 0:
+        if high < paper - eps:
+            return SMALLER
+        if low > paper + eps:
+            return LARGER
+    return REPRODUCED
+
+
+def grade_equivalence(low: float, high: float, margin: float) -> str:
+    """``equivalence``: ``reproduced`` when ``[low, high]`` lies inside ``± margin``.
+
+    The 95 % interval inside the margin is two one-sided tests at 2.5 %
+    each.  ``not reproduced`` when the interval lies wholly outside the
+    margin (a difference larger than it), ``inconclusive`` otherwise: the
+    data cannot tell, and a wide interval never counts as equivalence.
+    """
+    if _nan(margin):
+        return not_testable("no equivalence margin")
+    if _nan(low, high):
+        return not_testable("no interval")
+    eps = _slack(low, high, margin)
+    if low >= -margin - eps and high <= margin + eps:
+        return REPRODUCED
+    if low > margin + eps or high < -margin - eps:
+        return NOT_REPRODUCED
+    return INCONCLUSIVE
+
+
+def grade_significance(p_adjusted: float, alpha: float, ours: float) -> str:
+    """``significance``: the paper's test on our data, after its correction, at the paper's level.
+
+    ``reproduced`` when ``p_adjusted < alpha`` and our effect goes the
+    paper's way (``ours > 0``, or no effect to check); ``reversed`` when the
+    test rejects with our effect the other way; else ``not reproduced``.
+    """
+    if _nan(p_adjusted):
+        return not_testable("the test could not be computed")
+    if p_adjusted < alpha:
+        return REVERSED if not _nan(ours) and ours < 0 else REPRODUCED
+    return NOT_REPRODUCED
+
+
+def grade_trend(low: float, high: float) -> str:
+    """``trend``: the net share of datasets going the claim's way, with its interval.
+
+    ``reproduced`` when the interval lies above 0 (more datasets go the
+    claim's way than against it, beyond resampling noise), ``reversed``
+    below 0, else ``not reproduced``.
+    """
+    if _nan(low, high):
+        return not_testable("no interval")
+    eps = _slack(low, high)
+    if low > eps:
+        return REPRODUCED
+    if high < -eps:
+        return REVERSED
+    return NOT_REPRODUCED
+
+
+def grade_count(holds: int, fails: int, n: int) -> str:
+    """``count``: the claim holds on every dataset it names (``holds`` of ``n``; ``fails`` go the other way).
+
+    ``reproduced`` on all ``n``; ``reversed`` when it fails on all ``n``;
+    else ``not reproduced``.
+    """
+    if n <= 0:
+        return not_testable("no dataset to count on")
+    if holds == n:
+        return REPRODUCED
+    if fails == n:
+        return REVERSED
+    return NOT_REPRODUCED
+
+
+def judge(effect: Any) -> str:
+    """The verdict of ``effect`` (a :class:`treebench.report.claims.Effect`) under its kind's rule.
+
+    A ``not testable`` verdict with its reason is kept when there is nothing to grade.
+    """
+    if effect.verdict.startswith(NOT_TESTABLE) and _nan(effect.ours) and effect.kind != SIGNIFICANCE:
+        return effect.verdict
+    kind = effect.kind
+    if kind == EQUIVALENCE:
+        return grade_equivalence(effect.low, effect.high, effect.margin)
+    if kind == SIGNIFICANCE:
+        test = effect.test
+        if test is None:
+            return not_testable("no test to run")
+        if _nan(effect.ours) and effect.verdict.startswith(NOT_TESTABLE):
+            return effect.verdict
+        return grade_significance(test.p_adjusted, test.alpha, effect.ours)
+    if kind == TREND:
+        return grade_trend(effect.low, effect.high)
+    if kind == COUNT:
+        return grade_count(effect.holds, effect.fails, effect.counted)
+    return grade_difference(effect.paper, effect.low, effect.high)
+
+
+def rule_text(kind: str) -> str:
+    """One sentence: the rule of ``kind`` (for the report's verdict rows)."""
+    return {
+        DIFFERENCE: "reproduced when the 95 % interval excludes 0 in the paper's direction",
+        EQUIVALENCE: "reproduced when the 95 % interval lies inside ± the margin; inconclusive when wider",
+        SIGNIFICANCE: "reproduced when the paper's test rejects on our data after its correction (p < alpha)",
+        TREND: "reproduced when the interval of the net share of datasets lies above 0",
+        COUNT: "reproduced when the claim holds on every dataset it names",
+    }.get(kind, "")
+
+
+# -- counts ----------------------------------------------------------------------------------------
+def summary(verdicts: Iterable[str]) -> dict[str, int]:
+    """Grade -> how many of ``verdicts`` have it, every grade listed (zeros included), plus ``total``."""
+    counts = Counter(grade_of(v) for v in verdicts)
+    out = {g: int(counts.get(g, 0)) for g in GRADES}
+    out["total"] = int(sum(counts.values()))
+    return out
+
+
+def summary_text(counts: dict[str, int]) -> str:
+    """``"n claims: a reproduced, b not reproduced, ..."`` (grades with a zero count left out)."""
+    parts = [f"{counts[g]} {g}" for g in GRADES if counts.get(g)]
+    total = counts.get("total", sum(counts.get(g, 0) for g in GRADES))
+    return f"{total} claim{'s' if total != 1 else ''}: " + (", ".join(parts) or "none")
+
+
+# -- verdicts.json ----------------------------------------------------------------------------------
+def _num(x: Any) -> float | None:
+    """A JSON number: NaN and None become null."""
+    if x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) or math.isinf(v) else v
+
+
+def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
+    """One claim of ``verdicts.json``: text, kind, verdict, effect, interval, margin, test, datasets."""
+    effect = getattr(outcome, attribute, None)
+    record: dict[str, Any] = {"claim": str(getattr(outcome, "text", "")), "kind": getattr(effect, "kind", DIFFERENCE),
+                              "verdict": str(getattr(effect, "verdict", not_testable("no effect")))}
+    if effect is None:
+        record.update(effect=None, interval=[None, None], datasets=[])
+        return record
+    record["effect"] = _num(effect.ours)
+    record["paper_effect"] = _num(effect.paper)
+    record["interval"] = [_num(effect.low), _num(effect.high)]
+    record["measure"] = effect.measure
+    if effect.kind == EQUIVALENCE:
+        record["margin"] = _num(effect.margin)
+    if effect.kind == COUNT:
+        record["holds"] = {"on": effect.holds, "against": effect.fails, "of": effect.counted}
+    test = effect.test
+    if test is not None:
+        record["test"] = {"name": test.name, "p": _num(test.p), "p_adjusted": _num(test.p_adjusted),
+                          "alpha": _num(test.alpha), "correction": test.correction}
+    record["datasets"] = list(effect.datasets)
+    return record
+
+
+def cell_records(cells: Any) -> list[dict[str, Any]]:
+    """Per published cell: dataset, metric, paper, ours, se_paper, se_ours, agrees (true/false/null), cause."""
+    out = []
+    if cells is None or not len(cells):
+        return out
+    for r in cells.to_dict("records"):
+        agrees = r.get("agrees")
+        out.append({
+            "dataset": str(r.get("dataset_label", "")), "card": str(r.get("dataset", "") or ""),
+            "algorithm": str(r.get("algorithm", "")), "metric": str(r.get("metric", "")),
+            "unit": str(r.get("unit", "")), "paper": _num(r.get("value")), "ours": _num(r.get("ours")),
+            "se_paper": _num(r.get("se_paper")), "se_ours": _num(r.get("se_ours")),
+            "agrees": None if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)) else bool(agrees),
+            "why": str(r.get("agree_why", "") or ""), "cause": str(r.get("cause", "") or "") or None,
+        })
+    return out
+
+
+def verdicts_document(report: Any) -> dict[str, Any]:
+    """The ``verdicts.json`` of a report: claims, cells, anomalies and the summary counts.
+
+    ``summary`` counts the claims' verdicts over all datasets (the headline of
+    every page); ``summary_calibrated`` the verdicts over the calibrated datasets.
+    """
+    claims = []
+    for outcome in report.claims:
+        record = claim_record(outcome)
+        calibrated = getattr(outcome, "calibrated", None)
+        record["verdict_calibrated"] = str(getattr(calibrated, "verdict", not_testable("not computed")))
+        claims.append(record)
+    spec = report.spec
+    return {
+        "paper": spec.number, "key": spec.key,
+        "claims": claims,
+        "cells": cell_records(report.cells),
+        "anomalies": [a.as_dict() for a in getattr(report, "anomalies", []) or []],
+        "summary": summary(c["verdict"] for c in claims),
+        "summary_calibrated": summary(c["verdict_calibrated"] for c in claims),
+    }
+
+
+def check_document(doc: dict[str, Any]) -> list[str]:
+    """The invariants a ``verdicts.json`` must satisfy; returns the broken ones (empty: valid).
+
+    Summary counts equal the claims' verdicts; no equivalence reproduced with an
+    interval outside ± margin; no significance reproduced with ``p_adjusted >=
+    alpha``; no difference reproduced (or smaller/larger) with an interval covering 0.
+    """
+    problems = []
+    claims: Sequence[dict[str, Any]] = doc.get("claims", [])
+    if doc.get("summary") != summary(c["verdict"] for c in claims):
+        problems.append("summary counts differ from the claims' verdicts")
+    for c in claims:
+        good = grade_of(c["verdict"]) in (REPRODUCED, SMALLER, LARGER)
+        lo, hi = c.get("interval", [None, None])
+        if not good:
+            continue
+        if c["kind"] == EQUIVALENCE:
+            m = c.get("margin")
+            if m is None or lo is None or hi is None or lo < -m - SLACK * max(1, m) or hi > m + SLACK * max(1, m):
+                problems.append(f"{c['claim']}: equivalence reproduced with interval {lo, hi} outside ± {m}")
+        elif c["kind"] == SIGNIFICANCE:
+            t = c.get("test") or {}
+            if t.get("p_adjusted") is None or t.get("alpha") is None or t["p_adjusted"] >= t["alpha"]:
+                problems.append(f"{c['claim']}: significance reproduced with p_adjusted {t.get('p_adjusted')} "
+                                f">= alpha {t.get('alpha')}")
+        elif c["kind"] == DIFFERENCE:
+            if lo is None or hi is None or lo <= 0 <= hi:
+                problems.append(f"{c['claim']}: difference reproduced with interval {lo, hi} covering 0")
+    return problems
