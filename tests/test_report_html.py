@@ -659,6 +659,10 @@ def test_a_paper_that_cannot_be_read_keeps_its_last_good_part(workspace, monkeyp
     assert "<strong>Not rebuilt:</strong> dataset folder /nowhere not found" in part and f"built {esc(saved['built'])}" in part
     text = " ".join(parse(page).text)
     assert "61 (60 ok)" not in text and "6 (6 ok)" in text  # the kept part's provenance
+    # the headline still counts the kept paper's claims, from the verdicts.json of its last good report
+    kept_doc = json.loads((Path("site/toy") / "verdicts.json").read_text(encoding="utf-8"))
+    verdicts_part = page[page.index('id="verdicts"'):].split("</section>")[0]
+    assert f"{len(kept_doc['claims'])} claim" in verdicts_part and "last good report" in verdicts_part
     # the good part survives any number of failing builds, and a good build replaces it
     main_ok = R.reproduce_all(Path("site"), run=False)[1]
     assert main_ok[0].status == KEPT

@@ -634,20 +634,31 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
+    kept = {p.spec.key: _kept_claims(p) for p in pages if p.report is None and p.status == KEPT}
     columns, _ = _claim_fields(outcomes)
     columns = columns or ["text", "paper", "paper_numbers", "ours", "literal"]
     titles = {**CLAIM_TITLES, "literal": "literal reading (means, no interval; not counted)"}
-    counts = summary(str(getattr(c, "verdict", "") or "not testable (no verdict)") for c in outcomes)
-    tally = summary_text(counts).replace(" claims: ", " claims recomputed: ", 1).replace(" claim: ", " claim recomputed: ", 1)
+    verdicts = [str(getattr(c, "verdict", "") or "not testable (no verdict)") for c in outcomes]
+    verdicts += [str(c.get("verdict") or "not testable (no verdict)") for claims in kept.values() for c in claims]
+    tally = summary_text(summary(verdicts)).replace(" claims: ", " claims recomputed: ", 1).replace(
+        " claim: ", " claim recomputed: ", 1)
     per_paper = []
     for p in pages:
         if p.report is not None and p.report.claims:
             one = summary(str(getattr(c, "verdict", "") or "not testable (no verdict)") for c in p.report.claims)
             per_paper.append(f"<li>{esc(p.spec.number)} {esc(p.spec.key)}: {esc(summary_text(one))}</li>")
+        elif kept.get(p.spec.key):
+            one = summary(str(c.get("verdict") or "not testable (no verdict)") for c in kept[p.spec.key])
+            per_paper.append(f"<li>{esc(p.spec.number)} {esc(p.spec.key)}: {esc(summary_text(one))} "
+                             f"(its last good report, built {esc(p.kept_built)})</li>")
     rows = []
     for p in pages:
         link = f'<td><a href="#{esc(p.anchor)}">{esc(p.spec.number)} {esc(p.spec.key)}</a></td>'
-        if p.report is None:
+        if p.report is None and kept.get(p.spec.key):
+            for c in kept[p.spec.key]:
+                rows.append(f'<tr>{link}<td colspan="{len(columns)}">{esc(c.get("claim", ""))}: '
+                            f'{esc(c.get("verdict", ""))} (last good report, built {esc(p.kept_built)})</td></tr>')
+        elif p.report is None:
             rows.append(f'<tr>{link}<td colspan="{len(columns)}" class="none">{esc(p.status)}: {esc(p.reason)}</td></tr>')
         elif not p.report.claims:
             rows.append(f'<tr>{link}<td colspan="{len(columns)}">no claims in the spec</td></tr>')
@@ -658,6 +669,18 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
             "the same counts as each paper's report.md and verdicts.json)</p>"
             + (f"<ul>{''.join(per_paper)}</ul>" if per_paper else "")
             + f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
+
+
+def _kept_claims(page: PaperPage) -> list[dict[str, Any]]:
+    """A kept paper's claims from the ``verdicts.json`` its last good report wrote (none if unreadable)."""
+    import json
+
+    try:
+        doc = json.loads((Path(page.out_dir) / "verdicts.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    claims = doc.get("claims") if isinstance(doc, dict) else None
+    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
 
 
 def _run_cell(page: PaperPage) -> str:
