@@ -161,7 +161,7 @@ def build(
     nominal splits; see :mod:`treebench.kernels.belief`): numeric and nominal
     candidates are then scored on them, while stopping rules and node values
     still read the crisp labels.  ``tie_stream``: ``None`` gives a tie between
-    features' best splits to the lowest column (``tie_break="first"``; the
+    features' best splits to the lowest column (``feature_ties="first"``; the
     test is compiled away), a one-element uint64 array to one of the tied
     features at random, drawn from that stream, which advances in place
     (``"random"``, see :mod:`treebench.kernels.ties`).  Needs at least one feature.

@@ -89,7 +89,7 @@ CFG_MIN_SPLIT = 4
 CFG_MIN_LEAF = 5
 CFG_NOMINAL_BINARY = 6
 CFG_MIDPOINT = 7
-CFG_RANDOM_TIES = 8  # 1: tied features drawn from the tie stream (tie_break="random"); 0: the first
+CFG_RANDOM_TIES = 8  # 1: tied features drawn from the tie stream (feature_ties="random"); 0: the first
 N_CONFIG = 9
 
 #: Entries of ``meta`` (int64): the growing state's counters.

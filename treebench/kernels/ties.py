@@ -1,6 +1,6 @@
 """Which of several equally good split features a compiled builder takes.
 
-Two rules (the ``tie_break`` option of every tree estimator):
+Two rules (the ``feature_ties`` option of every tree estimator):
 
 * ``first`` -- the lowest column index among the tied features (the split
   searches visit features in column order and replace the best only when
@@ -27,7 +27,7 @@ from numba import njit
 from treebench.kernels.scan import ties
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
-#: ``tie_break`` values, by the code the kernels take (index = code).
+#: ``feature_ties`` values, by the code the kernels take (index = code).
 TIE_RULES: tuple[str, ...] = ("first", "random")
 FIRST = 0
 RANDOM = 1

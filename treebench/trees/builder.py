@@ -144,7 +144,7 @@ def grow(
     class counts sums of weights: the tree's ``counts`` are then float64.
     Both engines take weights; the compiled one runs a version compiled for
     them (see :mod:`treebench.kernels.induction`).  ``tie_stream`` (with
-    ``settings.tie_break == "random"``, else ignored): the one-element uint64
+    ``settings.feature_ties == "random"``, else ignored): the one-element uint64
     stream tied features are drawn from (:mod:`treebench.kernels.ties`),
     advanced in place; both engines draw the same numbers at the same nodes.
     """
@@ -179,10 +179,10 @@ def grow(
             f"{MAX_BRANCHES - 1} for multiway splits (or nominal_split='binary')"
         )
     weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
-    if settings.tie_break == "first":
+    if settings.feature_ties == "first":
         tie_stream = None
     elif tie_stream is None or tie_stream.dtype != np.uint64 or tie_stream.shape != (1,):
-        raise TreebenchError("tie_break='random' needs a tie stream: a uint64 array of one element (tie_state(seed))")
+        raise TreebenchError("feature_ties='random' needs a tie stream: a uint64 array of one element (tie_state(seed))")
     if use_kernel:
         data = presorted if presorted is not None else Presorted.from_matrix(X, y, is_nominal)
         max_branches = int(n_categories.max()) if n_categories.size else 2

@@ -34,7 +34,7 @@ ESTIMATOR_PARAMS = (
     "subtree_raising",
     "ccp_alpha",
     "engine",
-    "tie_break",
+    "feature_ties",
     "random_state",
 )
 
@@ -61,7 +61,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     engine:
         ``"auto"`` (compiled kernel when the criterion has one), ``"numba"``
         or ``"python"`` (the generic numpy split search).
-    tie_break:
+    feature_ties:
         ``"first"`` (default): of several features whose best splits score
         the same, the lowest column wins, so the tree depends on the column
         order; ``"random"``: one of them at random, each equally likely (the
@@ -69,7 +69,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         drawn from ``random_state``.  Ties within one feature always go to
         the smallest threshold.
     random_state:
-        Seed of ``tie_break="random"``'s draws: ``None`` (fresh entropy
+        Seed of ``feature_ties="random"``'s draws: ``None`` (fresh entropy
         each fit), an integer >= 0, or a numpy ``Generator`` or
         ``RandomState``; unused with ``"first"``.
     **criterion_params:
@@ -110,7 +110,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         subtree_raising: bool = False,
         ccp_alpha: float = 0.0,
         engine: str = "auto",
-        tie_break: str = "first",
+        feature_ties: str = "first",
         random_state: Any = None,
         **criterion_params: Any,
     ) -> None:
@@ -126,7 +126,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.subtree_raising = subtree_raising
         self.ccp_alpha = ccp_alpha
         self.engine = engine
-        self.tie_break = tie_break
+        self.feature_ties = feature_ties
         self.random_state = random_state
         self._criterion_param_names = sorted(criterion_params)
         for name, value in criterion_params.items():
@@ -157,12 +157,12 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             min_samples_leaf=self.min_samples_leaf,
             threshold=self.threshold,
             nominal_split=self.nominal_split,
-            tie_break=self.tie_break,
+            feature_ties=self.feature_ties,
         )
 
     def _tie_stream(self, settings: GrowSettings) -> np.ndarray | None:
-        """The stream random ties are drawn from (``None`` for ``tie_break="first"``)."""
-        return None if settings.tie_break == "first" else tie_state(tie_seed(self.random_state))
+        """The stream random ties are drawn from (``None`` for ``feature_ties="first"``)."""
+        return None if settings.feature_ties == "first" else tie_state(tie_seed(self.random_state))
 
     # -- fitting ------------------------------------------------------------------
     def fit(

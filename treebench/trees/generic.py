@@ -127,7 +127,7 @@ def build_generic(
 ):
     """Grow a tree with ``criterion``'s numpy methods; returns the kernel arrays.
 
-    ``tie_stream`` (``tie_break="random"``): the stream the compiled builder
+    ``tie_stream`` (``feature_ties="random"``): the stream the compiled builder
     would draw tied features from (:func:`treebench.kernels.ties.pick_tied`,
     the same draws at the same nodes); ``None``: the first tied feature.
 

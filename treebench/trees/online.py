@@ -294,7 +294,7 @@ class OnlineTreeClassifier(TreeClassifier):
         ``"shuffled"`` (default): ``fit`` feeds the examples in a permutation
         drawn from ``random_state``; ``"file"``: in the order of ``X``'s rows.
     random_state:
-        Seed of the shuffled order and of ``tie_break="random"``'s draws
+        Seed of the shuffled order and of ``feature_ties="random"``'s draws
         (two independent streams): ``None``, an integer >= 0 (numpy's
         ``default_rng`` for the order), or a ``numpy.random.Generator`` or
         ``RandomState`` to draw from.  Default 0.  It is the estimator's own

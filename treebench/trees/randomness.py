@@ -17,7 +17,7 @@ _ACCEPTED = "None, an integer >= 0, a numpy Generator or RandomState"
 
 
 def tie_seed(random_state: Any) -> int:
-    """A 64-bit seed for ``tie_break="random"``'s stream from ``random_state``.
+    """A 64-bit seed for ``feature_ties="random"``'s stream from ``random_state``.
 
     An integer gives always the same seed (mixed with a constant, see
     ``_TIE_STREAM``); a ``Generator`` or ``RandomState`` is drawn from (and

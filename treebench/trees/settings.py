@@ -22,7 +22,7 @@ NOMINAL_SPLITS: tuple[str, ...] = ("multiway", "binary")
 ENGINES: tuple[str, ...] = ("auto", "numba", "python")
 #: Which of several equally good split features is taken: the lowest column, or
 #: one at random seeded from ``random_state`` (kernels: treebench.kernels.ties.TIE_RULES).
-TIE_BREAKS: tuple[str, ...] = ("first", "random")
+FEATURE_TIES: tuple[str, ...] = ("first", "random")
 #: Arrival order of an online tree's training examples: a seeded permutation, or the file's.
 ORDERS: tuple[str, ...] = ("shuffled", "file")
 #: Post-prunings of :class:`treebench.trees.estimator.TreeClassifier` (besides ``None``).
@@ -32,7 +32,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "threshold": THRESHOLD_MODES,
     "nominal_split": NOMINAL_SPLITS,
     "engine": ENGINES,
-    "tie_break": TIE_BREAKS,
+    "feature_ties": FEATURE_TIES,
     "order": ORDERS,
 }
 #: Smallest accepted value of the integer parameters; ``max_depth`` may also be ``None``.
@@ -141,7 +141,7 @@ class GrowSettings:
     nominal_split:
         ``"multiway"`` (one branch per category present) or ``"binary"``
         (one category against the rest).
-    tie_break:
+    feature_ties:
         ``"first"`` (of several features whose best splits score the same,
         the lowest column) or ``"random"`` (one of them at random, each
         equally likely: the builders draw it from a stream seeded by the
@@ -153,7 +153,7 @@ class GrowSettings:
     min_samples_leaf: int = 1
     threshold: str = "midpoint"
     nominal_split: str = "multiway"
-    tie_break: str = "first"
+    feature_ties: str = "first"
 
     def __post_init__(self) -> None:
         for field in fields(self):
