@@ -109,3 +109,14 @@ def test_c45_baseline_takes_the_options(tmp_path):
     path.write_text(BASE.replace("criterion: possibilistic", "baseline: c4.5\n    params: {feature_ties: any}"))
     with pytest.raises(TreebenchError, match="accepted: first or random"):
         load_config(path)
+
+
+def test_batch_tuned_online_trees_tune_batch_trees_without_an_order():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.normal(size=(120, 3)), columns=["a", "b", "c"])
+    y = (X["a"] > 0).astype(int).to_numpy()
+    learner = make_learner(criterion="possibilistic", online=True, tune_online=False, random_state=2)
+    params = {"gamma": 0.1, "order": "file", "feature_ties": "random"}
+    inner = learner.fit(params, X, y, learner.prepare(X, y))
+    assert type(inner).__name__ == "TreeClassifier" and inner.feature_ties == "random"
+    assert learner.fit_final(params, X, y, 2).order == "file"

@@ -69,9 +69,14 @@ class CriterionLearner(TreeMeasures, Learner):
         """The seed of this fit's random choices: the trial's, or its ``draw``-th further draw."""
         return drawn_seed(self.random_state, int(params.get("draw", 0)))
 
-    def estimator_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        """A config's params as the estimator takes them: ``draw`` becomes ``random_state``."""
-        settings = {key: value for key, value in params.items() if key != "draw"}
+    def estimator_params(self, params: dict[str, Any], online: bool = False) -> dict[str, Any]:
+        """A config's params as the estimator takes them: ``draw`` becomes ``random_state``.
+
+        ``order`` reaches online trees only (a batch-tuned online algorithm's
+        inner fits are batch trees, which have no arrival order).
+        """
+        dropped = ("draw",) if online else ("draw", "order")
+        settings = {key: value for key, value in params.items() if key not in dropped}
         settings["random_state"] = self.seed(params)
         return settings
 
@@ -93,7 +98,9 @@ class OnlineLearner(CriterionLearner):
       split on almost every arrival.
 
     The final tree sees the training part in a permutation seeded by the
-    trial (:meth:`fit_final`'s ``seed``).
+    trial (:meth:`fit_final`'s ``seed``), or in the file's order with the
+    param ``order: file``; ``draw: k`` takes the k-th further seed instead.
+    The paper states no order: the seeded permutation is treebench's default.
     """
 
     def __init__(
@@ -136,7 +143,7 @@ class OnlineLearner(CriterionLearner):
         from treebench.trees.online import OnlineTreeClassifier
 
         stream, orders = prepared
-        settings = self.estimator_params({key: value for key, value in params.items() if key != "engine"})
+        settings = self.estimator_params({key: value for key, value in params.items() if key != "engine"}, True)
         how = (settings["random_state"], settings.get("order", "shuffled"))
         if how not in orders:
             orders[how] = stream.order(*how)
