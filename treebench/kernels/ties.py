@@ -27,10 +27,8 @@ from numba import njit
 from treebench.kernels.scan import ties
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
-#: ``feature_ties`` values, by the code the kernels take (index = code).
+#: ``feature_ties`` values (the kernels take the rule as "a stream or none": ``None`` is ``first``).
 TIE_RULES: tuple[str, ...] = ("first", "random")
-FIRST = 0
-RANDOM = 1
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
