@@ -64,5 +64,54 @@ def test_config_and_spec_carry_both_gamma_readings():
     assert online.grid == batch_tuned.grid == algorithms["pitree"].grid
     spec = get_paper("serrurier2015")
     assert spec.default_reading and "online" in spec.default_reading
-    (reading,) = spec.readings
+    reading = spec.readings[0]
     assert reading.rename == {"o-pitree-batch-tuned": "o-pitree"} and reading.config is None
+
+
+def test_tie_and_order_readings_have_their_trials_configured():
+    # every reading with its own config names algorithms that config runs, on the paper's seed and protocol
+    from pathlib import Path
+
+    from treebench.experiment.config import load_config
+    from treebench.papers.catalogue import get_paper
+
+    repo = Path(__file__).resolve().parents[1]
+    paper = load_config(repo / "configs" / "serrurier2015.yaml")
+    spec = get_paper("serrurier2015")
+    names = {r.name for r in spec.readings}
+    assert {"first-column ties", "file order", "file order + first-column ties", "another arrival order"} <= names
+    for reading in spec.readings:
+        if reading.config is None:
+            continue
+        config = load_config(repo / reading.config)
+        algorithms = {a.name: a for a in config.algorithms}
+        assert set(reading.rename) <= set(algorithms), reading.name
+        assert config.seed == paper.seed and config.datasets[0].protocol == paper.datasets[0].protocol
+        for name, stands_for in reading.rename.items():
+            assert algorithms[name].criterion == {a.name: a for a in paper.algorithms}[stands_for].criterion
+    defaults = {a.name: dict(a.params) for a in paper.algorithms}
+    assert all(defaults[name].get("feature_ties") == "random" for name in ("pitree", "o-pitree", "logtree", "pruntree"))
+
+
+def test_orders_section_spreads_the_draws_and_shows_the_readings():
+    import pandas as pd
+
+    from treebench.papers.serrurier2015.orders import order_table, orders_section
+
+    def trials(algorithm, accuracies, dataset="wine"):
+        return pd.DataFrame({"algorithm": algorithm, "dataset": dataset, "status": "ok", "accuracy": accuracies})
+
+    main = pd.concat([trials("o-pitree", [0.8, 0.9]), trials("o-pitree", [0.5], "iris")])
+    orders = pd.concat([trials(f"o-pitree-draw-{k}", [0.7 + k / 100, 0.9 + k / 100]) for k in range(1, 5)])
+    readings = trials("o-pitree-file", [0.95, 0.95])
+    reference = pd.DataFrame({"algorithm": ["o-pitree"], "metric": ["accuracy"], "dataset": ["wine"], "value": [94.3]})
+    table = order_table(main, orders, readings, reference)
+    assert list(table.index) == ["wine"]  # iris has no other draw: no spread to show
+    draws = [85.0, 81.0, 82.0, 83.0, 84.0]
+    row = table.loc["wine"]
+    assert row["paper"] == 94.3 and abs(row["min"] - 81.0) < 1e-9 and abs(row["max"] - 85.0) < 1e-9
+    assert abs(row["mean"] - sum(draws) / 5) < 1e-9 and abs(row["std"] - pd.Series(draws).std()) < 1e-9
+    assert abs(row["file order"] - 95.0) < 1e-9 and pd.isna(row["first-column ties"])
+    section = orders_section(main, orders, readings, reference)
+    assert any(line.startswith("| wine | 94.3 | 85.0 |") for line in section.markdown)
+    assert orders_section(main, None, None, reference) is None

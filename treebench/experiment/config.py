@@ -548,6 +548,8 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
     tune_online = check.boolean(entry.get("tune_online", True), (*where, "tune_online"))
     if "tune_online" in entry and not online:
         check.add((*where, "tune_online"), "tune_online applies to online trees only; add online: true or remove it")
+    if checked is not None and not online and "criterion" in entry:
+        _check_online_params(checked, where, check)
     if len(check.problems) > before or checked is None:
         return None
     fixed, grid_values = checked
@@ -595,6 +597,18 @@ def _check_pruning_params(pruning: str, checked: tuple, where: tuple, check: Che
                     f"{name!r} applies to pruning: {needed} only; this algorithm has pruning: {pruning}",
                     key=True,
                 )
+
+
+def _check_online_params(checked: tuple, where: tuple, check: Checker) -> None:
+    """An online tree's parameter (``order``) on a batch algorithm would do nothing: say so."""
+    from treebench.trees.settings import ONLINE_PARAMS
+
+    fixed, grid = checked
+    for section, names in (("params", fixed), ("grid", grid)):
+        for name in names:
+            if name in ONLINE_PARAMS:
+                check.add((*where, section, name), f"{name!r} applies to online trees only; add online: true or "
+                          "remove it", key=True)
 
 
 def _criterion_params(criterion, params, grid, where, check):

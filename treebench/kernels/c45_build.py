@@ -19,11 +19,19 @@ The tree comes back as arrays (see :data:`FEAT` ...): a node's children are cons
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from treebench.kernels.c45_split import add_unknowns, choose, nominal_scan, numeric_scan, shares
+from treebench.kernels.c45_split import (
+    add_unknowns,
+    choose,
+    choose_tied,
+    nominal_scan,
+    numeric_scan,
+    shares,
+)
 from treebench.kernels.c45_sums import SMALL, last_below, max_class, pairwise
 
 #: Columns of the ``nodes`` array: split attribute (-1 at a leaf), first child, number of
@@ -180,7 +188,7 @@ def _is_leaf(per_class: np.ndarray, min_leaf: float) -> bool:
 def grow_presorted(
     X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, counted: np.ndarray,
     order: np.ndarray, column: np.ndarray, values: np.ndarray, offsets: np.ndarray, k: int,
-    min_leaf: float, mdl: bool, tab: np.ndarray, whole: bool,
+    min_leaf: float, mdl: bool, tab: np.ndarray, whole: bool, tie_stream: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grow the whole tree on data without missing values and with whole-number weights.
 
@@ -202,6 +210,10 @@ def grow_presorted(
         ``tab[a] = a log2 a`` for the whole numbers ``0 .. total weight``.
     whole:
         True (an argument, not a constant: numba compiles the cut scan once for both growers).
+    tie_stream:
+        ``None``: of splits of equal gain ratio the first attribute's (J48's rule); a one-element
+        uint64 stream (``feature_ties="random"``): one of them drawn from it
+        (:func:`treebench.kernels.c45_split.choose_tied`).
 
     Returns
     -------
@@ -257,6 +269,8 @@ def grow_presorted(
                         X, j, ident_rows, w, y, order[column[j]][lo:hi], per_class, total, min_leaf, mdl, tab,
                         bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
+            if tie_stream is not None and best >= 0:
+                best = choose_tied(best, found, gains, ratios, counted, tie_stream)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)
             continue
@@ -310,6 +324,7 @@ def grow_presorted(
 def grow_general(
     X: np.ndarray, y: np.ndarray, w: np.ndarray, n_values: np.ndarray, counted: np.ndarray,
     values: np.ndarray, offsets: np.ndarray, k: int, min_leaf: float, mdl: bool, tab: np.ndarray, whole: bool,
+    tie_stream: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Grow the whole tree with J48's fractional cases for missing values (NaN in ``X``).
 
@@ -380,6 +395,8 @@ def grow_general(
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
                         X, j, rows, wts, y, ranked[:m], per_class, total, min_leaf, mdl, tab, bags[j], work, whole)
             best = choose(found, gains, ratios, counted)
+            if tie_stream is not None and best >= 0:
+                best = choose_tied(best, found, gains, ratios, counted, tie_stream)
         if best < 0:
             dist = _leaf(nodes, dist, i, used, per_class)
             continue

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.c45_sums import SAME_VALUE, SMALL, fsum, pairwise, xlog2x, xlog2x_sum
+from treebench.kernels.ties import replaces_tied
 
 
 @njit(cache=True)
@@ -206,6 +207,33 @@ def choose(found: np.ndarray, gains: np.ndarray, ratios: np.ndarray, counted: np
         if found[j] and gains[j] >= average - 1e-3 and ratios[j] - top > SMALL:
             best, top = j, ratios[j]
     return best
+
+
+@njit(cache=True)
+def choose_tied(
+    best: int, found: np.ndarray, gains: np.ndarray, ratios: np.ndarray, counted: np.ndarray, state: np.ndarray
+) -> int:
+    """``feature_ties="random"``: one of the splits tied with :func:`choose`'s ``best``, uniformly at random.
+
+    Tied: a split :func:`choose` could have kept had it come first -- of at least
+    average gain, its gain ratio within ``SMALL`` of ``best``'s.  One draw per tied
+    attribute after the first (:func:`treebench.kernels.ties.replaces_tied`).
+    """
+    total, count = 0.0, 0
+    for j in range(found.shape[0]):
+        if found[j] and counted[j]:
+            total += gains[j]
+            count += 1
+    average = total / count
+    top = ratios[best]
+    n_tied = 0
+    chosen = best
+    for j in range(found.shape[0]):
+        if found[j] and gains[j] >= average - 1e-3 and abs(ratios[j] - top) <= SMALL:
+            n_tied += 1
+            if n_tied > 1 and replaces_tied(state, n_tied):
+                chosen = j
+    return chosen
 
 
 @njit(cache=True)

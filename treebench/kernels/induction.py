@@ -87,6 +87,7 @@ from treebench.kernels.scoring import (
     node_impurity,
     reported_node_value,
 )
+from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.kernels.weights import is_weighted, row_total, sample_weight, zero_counts
 
@@ -145,6 +146,7 @@ def build(
     midpoint: bool,
     weights: Any,
     label_masses: Any = None,
+    tie_stream: Any = None,
 ):
     """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
 
@@ -158,7 +160,11 @@ def build(
     label masses ``(n, 3)`` indexed by sample id (two classes, no weights, multiway
     nominal splits; see :mod:`treebench.kernels.belief`): numeric and nominal
     candidates are then scored on them, while stopping rules and node values
-    still read the crisp labels.  Needs at least one feature.
+    still read the crisp labels.  ``tie_stream``: ``None`` gives a tie between
+    features' best splits to the lowest column (``feature_ties="first"``; the
+    test is compiled away), a one-element uint64 array to one of the tied
+    features at random, drawn from that stream, which advances in place
+    (``"random"``, see :mod:`treebench.kernels.ties`).  Needs at least one feature.
     """
     n_features, n = sorted_index.shape
     if n_features == 0:
@@ -406,6 +412,9 @@ def build(
                 continue
         elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
             continue
+        if tie_stream is not None:  # drawn only for an accepted split: the online kernel skips the rest unsearched
+            chosen = pick_tied(chosen, candidate_best, split_best, tie_best, tie_break, average_gain_rule, tie_stream)
+            best = split_best[chosen]
 
         # -- route the samples to children -------------------------------------
         f = chosen

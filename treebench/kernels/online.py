@@ -76,6 +76,7 @@ from treebench.kernels.scoring import (
     node_impurity,
     reported_node_value,
 )
+from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.kernels.traversal import leaf_of
 
@@ -88,7 +89,8 @@ CFG_MIN_SPLIT = 4
 CFG_MIN_LEAF = 5
 CFG_NOMINAL_BINARY = 6
 CFG_MIDPOINT = 7
-N_CONFIG = 8
+CFG_RANDOM_TIES = 8  # 1: tied features drawn from the tie stream (feature_ties="random"); 0: the first
+N_CONFIG = 9
 
 #: Entries of ``meta`` (int64): the growing state's counters.
 META_NODES = 0
@@ -148,7 +150,7 @@ def _reserve_ranges(arena, segments, int_nodes, n_nodes, meta, room):
 @njit(cache=True)
 def _best_split(
     values, ranks, labels, index, start, size, levels, parent, is_nominal, n_categories, config, params,
-    min_gain, table, bound_table, bounds, histogram, work,
+    min_gain, table, bound_table, bounds, histogram, work, tie_stream,
 ):
     """The split the batch builder makes at a node holding the leaf's rows ``[start, start + size)``.
 
@@ -288,6 +290,11 @@ def _best_split(
             return -1, 0.0, 0, 0
     elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
         return -1, 0.0, 0, 0
+    if config[CFG_RANDOM_TIES] != 0:  # as the builder: a draw only for an accepted split
+        chosen = pick_tied(
+            chosen, candidate_best, split_best, tie_best, tie_break, config[CFG_AVERAGE_RULE] != 0, tie_stream
+        )
+        best = split_best[chosen]
     return chosen, best, best_left[chosen], best_category[chosen]
 
 
@@ -379,6 +386,7 @@ def feed(
     config: np.ndarray,
     params: np.ndarray,
     min_gain: float,
+    tie_stream: np.ndarray,
 ):
     """Add the encoded rows of ``X`` (m, d) with label codes ``y`` one at a time, in order.
 
@@ -391,6 +399,9 @@ def feed(
     the scan tables, grown with the largest leaf: the criterion's table
     (:func:`treebench.kernels.scoring.make_table`), the bound's ``x ln x``
     table, the bound buffer and the histogram of the few-values scan.
+    ``tie_stream`` (uint64, one element) is the random tie-break's stream
+    (:mod:`treebench.kernels.ties`), advanced in place; read only with
+    ``config[CFG_RANDOM_TIES]``.
     """
     n_features = X.shape[1]
     k = counts.shape[1]
@@ -478,7 +489,7 @@ def feed(
                     continue
         chosen, best, n_left, category = _best_split(
             values, ranks, labels, index, start, size, levels[leaf], counts[leaf], is_nominal, n_categories,
-            config, params, min_gain, table, bound_table, bounds, histogram, work,
+            config, params, min_gain, table, bound_table, bounds, histogram, work, tie_stream,
         )
         if chosen < 0:
             if bounded:

@@ -60,8 +60,8 @@ class BeliefLearner(CriterionLearner):
     extra_metrics: ClassVar[tuple[Metric, ...]] = (PIGNISTIC_ERROR,)
     uses_label_masses: ClassVar[bool] = True
 
-    def __init__(self, criterion: str, pruning: str | None = None) -> None:
-        super().__init__(criterion, pruning)  # the compiled builder: a grid's fits share one presort
+    def __init__(self, criterion: str, pruning: str | None = None, *, random_state: int = 0) -> None:
+        super().__init__(criterion, pruning, random_state=random_state)  # the compiled builder: a grid's fits share one presort
         self.masses: pd.DataFrame | None = None
 
     def kernel_groups(self) -> tuple[str, ...]:
@@ -78,7 +78,7 @@ class BeliefLearner(CriterionLearner):
 
         if params.get("engine") == "python":
             prepared = None
-        model = BeliefTreeClassifier(self.criterion, pruning=self.pruning, **params)
+        model = BeliefTreeClassifier(self.criterion, pruning=self.pruning, **self.estimator_params(params))
         masses = None if self.masses is None else self.masses.loc[X.index].to_numpy()
         return model.fit(X, y, label_masses=masses, presorted=prepared)
 

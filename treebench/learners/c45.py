@@ -28,6 +28,9 @@ PARAMS: dict[str, tuple[str, Any]] = {
     "subtree_raising": ("true or false (false: -S)", True),
     "collapse": ("true or false (false: -O)", True),
     "mdl_correction": ("true or false (false: -J)", True),
+    "feature_ties": ("first or random (of attributes of equal gain ratio: the first, J48's rule, or one at "
+                     "random, seeded by the trial)", "first"),
+    "draw": ("an integer >= 0 (0: the trial's seed for random ties; others: further draws mixed from it)", 0),
 }
 
 
@@ -36,6 +39,10 @@ def _value_ok(key: str, value: Any) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 0.5
     if key == "min_samples_leaf":
         return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+    if key == "feature_ties":
+        return value in ("first", "random")
+    if key == "draw":
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
     return isinstance(value, bool)
 
 
@@ -55,7 +62,7 @@ class C45Learner(TreeMeasures, Learner):
     Parameters
     ----------
     random_state:
-        The trial's model seed (unused: C4.5 has no randomness; kept for the interface).
+        The trial's model seed: ``feature_ties: random`` draws from it (``draw`` mixes further seeds).
     """
 
     name = "c4.5"
@@ -82,9 +89,12 @@ class C45Learner(TreeMeasures, Learner):
         return as_numbers_if_codes(X)  # once for a whole tuning grid
 
     def fit(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None) -> Any:
+        from treebench.learners.trees import drawn_seed
         from treebench.trees.c45 import C45Classifier
 
-        return C45Classifier(**params).fit(as_numbers_if_codes(X), y)
+        settings = {key: value for key, value in params.items() if key != "draw"}
+        seed = drawn_seed(self.random_state, int(params.get("draw", 0)))
+        return C45Classifier(**settings, random_state=seed).fit(as_numbers_if_codes(X), y)
 
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(as_numbers_if_codes(X))

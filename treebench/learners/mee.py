@@ -18,10 +18,11 @@ class MEELearner(TreeMeasures, Learner):
     ``max_depth`` and ``threshold``; other tree parameters are refused.
     """
 
-    def __init__(self, criterion: str = "mee", pruning: str | None = None) -> None:
+    def __init__(self, criterion: str = "mee", pruning: str | None = None, *, random_state: int = 0) -> None:
         from treebench.criteria import criterion_class
 
-        # ``pruning`` is accepted for a uniform constructor; the config refuses it for this kind.
+        # ``pruning`` and ``random_state`` are accepted for a uniform constructor: the config refuses
+        # pruning for this kind, and MEE's builder makes no random choice.
 
         cls = criterion_class(criterion)
         self.criterion = criterion

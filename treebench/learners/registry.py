@@ -138,13 +138,14 @@ def make_learner(
     ``estimator`` is the dotted path a baseline of :data:`ESTIMATOR_BASELINES`
     needs (and any other refuses).  ``tune_online`` (online trees only): the
     grid is tuned with online trees too (else with batch trees); online trees
-    feed their examples in an order drawn from ``random_state``.
+    feed their examples in an order drawn from ``random_state``, and every
+    tree draws its random tie-breaks (``feature_ties: random``) from it.
     """
     if criterion is not None:
         cls = criterion_learner_class(criterion, online)
         if online:
             return cls(criterion, pruning, tune_online=tune_online, random_state=random_state)
-        return cls(criterion, pruning)
+        return cls(criterion, pruning, random_state=random_state)
     if baseline is None:
         raise TreebenchError("an algorithm needs a 'criterion' or a 'baseline'")
     if takes_estimator(baseline):

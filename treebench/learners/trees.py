@@ -21,11 +21,13 @@ class CriterionLearner(TreeMeasures, Learner):
 
     supports_pruning: ClassVar[bool] = True
 
-    def __init__(self, criterion: str, pruning: str | None = None) -> None:
+    def __init__(self, criterion: str, pruning: str | None = None, *, random_state: int = 0) -> None:
         from treebench.criteria import criterion_class
 
         self.criterion = criterion
         self.pruning = pruning
+        #: the trial's model seed: ``feature_ties: random`` draws from it (see :meth:`estimator_params`)
+        self.random_state = random_state
         # Only the compiled kernels use a presort; the generic numpy search ignores it.
         self.uses_presort = criterion_class(criterion).kernel_id >= 0
 
@@ -60,8 +62,23 @@ class CriterionLearner(TreeMeasures, Learner):
 
         if params.get("engine") == "python":
             prepared = None
-        model = TreeClassifier(self.criterion, pruning=self.pruning, **params)
+        model = TreeClassifier(self.criterion, pruning=self.pruning, **self.estimator_params(params))
         return model.fit(X, y, presorted=prepared)
+
+    def seed(self, params: dict[str, Any]) -> int:
+        """The seed of this fit's random choices: the trial's, or its ``draw``-th further draw."""
+        return drawn_seed(self.random_state, int(params.get("draw", 0)))
+
+    def estimator_params(self, params: dict[str, Any], online: bool = False) -> dict[str, Any]:
+        """A config's params as the estimator takes them: ``draw`` becomes ``random_state``.
+
+        ``order`` reaches online trees only (a batch-tuned online algorithm's
+        inner fits are batch trees, which have no arrival order).
+        """
+        dropped = ("draw",) if online else ("draw", "order")
+        settings = {key: value for key, value in params.items() if key not in dropped}
+        settings["random_state"] = self.seed(params)
+        return settings
 
 
 class OnlineLearner(CriterionLearner):
@@ -81,7 +98,9 @@ class OnlineLearner(CriterionLearner):
       split on almost every arrival.
 
     The final tree sees the training part in a permutation seeded by the
-    trial (:meth:`fit_final`'s ``seed``).
+    trial (:meth:`fit_final`'s ``seed``), or in the file's order with the
+    param ``order: file``; ``draw: k`` takes the k-th further seed instead.
+    The paper states no order: the seeded permutation is treebench's default.
     """
 
     def __init__(
@@ -89,11 +108,10 @@ class OnlineLearner(CriterionLearner):
     ) -> None:
         from treebench.errors import TreebenchError
 
-        super().__init__(criterion, pruning)
+        super().__init__(criterion, pruning, random_state=random_state)
         if not isinstance(tune_online, bool):
             raise TreebenchError(f"tune_online={tune_online!r} is invalid; accepted: true, false")
         self.tune_online = tune_online
-        self.random_state = random_state
 
     def kernel_groups(self) -> tuple[str, ...]:
         return (*super().kernel_groups(), "online")
@@ -102,8 +120,8 @@ class OnlineLearner(CriterionLearner):
         """Batch tuning: the presort; online tuning: the inner training part checked, encoded and ordered once.
 
         Every grid point's online tree is then fed the same encoded stream in
-        the same order (the order depends on ``random_state`` only), so the
-        checks, the encoding and the permutation are paid once per inner
+        the same order (the order depends on the seed and ``order`` only), so
+        the checks, the encoding and the permutation are paid once per inner
         fold instead of once per grid point; each tree still gets its own
         pass (its leaves split at other arrivals for every γ).
         """
@@ -112,7 +130,7 @@ class OnlineLearner(CriterionLearner):
         from treebench.trees.online import OnlineTreeClassifier
 
         stream = OnlineTreeClassifier(self.criterion).encode_stream(X, y)
-        return stream, stream.order(self.random_state)
+        return stream, {}  # orders by (seed, order), drawn on first use
 
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
@@ -124,9 +142,12 @@ class OnlineLearner(CriterionLearner):
             return self._online(params, X, y, self.random_state)
         from treebench.trees.online import OnlineTreeClassifier
 
-        stream, order = prepared
-        params = {key: value for key, value in params.items() if key != "engine"}
-        return OnlineTreeClassifier(self.criterion, random_state=self.random_state, **params).fit_stream(stream, order)
+        stream, orders = prepared
+        settings = self.estimator_params({key: value for key, value in params.items() if key != "engine"}, True)
+        how = (settings["random_state"], settings.get("order", "shuffled"))
+        if how not in orders:
+            orders[how] = stream.order(*how)
+        return OnlineTreeClassifier(self.criterion, **settings).fit_stream(stream, orders[how])
 
     def fit_final(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int
@@ -136,5 +157,18 @@ class OnlineLearner(CriterionLearner):
     def _online(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int) -> Any:
         from treebench.trees.online import OnlineTreeClassifier
 
-        params = {key: value for key, value in params.items() if key != "engine"}
-        return OnlineTreeClassifier(self.criterion, random_state=seed, **params).fit(X, y)
+        settings = {key: value for key, value in params.items() if key not in ("engine", "draw")}
+        seed = drawn_seed(seed, int(params.get("draw", 0)))
+        return OnlineTreeClassifier(self.criterion, **settings, random_state=seed).fit(X, y)
+
+
+def drawn_seed(seed: int, draw: int) -> int:
+    """``seed`` itself for ``draw == 0`` (the trial's own choices), else the ``draw``-th seed mixed from it.
+
+    A config's ``draw: k`` reruns a trial's random choices -- an online tree's
+    arrival order, random tie-breaks -- on the same splits, so their spread
+    shows apart from the splits'.
+    """
+    if draw == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed), int(draw)]).generate_state(1)[0] & 0x7FFFFFFF)

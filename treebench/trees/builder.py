@@ -135,6 +135,7 @@ def grow(
     sample_data: np.ndarray | None = None,
     presorted: Presorted | None = None,
     sample_weight: np.ndarray | None = None,
+    tie_stream: np.ndarray | None = None,
 ) -> Tree:
     """Grow a tree on the encoded matrix ``X`` (n, d) and labels ``y`` in ``0..k-1``.
 
@@ -142,7 +143,10 @@ def grow(
     ``sample_weight`` (positive float64, one per row, or ``None``) makes the
     class counts sums of weights: the tree's ``counts`` are then float64.
     Both engines take weights; the compiled one runs a version compiled for
-    them (see :mod:`treebench.kernels.induction`).
+    them (see :mod:`treebench.kernels.induction`).  ``tie_stream`` (with
+    ``settings.feature_ties == "random"``, else ignored): the one-element uint64
+    stream tied features are drawn from (:mod:`treebench.kernels.ties`),
+    advanced in place; both engines draw the same numbers at the same nodes.
     """
     validate_tree_param("engine", engine, python=True)
     if X.shape[0] == 0:
@@ -175,6 +179,10 @@ def grow(
             f"{MAX_BRANCHES - 1} for multiway splits (or nominal_split='binary')"
         )
     weights = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if settings.feature_ties == "first":
+        tie_stream = None
+    elif tie_stream is None or tie_stream.dtype != np.uint64 or tie_stream.shape != (1,):
+        raise TreebenchError("feature_ties='random' needs a tie stream: a uint64 array of one element (tie_state(seed))")
     if use_kernel:
         data = presorted if presorted is not None else Presorted.from_matrix(X, y, is_nominal)
         max_branches = int(n_categories.max()) if n_categories.size else 2
@@ -201,16 +209,18 @@ def grow(
             settings.threshold == "midpoint",
             weights,
             None if sample_data is None else np.ascontiguousarray(sample_data, dtype=np.float64),
+            tie_stream,
         )
-    elif _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
+    elif tie_stream is None and _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
         # a plugin criterion given by a compiled impurity function: grown by its compiled scan
+        # (first-column ties only; random ties go to the numpy engine, which grows the same trees)
         int_nodes, float_nodes, counts, catmap = criterion.grow_compiled(
             X, y, int(n_classes), settings.max_depth, int(settings.min_samples_split),
             int(settings.min_samples_leaf), settings.threshold == "midpoint",
         )
     else:
         int_nodes, float_nodes, counts, catmap = build_generic(
-            X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data, weights
+            X, y, int(n_classes), is_nominal, n_categories, criterion, settings, sample_data, weights, tie_stream
         )
     return Tree(
         int_nodes=int_nodes,

@@ -47,10 +47,14 @@ from treebench.errors import TreebenchError
 from treebench.kernels import c45_build, c45_predict, c45_prune
 from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
 from treebench.kernels.c45_scan import first_record
+from treebench.kernels.c45_split import choose_tied
 from treebench.kernels.c45_sums import last_below
+from treebench.kernels.ties import tie_state
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
 from treebench.trees.pruning import added_errors
+from treebench.trees.randomness import tie_seed
+from treebench.trees.settings import validate_tree_param
 
 #: ``weka.core.Utils.SMALL``: the slack of every Weka comparison.
 SMALL = 1e-6
@@ -312,6 +316,7 @@ class _Grower:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_values: np.ndarray, k: int, est: C45Classifier):
         self.X, self.y, self.n_values, self.k = X, y, n_values, k
+        self.tie_stream = est._tie_stream()
         self.min_leaf = float(est.min_samples_leaf)
         self.confidence = float(est.confidence)
         self.mdl = bool(est.mdl_correction)
@@ -362,6 +367,14 @@ class _Grower:
         for cand in found:
             if cand.gain >= average - 1e-3 and cand.ratio - top > SMALL:
                 best, top = cand, cand.ratio
+        if best is not None and self.tie_stream is not None:  # the kernels' draw, on the same arrays
+            picked = choose_tied(
+                found.index(best), np.ones(len(found), np.bool_), np.array([c.gain for c in found]),
+                np.array([c.ratio for c in found]),
+                np.array([self.multi_val or not self.many_valued[c.feature] for c in found], np.bool_),
+                self.tie_stream,
+            )
+            best = found[int(picked)]
         return best
 
     def snap(self, j: int, cut: float) -> float:
@@ -529,6 +542,7 @@ class _Compiled:
                  est: C45Classifier):
         self.X = np.asfortranarray(X, dtype=np.float64)
         self.y, self.w, self.n_values, self.k, self.est = y.astype(np.int64), w, n_values, k, est
+        self.tie_stream = est._tie_stream()
         n = X.shape[0]
         total = float(w.sum()) if n else 0.0
         fits_table = total <= 16.0 * n + 1e6
@@ -552,7 +566,7 @@ class _Compiled:
         if not self.whole:
             values, offsets = self.sorted_values()
             nodes, thr, dist = c45_build.grow_general(
-                X, self.y, self.w, self.n_values, counted, values, offsets, *args, False)
+                X, self.y, self.w, self.n_values, counted, values, offsets, *args, False, self.tie_stream)
             return nodes, thr, dist, None
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
@@ -562,7 +576,7 @@ class _Compiled:
         column[numeric] = np.arange(len(numeric))
         values, offsets = c45_build.distinct_sorted(X, order, column)
         nodes, thr, dist = c45_build.grow_presorted(
-            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args, True)
+            X, self.y, self.w, self.n_values, counted, order, column, values, offsets, *args, True, self.tie_stream)
         return nodes, thr, dist, order[-1]
 
     def fit(self) -> TreeInfo:
@@ -639,6 +653,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         Collapse subtrees that do not reduce training errors (J48 default; ``-O`` turns it off).
     mdl_correction:
         Quinlan's MDL penalty on numeric cuts (J48 default; ``-J`` turns it off).
+    feature_ties:
+        ``"first"`` (J48's rule): of attributes whose splits have the same gain
+        ratio, the first column's; ``"random"``: one of them at random, drawn
+        from ``random_state`` (see :class:`treebench.trees.estimator.TreeClassifier`).
+    random_state:
+        Seed of ``feature_ties="random"``: ``None``, an integer >= 0, or a numpy
+        ``Generator`` or ``RandomState``; unused with ``"first"``.
 
     Attributes
     ----------
@@ -656,6 +677,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         subtree_raising: bool = True,
         collapse: bool = True,
         mdl_correction: bool = True,
+        feature_ties: str = "first",
+        random_state: Any = None,
     ) -> None:
         self.confidence = confidence
         self.min_samples_leaf = min_samples_leaf
@@ -663,6 +686,8 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         self.subtree_raising = subtree_raising
         self.collapse = collapse
         self.mdl_correction = mdl_correction
+        self.feature_ties = feature_ties
+        self.random_state = random_state
 
     # -- fitting ---------------------------------------------------------------------------------
     def _check_params(self) -> None:
@@ -671,6 +696,11 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if isinstance(self.min_samples_leaf, bool) or not isinstance(self.min_samples_leaf, (int, np.integer)) \
                 or self.min_samples_leaf < 1:
             raise TreebenchError(f"min_samples_leaf must be an integer >= 1; got {self.min_samples_leaf!r}")
+        validate_tree_param("feature_ties", self.feature_ties, python=True)
+
+    def _tie_stream(self) -> np.ndarray | None:
+        """The stream random ties are drawn from (``None`` for ``feature_ties="first"``)."""
+        return None if self.feature_ties == "first" else tie_state(tie_seed(self.random_state))
 
     def _encode(self, X: Any, fit: bool) -> np.ndarray:
         """Float matrix with nominal codes ``0..c-1`` and NaN for missing (unseen categories too)."""

@@ -11,10 +11,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from treebench import criteria
 from treebench.errors import TreebenchError
+from treebench.kernels.ties import tie_state
 from treebench.trees.builder import Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin, check_sample_weight
 from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
+from treebench.trees.randomness import tie_seed
 from treebench.trees.settings import PRUNINGS, GrowSettings
 from treebench.trees.structure import Tree
 
@@ -32,6 +34,8 @@ ESTIMATOR_PARAMS = (
     "subtree_raising",
     "ccp_alpha",
     "engine",
+    "feature_ties",
+    "random_state",
 )
 
 
@@ -57,6 +61,17 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     engine:
         ``"auto"`` (compiled kernel when the criterion has one), ``"numba"``
         or ``"python"`` (the generic numpy split search).
+    feature_ties:
+        ``"first"`` (default): of several features whose best splits score
+        the same, the lowest column wins, so the tree depends on the column
+        order; ``"random"``: one of them at random, each equally likely (the
+        distribution scikit-learn's per-node feature permutation gives),
+        drawn from ``random_state``.  Ties within one feature always go to
+        the smallest threshold.
+    random_state:
+        Seed of ``feature_ties="random"``'s draws: ``None`` (fresh entropy
+        each fit), an integer >= 0, or a numpy ``Generator`` or
+        ``RandomState``; unused with ``"first"``.
     **criterion_params:
         The criterion's own parameters, e.g. ``gamma=0.1`` or ``q=2.5``; they
         are ordinary estimator parameters for ``get_params``/``set_params``,
@@ -95,6 +110,8 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         subtree_raising: bool = False,
         ccp_alpha: float = 0.0,
         engine: str = "auto",
+        feature_ties: str = "first",
+        random_state: Any = None,
         **criterion_params: Any,
     ) -> None:
         self.criterion = criterion
@@ -109,6 +126,8 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.subtree_raising = subtree_raising
         self.ccp_alpha = ccp_alpha
         self.engine = engine
+        self.feature_ties = feature_ties
+        self.random_state = random_state
         self._criterion_param_names = sorted(criterion_params)
         for name, value in criterion_params.items():
             setattr(self, name, value)
@@ -138,7 +157,12 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             min_samples_leaf=self.min_samples_leaf,
             threshold=self.threshold,
             nominal_split=self.nominal_split,
+            feature_ties=self.feature_ties,
         )
+
+    def _tie_stream(self, settings: GrowSettings) -> np.ndarray | None:
+        """The stream random ties are drawn from (``None`` for ``feature_ties="first"``)."""
+        return None if settings.feature_ties == "first" else tie_state(tie_seed(self.random_state))
 
     # -- fitting ------------------------------------------------------------------
     def fit(
@@ -219,6 +243,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             sample_data=sample_data,
             presorted=presorted.copy() if presorted is not None else None,
             sample_weight=weights,
+            tie_stream=self._tie_stream(settings),
         )
         if self.pruning == "pessimistic":
             tree = prune_pessimistic(

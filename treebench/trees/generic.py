@@ -15,6 +15,7 @@ import numpy as np
 from treebench.criteria import Criterion, SplitContext
 from treebench.criteria.base import better, ties
 from treebench.kernels import layout as L
+from treebench.kernels.ties import pick_tied
 from treebench.trees.settings import GrowSettings
 
 
@@ -122,8 +123,13 @@ def build_generic(
     settings: GrowSettings,
     sample_data: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
+    tie_stream: np.ndarray | None = None,
 ):
     """Grow a tree with ``criterion``'s numpy methods; returns the kernel arrays.
+
+    ``tie_stream`` (``feature_ties="random"``): the stream the compiled builder
+    would draw tied features from (:func:`treebench.kernels.ties.pick_tied`,
+    the same draws at the same nodes); ``None``: the first tied feature.
 
     ``sample_weight`` (positive, one per row, or ``None``) makes every class
     count a sum of weights (float64 ``counts``).
@@ -205,6 +211,9 @@ def build_generic(
         chosen = criterion.select_feature(candidate_best, split_best, tie_best if has_ties else None)
         if chosen < 0 or not criterion.accepts(float(split_best[chosen])):
             continue
+        if tie_stream is not None:  # as the compiled builder: drawn for an accepted split only
+            chosen = int(pick_tied(chosen, candidate_best, split_best, tie_best, bool(has_ties),
+                                   bool(criterion.average_gain_rule), tie_stream))
 
         plan = plans[chosen]
         codes = X[samples, chosen]

@@ -26,6 +26,7 @@ from treebench.trees.builder import MAX_BRANCHES, grow
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.estimator import ESTIMATOR_PARAMS, TreeClassifier
 from treebench.trees.fitted import as_labels, label_codes
+from treebench.trees.settings import validate_tree_param
 from treebench.trees.structure import Tree
 
 
@@ -39,7 +40,9 @@ class GrowingTree:
     in place through the views).
     """
 
-    def __init__(self, encoder: FeatureEncoder, classes: list, criterion, settings) -> None:
+    def __init__(
+        self, encoder: FeatureEncoder, classes: list, criterion, settings, tie_stream: np.ndarray | None = None
+    ) -> None:
         n_features = encoder.n_features
         k = len(classes)
         n_categories = encoder.n_categories
@@ -67,7 +70,10 @@ class GrowingTree:
         config[K.CFG_MIN_LEAF] = settings.min_samples_leaf
         config[K.CFG_NOMINAL_BINARY] = settings.nominal_split == "binary"
         config[K.CFG_MIDPOINT] = settings.threshold == "midpoint"
+        config[K.CFG_RANDOM_TIES] = tie_stream is not None
         self.config = config
+        # the kernel takes a stream either way; it reads it only with CFG_RANDOM_TIES
+        self.tie_stream = tie_stream if tie_stream is not None else np.zeros(1, np.uint64)
         self.is_nominal = encoder.is_nominal
         self.n_categories = n_categories
         self.int_nodes = np.full((16, L.N_INT_FIELDS), -1, np.int64)
@@ -105,7 +111,7 @@ class GrowingTree:
         ) = K.feed(
             matrix, codes, self.int_nodes, self.float_nodes, self.counts, self.parents, self.catmap, self.segments,
             self.levels, self.ceilings, self.arena, self.destination, self.buffers, self.meta, self.is_nominal, self.n_categories,
-            self.config, self.params, self.min_gain,
+            self.config, self.params, self.min_gain, self.tie_stream,
         )
         view = self._view
         if view is not None and (
@@ -144,7 +150,11 @@ class RegrowingTree:
     :class:`GrowingTree` to.
     """
 
-    def __init__(self, n_features: int, encoder: FeatureEncoder, classes: list, criterion, settings) -> None:
+    def __init__(
+        self, n_features: int, encoder: FeatureEncoder, classes: list, criterion, settings,
+        tie_stream: np.ndarray | None = None,
+    ) -> None:
+        self.tie_stream = tie_stream
         self.encoder = encoder
         self.classes = classes
         self.criterion = criterion
@@ -220,6 +230,7 @@ class RegrowingTree:
             self.encoder,
             self.criterion,
             replace(self.settings, max_depth=1),
+            tie_stream=self.tie_stream,
         )
         if stump.n_nodes == 1:
             return False
@@ -270,18 +281,24 @@ class RegrowingTree:
 class OnlineTreeClassifier(TreeClassifier):
     """O-ΠTree: a tree revised one example at a time (paper 000, §4.2).
 
-    ``fit(X, y)`` feeds the training examples one by one in a seeded random
-    order, as the paper's online experiment; ``partial_fit`` continues with
-    new examples, in the order given.  Parameters are those of
-    :class:`TreeClassifier` (default criterion: ``possibilistic``) and:
+    ``fit(X, y)`` feeds the training examples one by one, by default in a
+    seeded random order (paper 000 states no arrival order: a seeded
+    permutation makes the result independent of how the file happens to be
+    sorted); ``partial_fit`` continues with new examples, in the order given.
+    Parameters are those of :class:`TreeClassifier` (default criterion:
+    ``possibilistic``) and:
 
     Parameters
     ----------
+    order:
+        ``"shuffled"`` (default): ``fit`` feeds the examples in a permutation
+        drawn from ``random_state``; ``"file"``: in the order of ``X``'s rows.
     random_state:
-        Seed of the order in which ``fit`` feeds the examples: ``None``, an
-        integer >= 0 (numpy's ``default_rng``), or a ``numpy.random.Generator``
-        or ``RandomState`` to draw the permutation from.  It is the
-        estimator's own parameter, never the criterion's.
+        Seed of the shuffled order and of ``feature_ties="random"``'s draws
+        (two independent streams): ``None``, an integer >= 0 (numpy's
+        ``default_rng`` for the order), or a ``numpy.random.Generator`` or
+        ``RandomState`` to draw from.  Default 0.  It is the estimator's own
+        parameter, never the criterion's.
 
     Attributes
     ----------
@@ -292,26 +309,29 @@ class OnlineTreeClassifier(TreeClassifier):
         Number of updates that split a leaf.
     """
 
-    _estimator_params = (*ESTIMATOR_PARAMS, "random_state")
+    _estimator_params = (*ESTIMATOR_PARAMS, "order")
     #: Grow with :class:`RegrowingTree` whatever the criterion (the first implementation: the
     #: tests' and benchmarks' reference; never needed otherwise).
     _regrowing: bool = False
 
-    def __init__(self, criterion: Any = "possibilistic", *, random_state: Any = 0, **params: Any) -> None:
-        super().__init__(criterion, **params)
-        self.random_state = random_state
+    def __init__(
+        self, criterion: Any = "possibilistic", *, random_state: Any = 0, order: str = "shuffled", **params: Any
+    ) -> None:
+        super().__init__(criterion, random_state=random_state, **params)
+        self.order = order
 
     def fit(self, X: Any, y: Any, sample_data: np.ndarray | None = None, presorted: Any = None) -> OnlineTreeClassifier:
-        """Feed every example of ``(X, y)``, in the order drawn from ``random_state``, to a new tree."""
+        """Feed every example of ``(X, y)`` to a new tree, in the ``order`` chosen (shuffled: drawn from ``random_state``)."""
         if sample_data is not None or presorted is not None:
             raise TreebenchError("online trees take neither sample_data nor presorted data")
         self._forget()
         stream = self.encode_stream(X, y)
-        return self.fit_stream(stream, stream.order(self.random_state))
+        return self.fit_stream(stream, stream.order(self.random_state, self.order))
 
     def encode_stream(self, X: Any, y: Any) -> EncodedStream:
         """``(X, y)`` checked and encoded once, for :meth:`fit_stream` (e.g. by every fit of a tuning grid)."""
         self._settings()  # parameters first, as TreeClassifier.fit
+        validate_tree_param("order", self.order, python=True)
         self._make_criterion()
         X = self._check_X(X, reset=True)
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
@@ -394,10 +414,11 @@ class OnlineTreeClassifier(TreeClassifier):
         self.classes_ = classes
         self._lookup = {value: code for code, value in enumerate(classes.tolist())}
         self._fit_inputs(encoder, criterion)
+        ties = self._tie_stream(settings)
         if criterion.kernel_id >= 0 and not self._regrowing:
-            self.growing_ = GrowingTree(encoder, classes.tolist(), criterion, settings)
+            self.growing_ = GrowingTree(encoder, classes.tolist(), criterion, settings, ties)
         else:  # no compiled kernel (a plugin criterion): the generic engine searches every leaf
-            self.growing_ = RegrowingTree(encoder.n_features, encoder, classes.tolist(), criterion, settings)
+            self.growing_ = RegrowingTree(encoder.n_features, encoder, classes.tolist(), criterion, settings, ties)
         # a numeric array with no column names: later arrays need no check but their width
         self._plain_input = not encoder.from_dataframe and not encoder.is_nominal.any() and not hasattr(
             self, "feature_names_in_"
@@ -498,6 +519,8 @@ class EncodedStream:
     classes: np.ndarray
     codes: np.ndarray
 
-    def order(self, random_state: Any) -> np.ndarray:
-        """The order ``OnlineTreeClassifier(random_state=...).fit`` feeds these examples in."""
+    def order(self, random_state: Any, how: str = "shuffled") -> np.ndarray:
+        """The order ``OnlineTreeClassifier(random_state=..., order=how).fit`` feeds these examples in."""
+        if validate_tree_param("order", how, python=True) == "file":
+            return np.arange(len(self.codes))
         return permutation(random_state, len(self.codes))

@@ -20,6 +20,11 @@ from treebench.errors import TreebenchError
 THRESHOLD_MODES: tuple[str, ...] = ("midpoint", "observed")
 NOMINAL_SPLITS: tuple[str, ...] = ("multiway", "binary")
 ENGINES: tuple[str, ...] = ("auto", "numba", "python")
+#: Which of several equally good split features is taken: the lowest column, or
+#: one at random seeded from ``random_state`` (kernels: treebench.kernels.ties.TIE_RULES).
+FEATURE_TIES: tuple[str, ...] = ("first", "random")
+#: Arrival order of an online tree's training examples: a seeded permutation, or the file's.
+ORDERS: tuple[str, ...] = ("shuffled", "file")
 #: Post-prunings of :class:`treebench.trees.estimator.TreeClassifier` (besides ``None``).
 PRUNINGS: tuple[str, ...] = ("pessimistic", "cost-complexity")
 
@@ -27,9 +32,11 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "threshold": THRESHOLD_MODES,
     "nominal_split": NOMINAL_SPLITS,
     "engine": ENGINES,
+    "feature_ties": FEATURE_TIES,
+    "order": ORDERS,
 }
 #: Smallest accepted value of the integer parameters; ``max_depth`` may also be ``None``.
-_MINIMUM: dict[str, int] = {"max_depth": 0, "min_samples_split": 2, "min_samples_leaf": 1}
+_MINIMUM: dict[str, int] = {"max_depth": 0, "min_samples_split": 2, "min_samples_leaf": 1, "draw": 0}
 _NULLABLE = frozenset({"max_depth"})
 
 #: Which pruning each pruning parameter belongs to.
@@ -38,6 +45,9 @@ PRUNING_PARAMS: dict[str, str] = {
     "subtree_raising": "pessimistic",
     "ccp_alpha": "cost-complexity",
 }
+
+#: Parameters only an online tree (a config's ``online: true``) takes.
+ONLINE_PARAMS: frozenset[str] = frozenset({"order"})
 
 
 def _integer_text(name: str, none: str) -> str:
@@ -53,6 +63,9 @@ TREE_PARAMS: dict[str, str] = {
     "confidence": "0 < confidence <= 0.5; with pruning: pessimistic",
     "subtree_raising": "true or false; with pruning: pessimistic",
     "ccp_alpha": "a number >= 0; with pruning: cost-complexity",
+    "order": "shuffled, file; with online: true",
+    # the trial's random choices (arrival order, random tie-breaks) drawn afresh on the same splits
+    "draw": "an integer >= 0 (0: the trial's own seed; others: further draws mixed from it)",
 }
 
 
@@ -128,6 +141,11 @@ class GrowSettings:
     nominal_split:
         ``"multiway"`` (one branch per category present) or ``"binary"``
         (one category against the rest).
+    feature_ties:
+        ``"first"`` (of several features whose best splits score the same,
+        the lowest column) or ``"random"`` (one of them at random, each
+        equally likely: the builders draw it from a stream seeded by the
+        estimator's ``random_state``; see :mod:`treebench.kernels.ties`).
     """
 
     max_depth: int | None = None
@@ -135,6 +153,7 @@ class GrowSettings:
     min_samples_leaf: int = 1
     threshold: str = "midpoint"
     nominal_split: str = "multiway"
+    feature_ties: str = "first"
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -18,6 +18,50 @@ def random_trees(context: SectionContext) -> list[Section]:
     return [random_trees_section(context.out_dir, **context.options)]
 
 
+#: The readings of what the paper leaves open: attribute ties and O-ΠTree's arrival order (their trials:
+#: configs/serrurier2015-readings.yaml, 11 of the 16 sets) and other arrival orders (configs/serrurier2015-orders.yaml).
+READINGS_CONFIG = "configs/serrurier2015-readings.yaml"
+ORDERS_CONFIG = "configs/serrurier2015-orders.yaml"
+FIRST_TIES = Reading(
+    "first-column ties",
+    "of attributes with the same best gain, the lowest column wins (treebench's former rule) instead of one drawn "
+    "at random, for ΠTree, O-ΠTree, LogTree and PrunTree (11 of the 16 sets)",
+    {"pitree-first": "pitree", "o-pitree-first": "o-pitree", "logtree-first": "logtree",
+     "pruntree-first": "pruntree"},
+    config=READINGS_CONFIG,
+)
+FILE_ORDER = Reading(
+    "file order",
+    "O-ΠTree's training examples arrive in the file's order, not shuffled (random ties; 11 of the 16 sets)",
+    {"o-pitree-file": "o-pitree"},
+    config=READINGS_CONFIG,
+)
+FILE_ORDER_FIRST = Reading(
+    "file order + first-column ties",
+    "O-ΠTree fed in the file's order with first-column ties: the rule and order the paper's text does not exclude "
+    "that make a tree depend on how the file is laid out (11 of the 16 sets)",
+    {"o-pitree-file-first": "o-pitree"},
+    config=READINGS_CONFIG,
+)
+OTHER_ORDER = Reading(
+    "another arrival order",
+    "O-ΠTree fed in another seeded order (draw 1 of configs/serrurier2015-orders.yaml; 5 small sets); the "
+    "section \"O-ΠTree over arrival orders and tie rules\" shows all five orders and their spread",
+    {"o-pitree-draw-1": "o-pitree"},
+    config=ORDERS_CONFIG,
+)
+
+
+@section_builder("orders")
+def orders(context: SectionContext) -> list[Section]:
+    """O-ΠTree over five arrival orders and under the tie and order readings (:mod:`.orders`)."""
+    from treebench.papers.serrurier2015.orders import orders_section
+
+    section = orders_section(context.frame, context.reading_sources.get(OTHER_ORDER.name),
+                             context.reading_sources.get(FILE_ORDER.name), context.reference)
+    return [] if section is None else [section]
+
+
 SPEC = PaperSpec(
     key="serrurier2015",
     number="000",
@@ -41,17 +85,25 @@ SPEC = PaperSpec(
         Figure("cd", "cd", "Critical-difference diagram of accuracy ranks (Friedman + Nemenyi).",
                {"metric": "accuracy"}),
     ),
-    sections=(random_trees,),
+    sections=(random_trees, orders),
     # §4.2: "The γ parameter is tuned as in the previous algorithm" -- by a cross-validation on the training
     # set (§4.1), which for O-ΠTree cross-validates the online trees; the tree "will grow up slowly".
     default_reading="O-ΠTree's γ tuned by cross-validating online trees on the training part (§4.2: \"tuned as in "
                     "the previous algorithm\" -- the method, a cross-validation, applied to the learner being tuned, "
-                    "as PrunTree's confidence is \"tuned with the same method used for ΠTree\")",
+                    "as PrunTree's confidence is \"tuned with the same method used for ΠTree\"); γ among 10 values "
+                    "over ]0, 1[ (0.001..0.99: the propositions hold for γ in ]0, 1[, and γ = 1 gives z = 0, no "
+                    "interval and no stopping rule); tied attributes drawn at random and O-ΠTree's examples fed in "
+                    "a seeded shuffle (the text gives neither a tie rule nor an order, and a result should not "
+                    "depend on how the file's columns or rows are laid out)",
     readings=(
         Reading("batch-tuned γ",
                 "O-ΠTree takes the γ that cross-validating batch ΠTrees picks, and only its final tree is grown "
                 "online (the tuning done once \"at the beginning\" with the batch algorithm)",
                 {"o-pitree-batch-tuned": "o-pitree"}),
+        FIRST_TIES,
+        FILE_ORDER,
+        FILE_ORDER_FIRST,
+        OTHER_ORDER,
     ),
     # eq. 18 is the possibilistic criterion's tree measure (Possibilistic.tree_quality)
     # LogTree (log entropy, no pruning), PrunTree (the same with pessimistic-error pruning) and Weka's J4.8
