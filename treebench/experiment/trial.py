@@ -318,7 +318,9 @@ def run_trial(trial: Trial) -> Result:
     """Run one trial; any exception becomes a ``failed`` result (the run goes on)."""
     try:
         return _run(trial)
-    except Exception as exc:  # a trial's failure is data, not a crash of the run
+    # a trial's failure is data, not a crash of the run; SystemExit comes from user code
+    # (a plugin, an estimator) calling sys.exit: an error too.  Ctrl-C still stops the run.
+    except (Exception, SystemExit) as exc:
         params = json.dumps(trial.algorithm.fixed_params, sort_keys=True)
         return Result(key=trial.key, status="failed", params=params, error_text=describe_error(exc))
 
@@ -326,11 +328,60 @@ def run_trial(trial: Trial) -> Result:
 def describe_error(exc: BaseException) -> str:
     """``Type: message (at file.py:line in function)``: deterministic, no absolute paths."""
     text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    if isinstance(exc, SystemExit):
+        text = f"SystemExit({exc.code!r}): user code (a plugin or an estimator) called sys.exit"
     frames = traceback.extract_tb(exc.__traceback__)
     if frames:
         last = frames[-1]
         text += f" (at {Path(last.filename).name}:{last.lineno} in {last.name})"
     return text
+
+
+class OutputError(TreebenchError):
+    """A learner (an estimator, a plugin's tree) returned predictions the trial cannot score."""
+
+
+def learner_name(algorithm: AlgorithmSpec) -> str:
+    """``estimator 'path' (algorithm 'name')``, or ``algorithm 'name'``, for messages."""
+    if algorithm.estimator:
+        return f"estimator {algorithm.estimator!r} (algorithm {algorithm.name!r})"
+    return f"algorithm {algorithm.name!r}"
+
+
+def training_classes(learner: Learner, y_train: np.ndarray, masses: np.ndarray | None) -> np.ndarray:
+    """The label codes a prediction may take: the training part's (every class, for a
+    learner that learns from label masses, which may give weight to a class no crisp label has)."""
+    if learner.uses_label_masses and masses is not None:
+        return np.arange(np.asarray(masses).shape[1] - 1)
+    return np.unique(y_train)
+
+
+def check_predictions(predicted: Any, n_rows: int, classes: np.ndarray, algorithm: AlgorithmSpec) -> np.ndarray:
+    """``predicted`` as an array of ``n_rows`` labels among ``classes``, else :class:`OutputError`.
+
+    Without it one label is broadcast against the test labels and a column
+    ``(n, 1)`` compared with them gives an "accuracy" of n.
+    """
+    who = learner_name(algorithm)
+    accepted = f"accepted: one label per row (shape ({n_rows},)) among the training classes"
+    try:
+        array = np.asarray(predicted)
+    except Exception:  # noqa: BLE001 - a ragged list, an object numpy cannot read
+        raise OutputError(f"{who}: predict returned a {type(predicted).__name__} numpy cannot read; {accepted}") from None
+    if array.shape != (n_rows,):
+        what = "a single value" if array.ndim == 0 else f"shape {array.shape}"
+        raise OutputError(f"{who}: predict returned {what} for {n_rows} rows; {accepted}")
+    try:
+        known = np.isin(array, classes)
+    except Exception:  # noqa: BLE001 - values that do not compare with the codes
+        known = np.zeros(n_rows, bool)
+    if not known.all():
+        bad = array[np.flatnonzero(~known)[0]]
+        listing = ", ".join(str(int(c)) for c in classes[:20])
+        raise OutputError(
+            f"{who}: predict returned {bad!r}, not a training class (codes {listing}); {accepted}"
+        )
+    return array
 
 
 def _run(trial: Trial) -> Result:
@@ -385,10 +436,11 @@ def _run(trial: Trial) -> Result:
     started = time.perf_counter()
     predicted = learner.predict(model, X_test)
     predict_seconds = time.perf_counter() - started
+    classes = training_classes(learner, y_train, masses)
+    predicted = check_predictions(predicted, len(y_test), classes, trial.algorithm)
     accuracy = float(np.count_nonzero(predicted == y_test) / len(y_test))
-    train_accuracy = float(
-        np.count_nonzero(learner.predict(model, X_train) == y_train) / len(y_train)
-    )
+    train_predicted = check_predictions(learner.predict(model, X_train), len(y_train), classes, trial.algorithm)
+    train_accuracy = float(np.count_nonzero(train_predicted == y_train) / len(y_train))
     measures = learner.measures(model)
     extra: dict[str, float] = {}
     if learner.extra_metrics:  # against the test labels as masses (one-hot when crisp)
