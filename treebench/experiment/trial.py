@@ -21,6 +21,12 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.experiment.outputs import (
+    check_predictions,
+    check_probabilities,
+    learner_name,
+    training_classes,
+)
 from treebench.experiment.plugins import import_plugin
 from treebench.experiment.protocols import (
     OPENML_FOLD_COLUMN,
@@ -337,53 +343,6 @@ def describe_error(exc: BaseException) -> str:
     return text
 
 
-class OutputError(TreebenchError):
-    """A learner (an estimator, a plugin's tree) returned predictions the trial cannot score."""
-
-
-def learner_name(algorithm: AlgorithmSpec) -> str:
-    """``estimator 'path' (algorithm 'name')``, or ``algorithm 'name'``, for messages."""
-    if algorithm.estimator:
-        return f"estimator {algorithm.estimator!r} (algorithm {algorithm.name!r})"
-    return f"algorithm {algorithm.name!r}"
-
-
-def training_classes(learner: Learner, y_train: np.ndarray, masses: np.ndarray | None) -> np.ndarray:
-    """The label codes a prediction may take: the training part's (every class, for a
-    learner that learns from label masses, which may give weight to a class no crisp label has)."""
-    if learner.uses_label_masses and masses is not None:
-        return np.arange(np.asarray(masses).shape[1] - 1)
-    return np.unique(y_train)
-
-
-def check_predictions(predicted: Any, n_rows: int, classes: np.ndarray, algorithm: AlgorithmSpec) -> np.ndarray:
-    """``predicted`` as an array of ``n_rows`` labels among ``classes``, else :class:`OutputError`.
-
-    Without it one label is broadcast against the test labels and a column
-    ``(n, 1)`` compared with them gives an "accuracy" of n.
-    """
-    who = learner_name(algorithm)
-    accepted = f"accepted: one label per row (shape ({n_rows},)) among the training classes"
-    try:
-        array = np.asarray(predicted)
-    except Exception:  # noqa: BLE001 - a ragged list, an object numpy cannot read
-        raise OutputError(f"{who}: predict returned a {type(predicted).__name__} numpy cannot read; {accepted}") from None
-    if array.shape != (n_rows,):
-        what = "a single value" if array.ndim == 0 else f"shape {array.shape}"
-        raise OutputError(f"{who}: predict returned {what} for {n_rows} rows; {accepted}")
-    try:
-        known = np.isin(array, classes)
-    except Exception:  # noqa: BLE001 - values that do not compare with the codes
-        known = np.zeros(n_rows, bool)
-    if not known.all():
-        bad = array[np.flatnonzero(~known)[0]]
-        listing = ", ".join(str(int(c)) for c in classes[:20])
-        raise OutputError(
-            f"{who}: predict returned {bad!r}, not a training class (codes {listing}); {accepted}"
-        )
-    return array
-
-
 def _run(trial: Trial) -> Result:
     for plugin in trial.plugins:
         import_plugin(plugin)
@@ -436,10 +395,12 @@ def _run(trial: Trial) -> Result:
     started = time.perf_counter()
     predicted = learner.predict(model, X_test)
     predict_seconds = time.perf_counter() - started
-    classes = training_classes(learner, y_train, masses)
-    predicted = check_predictions(predicted, len(y_test), classes, trial.algorithm)
+    who, classes = learner_name(trial.algorithm), training_classes(learner, y_train, masses)
+    predicted = check_predictions(predicted, len(y_test), classes, who)
+    if trial.algorithm.estimator:  # a third party's classifier: its probabilities too
+        check_probabilities(model, X_test, learner, who)
     accuracy = float(np.count_nonzero(predicted == y_test) / len(y_test))
-    train_predicted = check_predictions(learner.predict(model, X_train), len(y_train), classes, trial.algorithm)
+    train_predicted = check_predictions(learner.predict(model, X_train), len(y_train), classes, who)
     train_accuracy = float(np.count_nonzero(train_predicted == y_train) / len(y_train))
     measures = learner.measures(model)
     extra: dict[str, float] = {}

@@ -36,8 +36,18 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
 
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
+    if workers is not None:  # as run: 0 and negative refused, more than the cores capped
+        from treebench.experiment.executors import check_jobs
+
+        workers = check_jobs(workers, lambda line: click.echo(line, err=True))
     if every:
-        from treebench.papers.reproduce import cost_table, reproduce_all
+        from treebench.papers.reproduce import NOT_RUN, cost_table, reproduce_all
+
+        if not any(Path(spec.config).is_file() for spec in PAPERS.values()):
+            raise TreebenchError(
+                f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in PAPERS.values())}); "
+                "accepted: run it from the folder holding configs/ (the repository's root)"
+            )
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
         options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -46,6 +56,9 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {index}")
         click.echo(cost_table(pages))
         failed = [p.spec.key for p in pages if p.status == "failed" or p.problems]
+        if all(p.status == NOT_RUN for p in pages):
+            click.echo(f"error: nothing reproduced: no paper has a results store (see {index})", err=True)
+            click.get_current_context().exit(1)
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
             click.get_current_context().exit(1)
@@ -62,8 +75,20 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
             f"results/reference/{spec.reference}"
         )
+    check_store(config)
     lines: list[str] = []
     for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers, echo=lines.append):
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)
+
+
+def check_store(config: Path) -> None:
+    """Refuse, as ``treebench run`` does, a results store that holds another experiment than ``config``'s."""
+    from treebench.experiment.config import load_config
+    from treebench.experiment.runner import experiment_identity
+    from treebench.experiment.store import check_run
+
+    loaded = load_config(config)
+    if Path(loaded.store).exists():
+        check_run(loaded.store, experiment_identity(loaded), busy_ok=True)
