@@ -135,7 +135,7 @@ class FeatureEncoder:
             else:
                 kinds.append(NUMERIC)
                 categories.append(None)
-        return cls(names, kinds, categories)
+        return cls(names, kinds, categories, ordinal=[False] * X.shape[1])
 
     # -- transforming ------------------------------------------------------
     def transform(self, X: Any, order: str = "C") -> np.ndarray:
