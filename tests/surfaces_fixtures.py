@@ -164,7 +164,7 @@ class NaNs(Base):
 
 class UnnormalisedProba(Base):
     def predict_proba(self, X):
-        return 2.0 * super().predict_proba(X)
+        return 0.5 * super().predict_proba(X)
 
 
 class NegativeProba(Base):

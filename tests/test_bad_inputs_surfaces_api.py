@@ -20,13 +20,7 @@ import pytest
 import surfaces_fixtures as F
 from badinput import run_api_case_isolated
 
-from treebench.errors import TreebenchError, check_memory
-from treebench.experiment.outputs import OutputError, check_predictions
-from treebench.experiment.runner import checked
-from treebench.experiment.store import row_problem
-from treebench.experiment.trial import Result
-from treebench.stats.bayes import MAX_SAMPLES, MAX_SEED, check_draws
-from treebench.trees.encoding import FeatureEncoder
+from treebench.errors import TreebenchError
 from treebench.trees.estimator import TreeClassifier
 
 IRIS = "from sklearn.datasets import load_iris\nX, y = load_iris(return_X_y=True)\n"
@@ -130,6 +124,10 @@ ROW_CASES = [
 def test_store_refuses_values_outside_their_domain(case_id: str, change: dict, message: str) -> None:
     import re
 
+    from treebench.experiment.runner import checked
+    from treebench.experiment.store import row_problem
+    from treebench.experiment.trial import Result
+
     problem = row_problem({**GOOD_ROW, **change})
     assert problem is not None and re.search(message, problem), f"[silent] {case_id}: {problem!r}"
     result = checked(Result(key="k", **{k: v for k, v in {**GOOD_ROW, **change}.items()}))
@@ -137,6 +135,10 @@ def test_store_refuses_values_outside_their_domain(case_id: str, change: dict, m
 
 
 def test_store_invariants_controls() -> None:
+    from treebench.experiment.runner import checked
+    from treebench.experiment.store import row_problem
+    from treebench.experiment.trial import Result
+
     assert row_problem(GOOD_ROW) is None
     assert row_problem({**GOOD_ROW, "n_leaves": float("nan"), "n_nodes": None, "depth": None}) is None  # no size
     assert row_problem({"status": "failed", "accuracy": 17.0, "error_text": "x"}) is None  # carries no metric
@@ -146,6 +148,8 @@ def test_store_invariants_controls() -> None:
 
 # --------------------------------------------------------------------------- plain checks and controls
 def test_predictions_checks() -> None:
+    from treebench.experiment.outputs import OutputError, check_predictions
+
     with pytest.raises(OutputError, match=r"^e: predict returned shape \(3, 1\) for 3 rows"):
         check_predictions(np.zeros((3, 1)), 3, np.array([0, 1]), "e")
     with pytest.raises(OutputError, match=r"predict returned a single value for 3 rows"):
@@ -156,6 +160,8 @@ def test_predictions_checks() -> None:
 
 
 def test_draws_at_their_bounds_are_accepted() -> None:
+    from treebench.stats.bayes import MAX_SAMPLES, MAX_SEED, check_draws
+
     assert check_draws(MAX_SAMPLES, MAX_SEED) == (MAX_SAMPLES, MAX_SEED)
     assert check_draws(1, 0) == (1, 0)
     assert MAX_SEED == np.iinfo(np.uint32).max  # what RandomState accepts
@@ -165,6 +171,8 @@ def test_draws_at_their_bounds_are_accepted() -> None:
 
 
 def test_memory_check_passes_small_requests() -> None:
+    from treebench.errors import check_memory
+
     check_memory(1024, "a small request", "anything")
     with pytest.raises(TreebenchError, match=r"^huge needs at least 8\.0 EiB|^huge needs at least .* PiB"):
         check_memory(2.0**63, "huge", "less")
@@ -188,6 +196,8 @@ def test_categorical_predict_controls() -> None:
     encoder = pickle.loads(pickle.dumps(model.encoder_))
     del encoder.__dict__["ordinal"]
     assert encoder.transform(frame).shape == (4, 2)
+    from treebench.trees.encoding import FeatureEncoder
+
     assert FeatureEncoder.fit(frame)[0].ordinal == [False, True]
 
 
