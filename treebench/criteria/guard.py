@@ -18,6 +18,7 @@ engines already read it); ``NaN`` and ``+inf`` are refused.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -77,20 +78,27 @@ def describe_counts(counts: Any) -> str:
 
 def check_node_value(criterion: Any, value: Any, counts: Any) -> float:
     """``value`` as a finite float, or :class:`CriterionOutputError` naming criterion, node and value."""
+    if isinstance(value, float) and math.isfinite(value):  # the usual answer: nothing more to look at
+        return value
+    return _slow_node_value(criterion, value, counts)
+
+
+def _slow_node_value(criterion: Any, value: Any, counts: Any) -> float:
     where = f"criterion {getattr(criterion, 'name', '?')!r}: node_value returned"
     node = f"for a node of {describe_counts(counts)}"
     accepted = "accepted: one finite number per node"
     if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
         raise CriterionOutputError(f"{where} {_shown(value)} ({type(value).__name__}) {node}; {accepted}")
-    array = np.asarray(value) if not isinstance(value, (int, float)) else None
-    if array is not None:
-        if array.dtype.kind not in "iuf" or array.size != 1:
-            raise CriterionOutputError(
-                f"{where} {_shown(value)} ({type(value).__name__}, shape {array.shape}) {node}; {accepted}"
-            )
-        value = array.reshape(()).item()
-    number = float(value)
-    if not np.isfinite(number):
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - an object numpy cannot read
+        array = np.asarray(None)
+    if array.dtype.kind not in "iuf" or array.size != 1:
+        raise CriterionOutputError(
+            f"{where} {_shown(value)} ({type(value).__name__}, shape {array.shape}) {node}; {accepted}"
+        )
+    number = float(array.reshape(()).item())
+    if not math.isfinite(number):
         raise CriterionOutputError(f"{where} {number} {node}; {accepted}")
     return number
 
@@ -99,12 +107,31 @@ def check_scores(criterion: Any, method: str, scores: Any, parent: Any, children
     """``scores`` as a float array of one entry per candidate of ``children``, or :class:`CriterionOutputError`.
 
     ``tie_scores`` may be ``None``.  ``-inf`` is allowed (a refused
-    candidate); ``NaN`` and ``+inf`` are not.
+    candidate); ``NaN`` and ``+inf`` are not.  The usual answer (a float
+    array of the right length) costs one reduction: its maximum is below
+    ``+inf`` exactly when no entry is NaN or ``+inf``.
     """
     if scores is None and method == "tie_scores":
         return None
-    arr_children = np.asarray(children)
-    m = int(arr_children.shape[0]) if arr_children.ndim == 3 else 1
+    m = _candidates(children)
+    if (
+        type(scores) is np.ndarray
+        and scores.dtype.kind == "f"
+        and scores.shape == (m,)
+        and (m == 0 or scores.max() < np.inf)
+    ):
+        return scores
+    return _slow_scores(criterion, method, scores, parent, m)
+
+
+def _candidates(children: Any) -> int:
+    shape = getattr(children, "shape", None)
+    if shape is None:
+        shape = np.shape(children)
+    return int(shape[0]) if len(shape) == 3 else 1
+
+
+def _slow_scores(criterion: Any, method: str, scores: Any, parent: Any, m: int) -> np.ndarray:
     where = f"criterion {getattr(criterion, 'name', '?')!r}: {method} returned"
     node = f"for {m} candidate{'s' * (m != 1)} of a node of {describe_counts(parent)}"
     accepted = f"accepted: {m} number{'s' * (m != 1)} (one per candidate, shape ({m},)), each finite or -inf"
@@ -115,9 +142,7 @@ def check_scores(criterion: Any, method: str, scores: Any, parent: Any, children
     except Exception:  # noqa: BLE001 - a ragged list, an object numpy cannot read
         raise CriterionOutputError(f"{where} a {type(scores).__name__} numpy cannot read {node}; {accepted}") from None
     if array.dtype.kind not in "biuf":
-        raise CriterionOutputError(
-            f"{where} {_shown(scores)} (dtype {array.dtype}) {node}; {accepted}"
-        )
+        raise CriterionOutputError(f"{where} {_shown(scores)} (dtype {array.dtype}) {node}; {accepted}")
     if array.shape != (m,):
         what = "a scalar" if array.ndim == 0 else f"shape {array.shape}"
         raise CriterionOutputError(f"{where} {what} {node}; {accepted}")
