@@ -106,6 +106,9 @@ CASES = [
     CliCase("reproduce-all-jobs-0", ("reproduce", "--all", "--jobs", "0"), r"--jobs 0 is out of range"),
     CliCase("reproduce-all-nothing-here", ("reproduce", "--all", "--no-run"), r"^error: nothing to reproduce: no paper's config is here \(configs/"),
     CliCase("reproduce-all-nothing-here-run", ("reproduce", "--all"), r"^error: nothing to reproduce"),
+    # other seeds from the user: the range numpy accepts
+    CliCase("demo-seed-negative", ("demo", "--seed", "-1", "--folds", "2"), r"^error: Invalid value for '--seed': -1 is not in the range 0<=x<=4294967295"),
+    CliCase("demo-seed-2-40", ("demo", "--seed", str(2**40), "--folds", "2"), r"'--seed': 1099511627776 is not in the range"),
 ]
 
 
@@ -304,9 +307,9 @@ def test_reproduce_refuses_a_store_of_another_experiment(tmp_path: Path) -> None
     code, _, err = run_isolated(["-c", "from treebench.cli import main; main()", "run", "other.yaml", "--store", store,
                                  "--jobs", "1", "-q"], tmp_path, isolated_env(), 300, "foreign-store")
     assert code == 0, err
-    for extra in (("--no-run",), ("--no-run", "--jobs", "1")):
+    for args in (("tsallis", "--no-run"), ("tsallis", "--no-run", "--jobs", "1"), ("--all", "--no-run")):
         case = CliCase(
-            "reproduce-foreign-store" + "".join(extra), ("reproduce", "tsallis", *extra),
+            "reproduce-foreign-store" + "".join(args), ("reproduce", *args),
             r"^error: results store '.*' holds experiment 'hostile', not '.*': a store belongs to one experiment",
             files={}, unchanged=(store,),
         )

@@ -43,11 +43,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     if every:
         from treebench.papers.reproduce import NOT_RUN, cost_table, reproduce_all
 
-        if not any(Path(spec.config).is_file() for spec in PAPERS.values()):
+        present = [Path(spec.config) for spec in PAPERS.values() if Path(spec.config).is_file()]
+        if not present:
             raise TreebenchError(
                 f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in PAPERS.values())}); "
                 "accepted: run it from the folder holding configs/ (the repository's root)"
             )
+        for config in present:  # a store of another experiment stops everything, as it stops run
+            check_store(config, skip_bad_config=True)
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
         options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -83,12 +86,21 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(line)
 
 
-def check_store(config: Path) -> None:
-    """Refuse, as ``treebench run`` does, a results store that holds another experiment than ``config``'s."""
+def check_store(config: Path, *, skip_bad_config: bool = False) -> None:
+    """Refuse, as ``treebench run`` does, a results store that holds another experiment than ``config``'s.
+
+    With ``skip_bad_config`` a config that does not load is left to the
+    paper's page (``--all``: one paper's problem does not stop the others).
+    """
     from treebench.experiment.config import load_config
     from treebench.experiment.runner import experiment_identity
     from treebench.experiment.store import check_run
 
-    loaded = load_config(config)
+    try:
+        loaded = load_config(config)
+    except TreebenchError:
+        if skip_bad_config:
+            return
+        raise
     if Path(loaded.store).exists():
         check_run(loaded.store, experiment_identity(loaded), busy_ok=True)
