@@ -126,3 +126,95 @@ def case_tests(cli_cases: list[CliCase] = (), api_cases: list[ApiCase] = ()) -> 
         run_api_case(case)
 
     return test_cli_bad_input, test_api_bad_input
+
+
+# --------------------------------------------------------------------------- isolated cases
+#: How a failed isolated case is tagged, first word of its assertion message, for tallies:
+#: ``[hang]`` past its timeout, ``[traceback]`` on stderr, ``[silent]`` accepted (exit 0 or
+#: a wrong value stored), ``[other]`` a clean exit with another message or code.
+TAGS = ("[hang]", "[traceback]", "[silent]", "[other]")
+
+
+def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a case's child process: this treebench first on ``PYTHONPATH``."""
+    import treebench
+
+    root = str(Path(treebench.__file__).resolve().parents[1])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    env.update(extra or {})
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def run_isolated(argv: list[str], folder: Path, env: dict[str, str], timeout: float, what: str) -> tuple[int, str, str]:
+    """Run ``python argv`` in ``folder`` (its own process: a crash, an exit or a hang stays there)."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, *argv], cwd=folder, env=env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"[hang] {what}: still running after {timeout:g} s")
+    return done.returncode, done.stdout, done.stderr
+
+
+def write_files(case_files: dict[str, Any], folder: Path) -> None:
+    for name, content in case_files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if callable(content):
+            content(folder)
+        elif isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(_fill(content, folder), encoding="utf-8")
+
+
+def run_cli_case_isolated(case: CliCase, folder: Path, env: dict[str, str] | None = None, timeout: float = 180) -> None:
+    """As :func:`run_cli_case`, but ``treebench ARGS`` runs in a child process with a timeout."""
+    write_files(case.files, folder)
+    watched = case.unchanged if case.unchanged is not None else tuple(case.files)
+    before = {name: _digest(folder / name) for name in watched}
+    code, _, err = run_isolated(
+        ["-c", "from treebench.cli import main; main()", *[_fill(a, folder) for a in case.args]],
+        folder, isolated_env(env), timeout, case.id,
+    )
+    assert "Traceback" not in err, f"[traceback] {case.id}: exit {code}:\n{err[-3000:]}"
+    lines = [line for line in err.splitlines() if line.strip()]
+    problems = [line for line in lines if not line.startswith(("warning:", "wrote ", "treebench: this first fit"))]
+    tag = "[silent]" if code == 0 else "[other]"
+    assert code == case.code, f"{tag} {case.id}: exit {code}, expected {case.code}; stderr: {err[-1500:]!r}"
+    assert len(problems) == 1, f"[other] {case.id}: expected one line on stderr, got {len(problems)}: {err[-1500:]!r}"
+    assert re.search(case.message, problems[0]), f"[other] {case.id}: {problems[0]!r} does not match {case.message!r}"
+    after = {name: _digest(folder / name) for name in watched}
+    assert after == before, f"[silent] {case.id}: files changed: {[n for n in watched if before[n] != after[n]]}"
+
+
+#: The child process of an isolated API case: runs the snippet, prints the exception's classes and message.
+_API_RUNNER = """
+import json, sys
+source = sys.argv[1]
+try:
+    exec(compile(source, "<case>", "exec"), {"__name__": "__case__"})
+except BaseException as exc:
+    print(json.dumps({"types": [t.__name__ for t in type(exc).__mro__], "message": str(exc)}))
+    sys.exit(0)
+print(json.dumps(None))
+"""
+
+
+def run_api_case_isolated(case_id: str, source: str, message: str, error: str = "ValueError",
+                          folder: Path | None = None, timeout: float = 180, env: dict[str, str] | None = None) -> None:
+    """Run the Python ``source`` in a child process; it must raise ``error`` with a one-line ``message``."""
+    import json
+
+    where = folder or Path.cwd()
+    code, out, err = run_isolated(["-c", _API_RUNNER, source], where, isolated_env(env), timeout, case_id)
+    assert code == 0 and out.strip(), f"[traceback] {case_id}: the process died (exit {code}):\n{err[-3000:]}"
+    found = json.loads(out.strip().splitlines()[-1])
+    assert found is not None, f"[silent] {case_id}: no exception raised; stderr {err[-500:]!r}"
+    text = found["message"].strip()
+    assert error in found["types"], f"[traceback] {case_id}: {found['types'][0]}: {text[:2000]}"
+    assert text and "\n" not in text, f"[other] {case_id}: message is not one line: {text!r}"
+    assert re.search(message, text), f"[other] {case_id}: {text!r} does not match {message!r}"

@@ -54,7 +54,8 @@ def cross_validate(make, X: np.ndarray, y: np.ndarray, folds: int, seed: int) ->
 
 @click.command()
 @click.option("--folds", default=10, show_default=True, type=click.IntRange(2, 50))
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the folds: 0 to 2**32 - 1, the range numpy accepts.")
 def demo(folds: int, seed: int) -> None:
     """Compare the built-in criteria by cross-validation on iris and wine (offline)."""
     click.echo(f"{folds}-fold stratified CV, seed {seed}; accuracy % mean ± std, mean leaves\n")

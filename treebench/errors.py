@@ -32,3 +32,47 @@ def no_such_parameter(owner: str, key: object, accepted: Sequence[str], listing:
     close = difflib.get_close_matches(str(key), list(accepted), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return TreebenchError(f"{owner} has no parameter {key!r}{hint}; accepted: {listing or ', '.join(accepted)}")
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (``None`` where the system does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def byte_size(n: float) -> str:
+    """``n`` bytes for a message: ``512 B``, ``3.2 GiB``, ``16 TiB``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} PiB"  # pragma: no cover - the loop returns
+
+
+def check_memory(needed: float, what: str, accepted: str) -> None:
+    """Refuse, before allocating, what needs more memory than this machine has.
+
+    Parameters
+    ----------
+    needed
+        Bytes the request needs at least.
+    what
+        The request, e.g. ``"convexity_points=1000000000"``.
+    accepted
+        How to stay under the limit, for the end of the message.
+
+    Raises
+    ------
+    TreebenchError
+        One line naming the request, its memory and the machine's.
+    """
+    total = physical_memory()
+    if total is not None and needed > total:
+        raise TreebenchError(
+            f"{what} needs at least {byte_size(needed)} of memory, more than this machine's "
+            f"{byte_size(total)}; accepted: {accepted}"
+        )

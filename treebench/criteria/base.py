@@ -225,6 +225,14 @@ class Criterion:
     #: with impurity; ``feature_importances_`` then counts its increase.
     node_value_is_purity: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # a criterion written outside treebench: its values are checked where they enter the engine
+        from treebench.criteria.guard import guard_class, is_user_class
+
+        if is_user_class(cls):
+            guard_class(cls)
+
     def __init__(self, **params: Any) -> None:
         declared = {p.name: p for p in self.all_params()}
         unknown = sorted(set(params) - set(declared))

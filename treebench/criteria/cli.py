@@ -9,7 +9,9 @@ import click
 import numpy as np
 
 from treebench.criteria import available, criterion_class, get
+from treebench.criteria.base import Criterion
 from treebench.criteria.certainty import Certainty
+from treebench.criteria.guard import is_user_class
 from treebench.criteria.plugins import import_plugin
 from treebench.errors import TreebenchError
 
@@ -121,6 +123,24 @@ def eval_criterion(
     load_plugins(plugins)
     criterion = get(name, **parse_params(params))
     parent = parse_counts(counts, "--counts")
+    try:
+        result = _evaluate(criterion, parent, children)
+    except TreebenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # a user criterion's own code failed: one line, never an exit 0
+        if not is_user_class(type(criterion)):
+            raise
+        what = f"SystemExit({exc.code!r})" if isinstance(exc, SystemExit) else type(exc).__name__
+        text = " ".join(str(exc).split()) if not isinstance(exc, SystemExit) else "it called sys.exit"
+        raise TreebenchError(f"criterion {criterion.name!r} failed: {what}: {text}") from None
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    _print(criterion, parent, result, children is not None, digits)
+
+
+def _evaluate(criterion: Criterion, parent: np.ndarray, children: str | None) -> dict:
+    """The node value of ``parent`` and, with ``children``, the scores of each candidate."""
     result: dict = {"criterion": criterion.name, "params": criterion.values, "counts": parent.tolist()}
     result["node_value"] = criterion.node_value(parent)
     if children is not None:
@@ -142,15 +162,16 @@ def eval_criterion(
         result["accepts"] = [criterion.accepts(float(s)) for s in split]
         if isinstance(criterion, Certainty):
             result["raises_certainty"] = criterion.raises_certainty(parent, branches).tolist()
-    if as_json:
-        click.echo(json.dumps(result, indent=2))
-        return
+    return result
+
+
+def _print(criterion: Criterion, parent: np.ndarray, result: dict, children: bool, digits: int) -> None:
     fmt = f"{{:.{digits}f}}"
     args = ", ".join(f"{k}={v}" for k, v in criterion.values.items())
     click.echo(f"criterion:   {criterion.name} ({args})")
     click.echo(f"counts:      {_ints(parent)}")
     click.echo(f"node value:  {fmt.format(result['node_value'])}")
-    if children is None:
+    if not children:
         return
     for i, branch_set in enumerate(result["children"]):
         label = f"candidate {i + 1}" if len(result["children"]) > 1 else "split"

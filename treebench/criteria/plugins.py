@@ -28,14 +28,31 @@ import numpy as np
 from treebench.criteria.base import Criterion, as_children
 from treebench.errors import TreebenchError
 
+#: A plugin module name: dotted Python identifiers (``pkg.module``).
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: What a plugin may be, for the end of every message about one.
+ACCEPTED = "accepted: a .py file, or the name of a module that imports here (installed, or on PYTHONPATH)"
+
 
 def import_plugin(spec: str) -> None:
-    """Import a plugin: a module name, or the path of a ``.py`` file (imported once per process)."""
+    """Import a plugin: a module name, or the path of a ``.py`` file (imported once per process).
+
+    Whatever the plugin's own code does at import -- raise, have a syntax
+    error, call ``sys.exit`` -- becomes a one-line :class:`TreebenchError`;
+    only ``KeyboardInterrupt`` (Ctrl-C) passes through.
+    """
     if not spec.endswith(".py"):
+        if not _MODULE.fullmatch(spec):
+            kind = "a folder" if Path(spec).is_dir() else "not a .py file"
+            raise TreebenchError(f"plugin {spec!r} is neither a .py file nor a module name ({kind}); {ACCEPTED}")
         try:
             importlib.import_module(spec)
-        except ImportError as exc:
-            raise TreebenchError(f"cannot import plugin module {spec!r}: {exc}") from None
+        except ModuleNotFoundError as exc:
+            if exc.name and (spec == exc.name or spec.startswith(exc.name + ".")):
+                raise TreebenchError(f"cannot import plugin module {spec!r}: no module named {exc.name!r}; {ACCEPTED}") from None
+            raise TreebenchError(f"plugin module {spec!r} failed to import: {_one_line(exc)}") from None
+        except (Exception, SystemExit) as exc:  # the module's own code: one line, never a traceback or an exit
+            raise TreebenchError(f"plugin module {spec!r} failed to import: {_one_line(exc)}") from None
         return
     digest = hashlib.sha256(spec.encode()).hexdigest()[:10]  # stable across processes
     name = "treebench_plugin_" + re.sub(r"\W", "_", Path(spec).stem) + f"_{digest}"
@@ -49,11 +66,20 @@ def import_plugin(spec: str) -> None:
     sys.modules[name] = module
     try:
         module_spec.loader.exec_module(module)
-    except Exception as exc:  # a user's file: report, never crash the validation
+    except (Exception, SystemExit) as exc:  # a user's file: report, never crash (or end) the validation
         del sys.modules[name]
-        raise TreebenchError(
-            f"plugin {spec!r} failed to import: {type(exc).__name__}: {exc}"
-        ) from None
+        raise TreebenchError(f"plugin {spec!r} failed to import: {_one_line(exc)}") from None
+    except BaseException:  # Ctrl-C: stop as usual, but leave no half-imported module behind
+        sys.modules.pop(name, None)
+        raise
+
+
+def _one_line(exc: BaseException) -> str:
+    """``Type: message`` on one line (a ``SystemExit`` says its exit code)."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}): a plugin must not end the process"
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class ImpurityCriterion(Criterion):
@@ -90,7 +116,21 @@ class ImpurityCriterion(Criterion):
         parent = np.ascontiguousarray(parent, dtype=np.float64)
         from treebench.kernels import custom  # numba: only when a compiled criterion is used
 
-        return custom.split_scores(self._function(), self.impurity_params(), parent, children)
+        scores = custom.split_scores(self._function(), self.impurity_params(), parent, children)
+        if not np.isfinite(scores).all():  # a decrease of finite impurities is finite: name the value
+            self._refuse_values(parent, children)
+        return scores
+
+    def _refuse_values(self, parent: np.ndarray, children: np.ndarray) -> None:
+        """Raise the :class:`CriterionOutputError` naming the first impurity value that is not finite."""
+        from treebench.criteria.guard import CriterionOutputError, check_node_value
+
+        for counts in (parent, *children.reshape(-1, children.shape[-1])):
+            if counts.sum() > 0:
+                try:
+                    check_node_value(self, self._function()(counts.copy(), self.impurity_params()), counts)
+                except CriterionOutputError as exc:
+                    raise CriterionOutputError(str(exc).replace("node_value", "impurity", 1)) from None
 
     def grow_compiled(
         self,
@@ -118,9 +158,17 @@ class ImpurityCriterion(Criterion):
         strict = not self.accepts(float(self.min_gain))
         from treebench.kernels import custom  # numba: only when a compiled criterion is used
 
-        ints, floats, counts = custom.grow(
+        ints, floats, counts, problem = custom.grow(
             self._function(), self.impurity_params(), X, y,
             int(n_classes), -1 if max_depth is None else int(max_depth), int(min_samples_split),
             int(min_samples_leaf), bool(midpoint), float(self.min_gain), bool(strict),
         )
+        if problem[0] != 0:
+            from treebench.criteria.guard import CriterionOutputError
+
+            what = "a node" if problem[0] == 1 else "a candidate branch"
+            raise CriterionOutputError(
+                f"criterion {self.name!r}: impurity returned {problem[2]} for {what} of {problem[1]:g} rows; "
+                "accepted: one finite number per node"
+            )
         return ints, floats, counts, np.zeros(0, np.int64)

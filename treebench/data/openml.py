@@ -149,11 +149,41 @@ def session(settings: Settings) -> Iterator[Any]:
                 config.server = settings.openml_server
             config.connection_n_retries = 1
             log.setLevel(logging.ERROR)
-            yield openml
+            with bounded_requests(settings.timeout):
+                yield openml
         finally:
             config.set_root_cache_directory(saved[0])
             config.server, config.connection_n_retries = saved[1], saved[2]
             log.setLevel(level)
+
+
+@contextmanager
+def bounded_requests(timeout: float) -> Iterator[None]:
+    """Every HTTP request made meanwhile gives up after ``timeout`` seconds without an answer.
+
+    openml-python calls ``requests`` without a timeout, so a server that
+    accepts the connection and never answers would hang the command for
+    ever.  Here a request that names no timeout gets ``TREEBENCH_TIMEOUT``
+    (to connect, and between two bytes of the answer), and sockets opened
+    without one (urllib) get it as their default.  Both are restored after.
+    """
+    import requests
+
+    original = requests.Session.request
+    saved_default = socket.getdefaulttimeout()
+
+    def request(self: Any, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = timeout
+        return original(self, method, url, *args, **kwargs)
+
+    requests.Session.request = request  # type: ignore[method-assign]
+    socket.setdefaulttimeout(timeout)
+    try:
+        yield
+    finally:
+        requests.Session.request = original  # type: ignore[method-assign]
+        socket.setdefaulttimeout(saved_default)
 
 
 def _cache_folder(openml: Any, kind: str, key: int | str) -> Path:

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from treebench.experiment.config import Config, check_trial_count, load_config
 from treebench.experiment.executors import Executor, count_interrupt, make_executor
 from treebench.experiment.protocols import n_folds, outer_splits
 from treebench.experiment.specs import MAX_TRIALS
-from treebench.experiment.store import ResultsStore, check_run, now
+from treebench.experiment.store import ResultsStore, check_run, now, row_problem
 from treebench.experiment.trial import Result, Trial, load_data, trial_key
 from treebench.text_table import format_table
 
@@ -323,6 +323,17 @@ def run_experiment(
     return summary
 
 
+def checked(result: Result) -> Result:
+    """``result``, or a failed result naming the first value outside its domain (:func:`row_problem`)."""
+    problem = row_problem(asdict(result))
+    if problem is None:
+        return result
+    return Result(
+        key=result.key, status="failed", params=result.params,
+        error_text=f"TreebenchError: the trial's result is outside its domain: {problem}",
+    )
+
+
 def _row(trial: Trial, result: Result) -> dict:
     return {
         "experiment": trial.experiment,
@@ -441,6 +452,7 @@ def _execute(
 
     def collect() -> None:
         for trial, result in executor.wait():
+            result = checked(result)  # a value outside its domain fails the trial, never the run
             queue.finished(trial, result)
             store.record(_row(trial, result), force=force)
             summary.done += 1

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -555,8 +556,17 @@ class ResultsStore:
 
         Without ``force`` an ``ok`` row is never overwritten (a failed one is);
         with it the row is replaced.
+
+        Raises
+        ------
+        TreebenchError
+            An ``ok`` row with a value outside its domain (:func:`row_problem`);
+            the runner turns such a row into a failed trial before it gets here.
         """
         self._require_writable()
+        problem = row_problem(row)
+        if problem is not None:
+            raise TreebenchError(f"trial {str(row.get('trial_key'))[:12]} not stored: {problem}")
         values = {c: row.get(c) for c in _ALL}
         values["finished_at"] = values["finished_at"] or now()
         with self.conn:
@@ -608,6 +618,67 @@ class ResultsStore:
             declared = declared_metrics()
             definitions.update({n: declared[n] for n in missing if n in declared})
         return {n: definitions[n] for n in names if n in definitions}
+
+
+# --------------------------------------------------------------------------- invariants
+#: Columns holding a fraction of the test (or training) rows.
+_FRACTIONS = ("accuracy", "error", "train_accuracy")
+#: Columns holding a count: a whole number >= 0 (NaN where a learner has no size).
+_COUNTS = ("n_leaves", "n_nodes", "depth", "n_train", "n_test")
+#: Columns holding a duration in seconds: >= 0.
+_SECONDS = ("fit_seconds", "predict_seconds", "tune_seconds")
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a float; ``None`` for a missing value (None or NaN); raises ``TypeError`` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, str, bytes)):
+        raise TypeError(value)
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def row_problem(row: dict[str, Any]) -> str | None:
+    """What is wrong with a finished trial's values, or ``None``: the store's invariants.
+
+    Checked before a row is written, so no code path (a learner, an
+    estimator, a plugin) can store a value outside its domain: accuracy and
+    error in [0, 1] (present in an ``ok`` row, summing to 1), counts whole
+    and >= 0, times >= 0, every number finite (a missing value is ``None``
+    or NaN: a learner without a size has none), the extra measures too.
+    A ``failed`` row carries no metric and is not checked.
+    """
+    if row.get("status") != "ok":
+        return None
+    checks: list[tuple[str, Any]] = [(c, row.get(c)) for c in (*_FRACTIONS, *_COUNTS, *_SECONDS, "tree_quality")]
+    try:
+        measures = json.loads(row.get("measures") or "{}")
+    except ValueError:
+        return f"measures {str(row.get('measures'))[:60]!r} is not JSON"
+    if not isinstance(measures, dict):
+        return "measures is not a JSON object"
+    checks += [(f"measure {name}", value) for name, value in measures.items()]
+    for column, value in checks:
+        try:
+            number = _number(value)
+        except (TypeError, ValueError, OverflowError):
+            return f"{column}={value!r} is not a number"
+        if number is None:
+            if column in ("accuracy", "error"):
+                return f"{column} is missing from a finished trial"
+            continue
+        if not math.isfinite(number):
+            return f"{column}={number} is not finite"
+        if column in _FRACTIONS and not 0.0 <= number <= 1.0:
+            return f"{column}={number:g} is outside [0, 1]"
+        if column in _COUNTS and (number < 0 or not number.is_integer()):
+            return f"{column}={number:g} is not a whole number >= 0"
+        if column in _SECONDS and number < 0:
+            return f"{column}={number:g} is negative"
+    if abs(float(row["accuracy"]) + float(row["error"]) - 1.0) > 1e-9:
+        return f"accuracy {float(row['accuracy']):g} and error {float(row['error']):g} do not sum to 1"
+    return None
 
 
 # --------------------------------------------------------------------------- identity and pins

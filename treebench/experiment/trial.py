@@ -21,6 +21,12 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.experiment.outputs import (
+    check_predictions,
+    check_probabilities,
+    learner_name,
+    training_classes,
+)
 from treebench.experiment.plugins import import_plugin
 from treebench.experiment.protocols import (
     OPENML_FOLD_COLUMN,
@@ -318,7 +324,9 @@ def run_trial(trial: Trial) -> Result:
     """Run one trial; any exception becomes a ``failed`` result (the run goes on)."""
     try:
         return _run(trial)
-    except Exception as exc:  # a trial's failure is data, not a crash of the run
+    # a trial's failure is data, not a crash of the run; SystemExit comes from user code
+    # (a plugin, an estimator) calling sys.exit: an error too.  Ctrl-C still stops the run.
+    except (Exception, SystemExit) as exc:
         params = json.dumps(trial.algorithm.fixed_params, sort_keys=True)
         return Result(key=trial.key, status="failed", params=params, error_text=describe_error(exc))
 
@@ -326,6 +334,8 @@ def run_trial(trial: Trial) -> Result:
 def describe_error(exc: BaseException) -> str:
     """``Type: message (at file.py:line in function)``: deterministic, no absolute paths."""
     text = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    if isinstance(exc, SystemExit):
+        text = f"SystemExit({exc.code!r}): user code (a plugin or an estimator) called sys.exit"
     frames = traceback.extract_tb(exc.__traceback__)
     if frames:
         last = frames[-1]
@@ -385,10 +395,13 @@ def _run(trial: Trial) -> Result:
     started = time.perf_counter()
     predicted = learner.predict(model, X_test)
     predict_seconds = time.perf_counter() - started
+    who, classes = learner_name(trial.algorithm), training_classes(learner, y_train, masses)
+    predicted = check_predictions(predicted, len(y_test), classes, who)
+    if trial.algorithm.estimator:  # a third party's classifier: its probabilities too
+        check_probabilities(model, X_test, learner, who)
     accuracy = float(np.count_nonzero(predicted == y_test) / len(y_test))
-    train_accuracy = float(
-        np.count_nonzero(learner.predict(model, X_train) == y_train) / len(y_train)
-    )
+    train_predicted = check_predictions(learner.predict(model, X_train), len(y_train), classes, who)
+    train_accuracy = float(np.count_nonzero(train_predicted == y_train) / len(y_train))
     measures = learner.measures(model)
     extra: dict[str, float] = {}
     if learner.extra_metrics:  # against the test labels as masses (one-hot when crisp)

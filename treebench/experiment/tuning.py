@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from treebench.experiment.outputs import check_predictions
 from treebench.learners.base import Learner, take
 from treebench.sampling import Split
 
@@ -74,9 +75,17 @@ def grid_search(
         total += len(valid)
         for i, point in enumerate(points):
             model = learner.fit({**fixed, **point}, X_train, y_train, prepared)
-            correct[i] += int(np.count_nonzero(learner.predict(model, X_valid) == y_valid))
+            # a label per row, or one label broadcast against them all would count as many
+            predicted = check_predictions(learner.predict(model, X_valid), len(valid), None, _who(learner))
+            correct[i] += int(np.count_nonzero(predicted == y_valid))
             leaves[i] += learner.n_leaves(model)
     scores = tuple(
         GridScore(dict(p), int(c), total, int(n)) for p, c, n in zip(points, correct, leaves)
     )
     return TuningOutcome(chosen=dict(points[best_index(scores)]), scores=scores)
+
+
+def _who(learner: Learner) -> str:
+    """The learner for messages: its estimator's path, else its name."""
+    estimator = getattr(learner, "estimator", None)
+    return f"estimator {estimator!r}" if isinstance(estimator, str) else f"learner {getattr(learner, 'name', '?')!r}"

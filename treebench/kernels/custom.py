@@ -9,7 +9,9 @@ compiled one, with the same arithmetic, so both engines see the same numbers.
 :func:`grow` is a compiled version of ``trees/generic.py`` restricted to
 numeric features without missing values, sample weights or per-sample data:
 same candidates, stopping rules, tie tolerance, feature choice and node
-numbering, so it returns the same arrays as ``build_generic``.  ``f`` is a
+numbering, so it returns the same arrays as ``build_generic``.  A value of ``f`` that
+is not finite stops the growth and is returned in ``problem`` (the caller
+raises, naming it).  ``f`` is a
 function argument: numba compiles one specialisation per impurity function
 (in memory: function arguments are not cached on disk).
 """
@@ -58,7 +60,15 @@ def split_scores(f, params, parent, children):
 
 @njit
 def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_leaf, midpoint, min_gain, strict):
-    """Grow a tree on numeric ``X`` (no NaN) and labels ``y`` (0..k-1); the kernel arrays.
+    """Grow a tree on numeric ``X`` (no NaN) and labels ``y`` (0..k-1); the kernel arrays and ``problem``.
+
+    ``problem`` is ``[0, 0, 0]`` after a normal growth; when ``f`` gives a
+    value that is not finite it is ``[1, size, value]`` (a node's value) or
+    ``[2, size, value]`` (a candidate branch's value), ``size`` the rows of
+    that node or branch, and the arrays returned are those grown so far.
+    The node value is checked once per node; a candidate's score is
+    finite exactly when both branch values are, so the candidates need no
+    check beyond the one that skipped unusable scores before.
 
     Every feature is sorted once, at the root; a node's samples keep the same
     position range ``start:stop`` in every feature's sorted rows, which a
@@ -83,6 +93,7 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
     left = np.zeros(n_classes)
     right = np.zeros(n_classes)
     goes_left = np.zeros(n, np.bool_)
+    problem = np.zeros(3)
     while top > 0:
         top -= 1
         node, start, stop = stack[top, 0], stack[top, 1], stack[top, 2]
@@ -97,6 +108,9 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
             if parent[c] > 0:
                 nonzero += 1
         parent_value = f(parent, params)
+        if not np.isfinite(parent_value):
+            problem[0], problem[1], problem[2] = 1.0, size, parent_value
+            break
         floats[node, L.IMPURITY] = parent_value
         if (
             size < min_samples_split
@@ -126,8 +140,13 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
                 for c in range(n_classes):
                     right[c] = parent[c] - left[c]
                 score = _decrease(f, params, parent_value, size, left, right)
-                if not np.isfinite(score) and score != np.inf:
-                    continue
+                if not np.isfinite(score):  # a branch's value is not finite: name it
+                    value_left = f(left, params)
+                    bad_left = not np.isfinite(value_left)
+                    problem[0] = 2.0
+                    problem[1] = n_left if bad_left else size - n_left
+                    problem[2] = value_left if bad_left else f(right, params)
+                    break
                 if feature_index < 0 or _better(score, feature_best):
                     feature_best = score
                     feature_index = n_left
@@ -136,6 +155,8 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
                         feature_threshold = here if (mid == after or np.isinf(mid)) else mid
                     else:
                         feature_threshold = here
+            if problem[0] != 0.0:
+                break
             if feature_index < 0 or not np.isfinite(feature_best):
                 continue
             # select_feature: best split score, lowest index on ties
@@ -144,6 +165,8 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
                 best_score = feature_best
                 best_threshold = feature_threshold
                 best_n_left = feature_index
+        if problem[0] != 0.0:
+            break
         if best_feature < 0:
             continue
         if not (best_score > min_gain if strict else best_score >= min_gain):
@@ -185,4 +208,4 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
         top += 1
         stack[top, 0], stack[top, 1], stack[top, 2] = first_child, start, start + best_n_left
         top += 1
-    return ints[:n_nodes].copy(), floats[:n_nodes].copy(), counts[:n_nodes].copy()
+    return ints[:n_nodes].copy(), floats[:n_nodes].copy(), counts[:n_nodes].copy(), problem

@@ -181,7 +181,7 @@ def build(path: str) -> Any:
     target = resolve(path)
     try:
         estimator = target()
-    except Exception as exc:  # a class with required arguments, or a failing factory
+    except (Exception, SystemExit) as exc:  # required arguments, a failing factory (or one calling sys.exit)
         how = "cannot be built without arguments" if inspect.isclass(target) else "failed"
         raise TreebenchError(
             f"estimator {path!r} {how}: {_one_line(exc)}; accepted: a class whose parameters all have "

@@ -39,8 +39,21 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
 
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
+    if workers is not None:  # as run: 0 and negative refused, more than the cores capped
+        from treebench.experiment.executors import check_jobs
+
+        workers = check_jobs(workers, lambda line: click.echo(line, err=True))
     if every:
-        from treebench.papers.reproduce import cost_table, reproduce_all
+        from treebench.papers.reproduce import NOT_RUN, cost_table, reproduce_all
+
+        present = [Path(spec.config) for spec in PAPERS.values() if Path(spec.config).is_file()]
+        if not present:
+            raise TreebenchError(
+                f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in PAPERS.values())}); "
+                "accepted: run it from the folder holding configs/ (the repository's root)"
+            )
+        for config in present:  # a store of another experiment stops everything, as it stops run
+            check_store(config, skip_bad_config=True)
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
         options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -49,6 +62,9 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {index}")
         click.echo(cost_table(pages))
         failed = [p.spec.key for p in pages if p.status == "failed" or (p.problems and p.status != "kept")]
+        if all(p.status == NOT_RUN for p in pages):
+            click.echo(f"error: nothing reproduced: no paper has a results store (see {index})", err=True)
+            click.get_current_context().exit(1)
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
         for p in pages:  # could not be read now: the page keeps their last good part
@@ -70,6 +86,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
             f"results/reference/{spec.reference}"
         )
+    check_store(config)
     lines: list[str] = []
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
     options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -78,3 +95,23 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)
+
+
+def check_store(config: Path, *, skip_bad_config: bool = False) -> None:
+    """Refuse, as ``treebench run`` does, a results store that holds another experiment than ``config``'s.
+
+    With ``skip_bad_config`` a config that does not load is left to the
+    paper's page (``--all``: one paper's problem does not stop the others).
+    """
+    from treebench.experiment.config import load_config
+    from treebench.experiment.runner import experiment_identity
+    from treebench.experiment.store import check_run
+
+    try:
+        loaded = load_config(config)
+    except TreebenchError:
+        if skip_bad_config:
+            return
+        raise
+    if Path(loaded.store).exists():
+        check_run(loaded.store, experiment_identity(loaded), busy_ok=True)

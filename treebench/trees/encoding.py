@@ -30,6 +30,9 @@ class FeatureEncoder:
     kinds: list[str]
     categories: list[list[Any] | None] = field(default_factory=list)
     from_dataframe: bool = False
+    #: Per column, whether it was an ordered categorical at fit (read as its order codes);
+    #: empty for encoders pickled before it was recorded.
+    ordinal: list[bool] = field(default_factory=list)
     #: Per nominal column, the categorical dtype last seen there and its code table
     #: (a cache: repeated predictions on frames of the same dtype skip the lookups).
     _tables: dict[int, tuple[Any, np.ndarray]] = field(
@@ -124,7 +127,8 @@ class FeatureEncoder:
                     f"column {column!r} has unsupported dtype {dtype}; "
                     "accepted: numeric, bool, string/object or categorical"
                 )
-        encoder = cls(names, kinds, categories, from_dataframe=True)
+        ordinal = [isinstance(d, pd.CategoricalDtype) and bool(d.ordered) and k == NUMERIC for d, k in zip(X.dtypes, kinds)]
+        encoder = cls(names, kinds, categories, from_dataframe=True, ordinal=ordinal)
         encoder._tables.update(tables)
         return encoder
 
@@ -141,7 +145,7 @@ class FeatureEncoder:
             else:
                 kinds.append(NUMERIC)
                 categories.append(None)
-        return cls(names, kinds, categories)
+        return cls(names, kinds, categories, ordinal=[False] * X.shape[1])
 
     # -- transforming ------------------------------------------------------
     def transform(self, X: Any, order: str = "C") -> np.ndarray:
@@ -184,6 +188,9 @@ class FeatureEncoder:
 
     def _encode_numeric(self, j: int, column: Any) -> np.ndarray:
         if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+            known = getattr(self, "ordinal", None) or []
+            if j < len(known) and not known[j]:  # numbers at fit: read the values, never the codes
+                return self._categorical_numbers(j, column)
             codes = column.array.codes.astype(np.float64)
             codes[codes < 0] = np.nan
             return codes
@@ -196,6 +203,17 @@ class FeatureEncoder:
             raise TreebenchError(
                 f"feature {self.names[j]!r} is numeric but holds non-numeric values"
             ) from None
+
+    def _categorical_numbers(self, j: int, column: pd.Series) -> np.ndarray:
+        """A categorical given for a column that held plain numbers at fit: its values, if numbers."""
+        levels = column.dtype.categories
+        if pd.api.types.is_numeric_dtype(levels.dtype) and not pd.api.types.is_bool_dtype(levels.dtype):
+            return column.astype(np.float64).to_numpy(dtype=np.float64, na_value=np.nan)
+        raise TreebenchError(
+            f"feature {self.names[j]!r} held numbers at fit; got a categorical of {levels.dtype} "
+            f"(e.g. {_example(levels)}), whose codes are not those numbers; accepted: the numbers themselves "
+            "(an ordered categorical only for a column that was one at fit)"
+        )
 
     def _encode_nominal(self, j: int, column: Any) -> np.ndarray:
         """Codes of the fitted categories, ``len(categories)`` for missing and unseen values.
@@ -323,3 +341,9 @@ def _resolve_nominal(nominal_features: Any, names: list[str]) -> set[int]:
                 f"nominal_features names unknown column {item!r}; accepted: {', '.join(names)}"
             )
     return resolved
+
+
+def _example(levels: Any) -> str:
+    """The first level of a categorical, shown briefly."""
+    text = repr(levels[0]) if len(levels) else "no levels"
+    return text if len(text) <= 30 else text[:27] + "..."

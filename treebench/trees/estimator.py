@@ -15,6 +15,7 @@ from treebench.kernels.ties import tie_state
 from treebench.trees.builder import Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin, check_sample_weight
+from treebench.trees.limits import check_class_counts
 from treebench.trees.pruning import prune_cost_complexity, prune_pessimistic
 from treebench.trees.randomness import tie_seed
 from treebench.trees.settings import PRUNINGS, GrowSettings
@@ -214,6 +215,7 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=True)
         encoder, matrix = FeatureEncoder.fit(X, self.nominal_features)
         codes = self._fit_labels(y, matrix.shape[0])
+        check_class_counts(len(self.classes_), matrix.shape[0], settings.max_depth, settings.min_samples_leaf)
         weights = check_sample_weight(sample_weight, matrix)
         if sample_data is not None and len(sample_data) != matrix.shape[0]:
             raise TreebenchError(

@@ -44,6 +44,7 @@ from treebench.kernels.mee_grow import grow_mee_tree, presort
 from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin
+from treebench.trees.limits import check_grid
 from treebench.trees.settings import validate_tree_param
 from treebench.trees.structure import Tree
 
@@ -227,6 +228,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 f"with max_merged={self.max_merged!r}; accepted: at most {MAX_CLASS_SETS:,} sets "
                 f"({most} classes with this max_merged; a smaller max_merged allows more)"
             )
+        check_grid(int(criterion.convexity_points), n_classes)
         self._fit_inputs(encoder, criterion)
         grow = grow_mee if self.engine == "numba" else grow_mee_per_node
         grown = grow(
