@@ -219,8 +219,11 @@ def results() -> None:
     help="Output file, its folder created if needed (default: the store's name with .csv or "
     ".parquet; '-' for stdout, csv only).",
 )
-def export(store: str, fmt: str, out: str | None) -> None:
-    """Write every trial of STORE (all columns) as CSV or Parquet."""
+@click.option("--predictions", "with_predictions", is_flag=True,
+              help="Write the kept test predictions instead: one row per trial and test case "
+                   "(dataset, algorithm, repeat, fold, row, truth, predicted, one probability column per class).")
+def export(store: str, fmt: str, out: str | None, with_predictions: bool = False) -> None:
+    """Write every trial of STORE (all columns) as CSV or Parquet (or, --predictions, its kept predictions)."""
     from treebench.experiment.store import ResultsStore
 
     path = _store_file(store)
@@ -238,6 +241,12 @@ def export(store: str, fmt: str, out: str | None) -> None:
             ) from None
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
+    if with_predictions:
+        from treebench.experiment.predictions import as_frame
+
+        frame = as_frame(path, frame)
+        if target is not None and not out:
+            target = path.with_name(path.stem + f"-predictions.{fmt}")
     if target is None:
         click.echo(frame.to_csv(index=False), nl=False)
         return

@@ -36,6 +36,7 @@ from treebench.experiment.specs import (  # noqa: F401 - the specs are part of t
     METRICS,
     NOMINAL_MODES,
     PAIR_PROTOCOL,
+    PREDICTION_METRICS,
     PROTOCOL_KEYS,
     PRUNING,
     TOP_KEYS,
@@ -121,6 +122,10 @@ def _validate(data: Any, check: Checker, text: str, display: str, base_dir: Path
             check.add(("label_uncertainty",), str(exc))
     if not isinstance(store, str) or not store:
         check.add(("store",), f"expected a file path; got {value_kind(store)}")
+    predictions = top.get("predictions", False)
+    if not isinstance(predictions, bool):
+        check.add(("predictions",), f"expected true or false; got {value_kind(predictions)}")
+    _check_probability_metrics(metrics, tuning, algorithms, check)
     if check.problems:
         return None
     return Config(
@@ -136,6 +141,7 @@ def _validate(data: Any, check: Checker, text: str, display: str, base_dir: Path
         path=display,
         text=text,
         label_uncertainty=label_uncertainty,
+        predictions=bool(predictions),
     )
 
 
@@ -193,8 +199,8 @@ def _tuning(raw: Any, check: Checker) -> TuningSpec | None:
 def _metrics(raw: Any, check: Checker) -> list[str]:
     from treebench.learners.registry import declared_metrics
 
-    # the fixed measures, then those some learner adds (e.g. a label-mass measure)
-    accepted = (*METRICS, *declared_metrics())
+    # the fixed measures, the metrics of predictions, then those some learner adds (e.g. a label-mass measure)
+    accepted = (*METRICS, *PREDICTION_METRICS, *declared_metrics())
     if not isinstance(raw, list) or not raw:
         check.add(
             ("metrics",), f"expected a non-empty list of {', '.join(accepted)}; got {value_kind(raw)}"
@@ -205,6 +211,32 @@ def _metrics(raw: Any, check: Checker) -> list[str]:
         for i, m in enumerate(raw)
         if check.choice(m, ("metrics", i), accepted, "metric") is not None
     ]
+
+
+def _check_probability_metrics(metrics: list[str], tuning: TuningSpec | None, algorithms: list[AlgorithmSpec],
+                               check: Checker) -> None:
+    """A metric of class probabilities needs every algorithm to give them (Weka's J48 and C5.0 do not)."""
+    from treebench.learners.registry import baseline_class, criterion_learner_class
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS as SCORERS
+
+    wanted = [(("metrics", i), m) for i, m in enumerate(metrics) if m in SCORERS and SCORERS[m].needs_proba]
+    if tuning is not None and tuning.metric in SCORERS and SCORERS[tuning.metric].needs_proba:
+        wanted.append((("tuning", "metric"), tuning.metric))
+    if not wanted:
+        return
+    for algorithm in algorithms:
+        try:
+            cls = (criterion_learner_class(algorithm.criterion, algorithm.online) if algorithm.criterion is not None
+                   else baseline_class(str(algorithm.baseline)))
+        except TreebenchError:
+            continue  # reported where the algorithm is checked
+        if not cls.gives_probabilities:
+            where, metric = wanted[0]
+            check.add(where, f"{metric} needs class probabilities, which algorithm {algorithm.name!r} "
+                             f"({algorithm.baseline or algorithm.criterion}) does not give; accepted: a metric of "
+                             f"labels ({', '.join(m for m in PREDICTION_METRICS if not SCORERS[m].needs_proba)}) "
+                             "or algorithms that give probabilities")
+            return
 
 
 def _plugins(raw: Any, check: Checker, base_dir: Path) -> list[str]:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -108,3 +109,96 @@ def keys(store: str | Path) -> Iterator[str]:
         for path in sorted(folder.glob("*.npz")):
             if not path.name.startswith("."):
                 yield path.stem
+
+
+def with_metric(frame: Any, store: str | Path, metric: str) -> Any:
+    """``frame`` with the prediction metric ``metric`` computed from the store's kept predictions
+    where the trials did not store it (a config that kept predictions but did not list it).
+
+    Raises
+    ------
+    TreebenchError
+        When the store kept no predictions for the trials that lack the metric.
+    """
+    import pandas as pd
+
+    from treebench.stats.metrics import Metric
+    from treebench.stats.prediction_metrics import get_prediction_metric, score_predictions
+
+    scorer = get_prediction_metric(metric)
+    frame = frame.copy()
+    if metric not in frame.columns:
+        frame[metric] = float("nan")
+    missing = frame.index[(frame["status"] == "ok") & pd.to_numeric(frame[metric], errors="coerce").isna()]
+    found = 0
+    for at in missing:
+        kept = read(store, str(frame.at[at, "trial_key"]))
+        if kept is None:
+            continue
+        if scorer.needs_proba and kept.proba is None:
+            raise TreebenchError(f"{metric} needs class probabilities; the predictions kept for "
+                                 f"{frame.at[at, 'algorithm']!r} have none")
+        proba = None if kept.proba is None else kept.proba.astype(np.float64)
+        frame.at[at, metric] = score_predictions([metric], kept.y_true, kept.y_pred, proba, kept.classes)[metric]
+        found += 1
+    if len(missing) and not found:
+        raise TreebenchError(f"the store holds no {metric} and kept no predictions to compute it from "
+                             f"(add {metric} to the config's metrics, or predictions: true, and rerun with --force)")
+    declared: dict[str, Metric] = dict(frame.attrs.get("metrics", {}))
+    declared[metric] = scorer.metric
+    frame.attrs["metrics"] = declared
+    return frame
+
+
+def paired_cases(store: str | Path, frame: Any, dataset: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The truth and the two algorithms' predictions on the same test cases of ``dataset``'s one split.
+
+    Raises
+    ------
+    TreebenchError
+        For more than one split (McNemar's test is for a single split), or missing predictions.
+    """
+    rows = frame[(frame["dataset"] == dataset) & (frame["status"] == "ok")]
+    splits = rows[["repeat", "fold"]].drop_duplicates()
+    if len(splits) != 1:
+        raise TreebenchError(f"McNemar's test compares two algorithms on one split; {dataset!r} has {len(splits)} "
+                             "(use --test corrected-ttest for repeated splits)")
+    kept = []
+    for name in (a, b):
+        key = rows.loc[rows["algorithm"] == name, "trial_key"]
+        got = read(store, str(key.iloc[0])) if len(key) else None
+        if got is None:
+            raise TreebenchError(f"no kept predictions of {name!r} on {dataset!r}: McNemar's test needs them "
+                                 "(predictions: true in the config, then rerun)")
+        order = np.argsort(got.rows, kind="stable")
+        kept.append((got.rows[order], got.y_true[order], got.y_pred[order]))
+    if not np.array_equal(kept[0][0], kept[1][0]):
+        raise TreebenchError(f"{a!r} and {b!r} were tested on different rows of {dataset!r}")
+    return kept[0][1], kept[0][2], kept[1][2]
+
+
+def as_frame(store: str | Path, trials: Any) -> Any:
+    """Every kept prediction of the store's trials as one tidy frame (a row per trial and test case).
+
+    Raises
+    ------
+    TreebenchError
+        When the store kept no predictions.
+    """
+    import pandas as pd
+
+    parts = []
+    for row in trials.itertuples(index=False):
+        kept = read(store, str(row.trial_key))
+        if kept is None:
+            continue
+        part = pd.DataFrame({"trial_key": row.trial_key, "dataset": row.dataset, "algorithm": row.algorithm,
+                             "repeat": row.repeat, "fold": row.fold, "row": kept.rows,
+                             "truth": kept.y_true, "predicted": kept.y_pred})
+        if kept.proba is not None:
+            for j, name in enumerate(kept.classes):
+                part[f"proba_{name}"] = kept.proba[:, j]
+        parts.append(part)
+    if not parts:
+        raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them)")
+    return pd.concat(parts, ignore_index=True)

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ import click
 import numpy as np
 
 from treebench.errors import TreebenchError
+from treebench.experiment import predictions
 from treebench.experiment.config import Config, check_trial_count, load_config
 from treebench.experiment.executors import Executor, count_interrupt, make_executor
 from treebench.experiment.protocols import n_folds, outer_splits
@@ -167,6 +168,8 @@ def plan(config: Config) -> list[Trial]:
                             plugins=config.plugins,
                             label_uncertainty=config.label_uncertainty,
                             tuner_key=None if algorithm.tune_as is None else keys[algorithm.tune_as.name],
+                            metrics=config.prediction_metrics,
+                            keep_predictions=config.predictions,
                         )
                     )
     return trials
@@ -233,8 +236,9 @@ def warn_unavailable(config: Config, echo: Echo) -> None:
 def declared_measures(config: Config) -> list:
     """The extra measures the config's learners record (their definitions go into the store)."""
     from treebench.learners.registry import baseline_class, criterion_learner_class
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS as SCORERS
 
-    metrics = []
+    metrics = [SCORERS[name].metric for name in config.prediction_metrics]
     for a in config.algorithms:
         if a.criterion is not None:
             metrics.extend(criterion_learner_class(a.criterion, a.online).extra_metrics)
@@ -325,7 +329,8 @@ def run_experiment(
 
 def checked(result: Result) -> Result:
     """``result``, or a failed result naming the first value outside its domain (:func:`row_problem`)."""
-    problem = row_problem(asdict(result))
+    # the kept predictions are arrays written beside the store, not a stored value
+    problem = row_problem({f.name: getattr(result, f.name) for f in fields(result) if f.name != "predictions"})
     if problem is None:
         return result
     return Result(
@@ -454,6 +459,8 @@ def _execute(
         for trial, result in executor.wait():
             result = checked(result)  # a value outside its domain fails the trial, never the run
             queue.finished(trial, result)
+            if result.predictions is not None:  # whole on disk before the row that says the trial is done
+                predictions.write(store.path, trial.key, result.predictions)
             store.record(_row(trial, result), force=force)
             summary.done += 1
             if result.status != "ok":

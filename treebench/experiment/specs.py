@@ -26,6 +26,9 @@ METRICS = (
     "tree_quality",
 )
 DEFAULT_METRICS = ("accuracy", "n_leaves")
+#: Metrics of the test predictions (:mod:`treebench.stats.prediction_metrics`), computed by the
+#: trials of a config that lists them in ``metrics:`` and stored with the learners' own measures.
+PREDICTION_METRICS = ("balanced_accuracy", "f1_macro", "kappa", "log_loss", "roc_auc_ovr", "brier")
 
 #: Protocol type -> the keys it accepts besides ``type``.
 PROTOCOL_KEYS: dict[str, tuple[str, ...]] = {
@@ -52,6 +55,7 @@ TOP_KEYS = (
     "plugins",
     "label_uncertainty",
     "nominal",
+    "predictions",
 )
 #: How nominal attributes reach the learners: as categories (multiway or
 #: one-vs-rest splits) or as their category codes, split by thresholds.
@@ -65,7 +69,7 @@ ALGORITHM_KEYS = (
     "tune_as",
 )
 TUNING_KEYS = ("folds", "metric")
-TUNING_METRICS = ("accuracy",)
+TUNING_METRICS = ("accuracy", *PREDICTION_METRICS)
 
 # Limits on what a config may ask (checked by the validator and ``treebench run``).
 #: Largest seed: 2**32 - 1, the range numpy's legacy ``RandomState`` and
@@ -261,3 +265,13 @@ class Config:
     text: str = ""
     #: Simulated uncertain expert labels, a ``treebench.data.label_uncertainty.LabelUncertainty`` or None.
     label_uncertainty: Any = None
+    #: Keep every trial's test predictions and probabilities beside the store (``predictions: true``).
+    predictions: bool = False
+
+    @property
+    def prediction_metrics(self) -> tuple[str, ...]:
+        """The metrics of predictions the trials compute: those listed, and the tuning metric."""
+        wanted = [m for m in self.metrics if m in PREDICTION_METRICS]
+        if self.tuning.metric in PREDICTION_METRICS and self.tuning.metric not in wanted:
+            wanted.append(self.tuning.metric)
+        return tuple(wanted)

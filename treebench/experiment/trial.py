@@ -28,6 +28,7 @@ from treebench.experiment.outputs import (
     training_classes,
 )
 from treebench.experiment.plugins import import_plugin
+from treebench.experiment.predictions import TrialPredictions
 from treebench.experiment.protocols import (
     OPENML_FOLD_COLUMN,
     PAIR_COLUMN,
@@ -38,6 +39,7 @@ from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec,
 from treebench.experiment.tuning import TuningOutcome, grid_search
 from treebench.learners.base import NOMINAL_MODE, Learner
 from treebench.sampling import Split, model_seed, rng_for
+from treebench.stats.prediction_metrics import score_predictions
 
 #: Bumped when the meaning of a stored trial changes (invalidates every key).
 KEY_VERSION = 1
@@ -64,6 +66,11 @@ class Trial:
     #: ``tune_as``: the values that trial chose, when the driver has them (not part
     #: of the key: they are what this trial's own search would find).
     tuned: dict[str, Any] | None = None
+    #: Metrics of the test predictions to compute (``Config.prediction_metrics``; not part of
+    #: the key: they measure the same model).
+    metrics: tuple[str, ...] = ()
+    #: Return the test predictions and probabilities with the result (``predictions: true``).
+    keep_predictions: bool = False
 
     @property
     def protocol(self) -> ProtocolSpec:
@@ -93,6 +100,9 @@ class Result:
     error_text: str | None = None
     n_train: int | None = None
     n_test: int | None = None
+    #: The test predictions (``treebench.experiment.predictions.TrialPredictions``) when the
+    #: trial keeps them; the driver writes them beside the store, never into it.
+    predictions: Any = None
 
 
 # --------------------------------------------------------------------------- keys
@@ -377,11 +387,14 @@ def _run(trial: Trial) -> Result:
         if len(points) > 1:
             name = trial.dataset.seed_name
             inner = inner_splits(y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold)
+        metric = trial.tuning.metric
+        label_set = np.arange(np.asarray(masses).shape[1] - 1) if masses is not None else np.unique(labels)
         if tuner is None:
-            outcome = grid_search(learner, fixed, points, X_train, y_train, inner)
+            outcome = grid_search(learner, fixed, points, X_train, y_train, inner, metric, label_set)
         else:
             tuner_learner = make_learner(replace(trial, algorithm=tuner))
-            outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner)
+            outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner, metric,
+                                  label_set)
     tune_seconds = time.perf_counter() - started
 
     params = {**fixed, **outcome.chosen}
@@ -407,6 +420,14 @@ def _run(trial: Trial) -> Result:
     if learner.extra_metrics:  # against the test labels as masses (one-hot when crisp)
         all_masses = masses if masses is not None else trial_labels(trial, data)[0]
         extra = learner.extra_measures(model, X_test, all_masses[test])
+    kept = None
+    if trial.metrics or trial.keep_predictions:
+        label_set = np.arange(np.asarray(masses).shape[1] - 1) if masses is not None else np.unique(labels)
+        proba = _probabilities(learner, model, X_test, label_set, who)
+        scores = score_predictions(trial.metrics, y_test, predicted, proba, label_set)
+        extra.update({name: value for name, value in scores.items() if np.isfinite(value)})
+        if trial.keep_predictions:
+            kept = TrialPredictions.from_labels(test, y_test, predicted, label_set, proba)
     quality = measures["tree_quality"]
     return Result(
         key=trial.key,
@@ -426,4 +447,21 @@ def _run(trial: Trial) -> Result:
         chosen=json.dumps(chosen, sort_keys=True),
         n_train=len(train),
         n_test=len(test),
+        predictions=kept,
     )
+
+
+def _probabilities(learner: Learner, model: Any, X_test: Any, label_set: np.ndarray, who: str) -> np.ndarray | None:
+    """The learner's class probabilities of the test rows, one column per class of ``label_set``
+    (a class the training part lacked gets 0); ``None`` for a learner that gives none."""
+    given = learner.predict_proba(model, X_test)
+    if given is None:
+        return None
+    proba, classes = given
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.shape != (len(X_test), len(classes)):
+        raise TreebenchError(f"{who}: predict_proba returned shape {proba.shape} for {len(X_test)} rows and "
+                             f"{len(classes)} classes")
+    full = np.zeros((len(X_test), len(label_set)))
+    full[:, np.searchsorted(label_set, classes)] = proba
+    return full

@@ -131,6 +131,23 @@ class Learner:
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(X)
 
+    #: Whether :meth:`predict_proba` gives class probabilities (metrics such as log-loss need them).
+    gives_probabilities: ClassVar[bool] = False
+
+    def predict_proba(self, model: Any, X: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
+        """Class probabilities of the rows of ``X`` and the classes of their columns (``None``: none).
+
+        The default reads the model's own ``predict_proba`` and ``classes_`` (with the input
+        :meth:`predict` would get, :meth:`proba_input`).
+        """
+        if not self.gives_probabilities or not hasattr(model, "predict_proba"):
+            return None
+        return np.asarray(model.predict_proba(self.proba_input(X))), np.asarray(model.classes_)
+
+    def proba_input(self, X: pd.DataFrame) -> Any:
+        """What :meth:`predict_proba` hands the model (as :meth:`predict` does; default ``X``)."""
+        return X
+
     def n_leaves(self, model: Any) -> int:
         return int(self.measures(model)["n_leaves"])
 
@@ -150,7 +167,12 @@ class Learner:
 
 
 class TreeMeasures:
-    """Sizes and quality read off a fitted treebench estimator (``tree_`` and ``tree_quality()``)."""
+    """Sizes and quality read off a fitted treebench estimator (``tree_`` and ``tree_quality()``).
+
+    treebench's trees give class probabilities (the training class frequencies at a leaf).
+    """
+
+    gives_probabilities: ClassVar[bool] = True
 
     def n_leaves(self, model: Any) -> int:
         return int(model.tree_.n_leaves)

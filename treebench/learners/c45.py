@@ -98,3 +98,6 @@ class C45Learner(TreeMeasures, Learner):
 
     def predict(self, model: Any, X: pd.DataFrame) -> np.ndarray:
         return model.predict(as_numbers_if_codes(X))
+
+    def proba_input(self, X: pd.DataFrame) -> Any:
+        return as_numbers_if_codes(X)

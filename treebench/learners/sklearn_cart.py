@@ -7,7 +7,7 @@ with α chosen by inner cross-validation (:mod:`treebench.learners.ccp`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -89,6 +89,11 @@ class SklearnLearner(Learner):
 
     def predict(self, model: Any, X: pd.DataFrame | np.ndarray) -> np.ndarray:
         return model.predict(codes_matrix(X))
+
+    gives_probabilities: ClassVar[bool] = True
+
+    def proba_input(self, X: pd.DataFrame | np.ndarray) -> Any:
+        return codes_matrix(X)
 
 
 class SklearnCart(SklearnLearner):

@@ -431,6 +431,13 @@ class SklearnEstimator(SklearnLearner):
         with one_thread(self.estimator):
             return np.asarray(super().predict(model, X))
 
+    def predict_proba(self, model: Any, X: pd.DataFrame | np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        if not hasattr(model, "predict_proba"):
+            raise TreebenchError(f"estimator {self.estimator!r} has no predict_proba: the config's metrics of "
+                                 "class probabilities (log_loss, roc_auc_ovr, brier) cannot be computed for it")
+        with one_thread(self.estimator):
+            return super().predict_proba(model, X)
+
     def n_leaves(self, model: Any) -> int:
         """Leaves for tuning's tie-break (summed over an ensemble); 0 for a model without trees."""
         sizes = model_sizes(model)

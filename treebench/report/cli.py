@@ -13,7 +13,7 @@ import click
 
 from treebench.errors import TreebenchError
 
-_TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes")
+_TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
 #: Shown in --help; any fixed metric and any extra measure the store holds is accepted.
 _METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_quality, ... or an extra measure of the store"
@@ -45,7 +45,9 @@ def write_output(text: str, out: Path | None) -> None:
               help="ttest/corrected-ttest: per-dataset paired test behind the v/* marks; "
                    "wilcoxon, friedman: across-dataset tests (marks from --paired); "
                    "kruskal: per-dataset Levene -> ANOVA/Kruskal-Wallis, then the best/worst flags; "
-                   "bayes: Bayesian signed-rank test per pair over datasets (with --rope).")
+                   "bayes: Bayesian signed-rank test per pair over datasets (with --rope); "
+                   "mcnemar: each algorithm against the baseline on one split per dataset "
+                   "(needs predictions: true).")
 @click.option("--baseline", metavar="ALG",
               help="Algorithm the marks compare against (default: the config's first algorithm).")
 @click.option("--correction", type=click.Choice(_CORRECTIONS), default=None,
@@ -80,12 +82,29 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """
     from treebench.report.formats import render
-    from treebench.report.source import load_frame
+    from treebench.report.source import load_frame, store_of
     from treebench.report.table import build_table, source_algorithm_order
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     frame = load_frame(source)
+    store = store_of(source)
+    if metric in PREDICTION_METRICS and store is not None and (
+            metric not in frame.columns or frame[metric].isna().any()):
+        from treebench.experiment.predictions import with_metric
+
+        frame = with_metric(frame, store, metric)  # computed again from the kept predictions
+    if test == "mcnemar":
+        from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
+
+        if store is None:
+            raise TreebenchError("--test mcnemar reads the predictions kept beside a store; give the store or config")
+        names = _names(algorithms) or source_algorithm_order(source)
+        names = [n for n in names if n in set(frame["algorithm"].astype(str))]
+        rows = mcnemar_rows(frame, store, baseline, names, correction or "auto")
+        write_output(render_mcnemar(rows, fmt, alpha), out)
+        return
     table = build_table(
         frame, metric=metric, test=test, baseline=baseline, alpha=alpha, paired_test=paired_test,
         test_train_ratio=test_train_ratio, underline_against=_names(underline_against),

@@ -108,3 +108,14 @@ def load_frame(source: str | Path) -> pd.DataFrame:
         return pd.read_parquet(path)
     accepted = ", ".join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)
     raise TreebenchError(f"unknown kind of results file {path.name!r}; accepted suffixes: {accepted}")
+
+
+def store_of(source: str | Path) -> Path | None:
+    """The results store behind a ``compare``/``plot`` source (``None`` for an exported frame)."""
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if suffix in CONFIG_SUFFIXES:
+        return store_path_for_config(path)
+    if suffix in STORE_SUFFIXES:
+        return path
+    return None

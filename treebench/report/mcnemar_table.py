@@ -1,0 +1,68 @@
+"""``treebench compare --test mcnemar``: each algorithm against the baseline on one split per dataset.
+
+McNemar's test (:mod:`treebench.stats.mcnemar`) pairs the two algorithms' predictions of the
+same test cases, kept by a config with ``predictions: true``.  Per dataset the comparisons with
+the baseline form one family, corrected by Holm (or as ``--correction`` says).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from treebench.errors import TreebenchError
+from treebench.experiment.predictions import paired_cases
+from treebench.stats.mcnemar import mcnemar
+from treebench.stats.multiple import adjust
+
+
+def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorithms: list[str],
+                 correction: str = "holm") -> list[dict]:
+    """One row per dataset and algorithm other than the baseline."""
+    algorithms = algorithms or list(dict.fromkeys(frame["algorithm"].astype(str)))
+    baseline = baseline or algorithms[0]
+    if baseline not in algorithms:
+        raise TreebenchError(f"unknown baseline {baseline!r}; accepted: {', '.join(algorithms)}")
+    others = [a for a in algorithms if a != baseline]
+    if not others:
+        raise TreebenchError("McNemar's test needs two algorithms or more")
+    rows = []
+    for dataset in dict.fromkeys(frame["dataset"].astype(str)):
+        family = []
+        for other in others:
+            truth, base, pred = paired_cases(store, frame, dataset, baseline, other)
+            result = mcnemar(truth, pred, base)
+            family.append({"dataset": dataset, "algorithm": other, "baseline": baseline,
+                           "cases": result.n_cases, "only_algorithm_right": result.a_only,
+                           "only_baseline_right": result.b_only, "p": result.p_value})
+        method = "holm" if correction in ("auto", "shaffer", "bergmann-hommel") else correction
+        adjusted = adjust([r["p"] for r in family], method) if method != "none" else [r["p"] for r in family]
+        for row, p in zip(family, adjusted):
+            row["p_adjusted"] = float(p)
+            row["correction"] = method
+        rows += family
+    return rows
+
+
+def render_mcnemar(rows: list[dict], fmt: str, alpha: float) -> str:
+    """Markdown (a table and how to read it) or CSV."""
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+        return out.getvalue()
+    if fmt != "md":
+        raise TreebenchError(f"--test mcnemar writes md or csv; got --format {fmt}")
+    lines = [f"McNemar's test (exact) against {rows[0]['baseline']}, one split per dataset; "
+             f"{rows[0]['correction']}-adjusted p per dataset, * below {alpha:g}", "",
+             "| dataset | algorithm | test cases | only it right | only baseline right | p | adjusted p |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        mark = " *" if r["p_adjusted"] < alpha else ""
+        lines.append(f"| {r['dataset']} | {r['algorithm']} | {r['cases']} | {r['only_algorithm_right']} | "
+                     f"{r['only_baseline_right']} | {r['p']:.4g} | {r['p_adjusted']:.4g}{mark} |")
+    return "\n".join(lines) + "\n"
