@@ -51,7 +51,7 @@ CASES = [
     # estimator parameters
     ApiCase("unknown-criterion", fit(TreeClassifier("nope")), r"unknown criterion 'nope'.*accepted: ", E),
     ApiCase("criterion-param-range", fit(TreeClassifier("tsallis", q=0)), r"parameter q=0 is out of range; accepted: q > 0", E),
-    ApiCase("unknown-criterion-param", fit(TreeClassifier("gini", gamma=0.1)), r"unknown parameter 'gamma'; accepted: min_gain", E),
+    ApiCase("unknown-criterion-param", fit(TreeClassifier("gini", gamma=0.1)), r"TreeClassifier\('gini'\) has no parameter 'gamma'.*; accepted: max_depth, .*; and the criterion's min_gain", E),
     ApiCase("max-depth", fit(TreeClassifier(max_depth=-1)), r"max_depth=-1 is invalid; accepted: None or an integer >= 0", E),
     ApiCase("min-samples-split", fit(TreeClassifier(min_samples_split=1)), r"min_samples_split=1 is invalid; accepted: an integer >= 2", E),
     ApiCase("pruning", fit(TreeClassifier(pruning="yes")), r"pruning='yes' is invalid; accepted: None, pessimistic, cost-complexity", E),

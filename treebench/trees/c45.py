@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebench.errors import TreebenchError
 from treebench.kernels import c45_build, c45_predict, c45_prune
@@ -50,8 +50,8 @@ from treebench.kernels.c45_scan import first_record
 from treebench.kernels.c45_split import choose_tied
 from treebench.kernels.c45_sums import last_below
 from treebench.kernels.ties import tie_state
-from treebench.trees.encoding import FeatureEncoder
-from treebench.trees.fitted import as_labels, check_sample_weight, label_codes
+from treebench.trees.encoding import FeatureEncoder, as_2d_input
+from treebench.trees.fitted import as_labels, check_sample_weight, label_codes, one_line
 from treebench.trees.pruning import added_errors
 from treebench.trees.randomness import tie_seed
 from treebench.trees.settings import validate_tree_param
@@ -704,6 +704,13 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def _encode(self, X: Any, fit: bool) -> np.ndarray:
         """Float matrix with nominal codes ``0..c-1`` and NaN for missing (unseen categories too)."""
+        if not fit:
+            check_is_fitted(self, "tree_")
+        X = as_2d_input(X)
+        try:  # n_features_in_ and feature_names_in_ as scikit-learn records and checks them
+            validate_data(self, X, reset=fit, skip_check_array=True)
+        except (TypeError, ValueError) as error:
+            raise TreebenchError(one_line(str(error))) from None
         if fit:
             ordered = None
             if isinstance(X, pd.DataFrame):
@@ -829,6 +836,26 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.depth
 
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised total entropy decrease brought by each feature (scikit-learn's mean decrease
+        in impurity with ``criterion="entropy"``): every split adds ``W H(t) - sum_b W_b H(b)``
+        over its branches' training weights (fractional cases included); all zeros for one leaf."""
+        check_is_fitted(self, "tree_")
+        importances = np.zeros(self.n_features_in_)
+        pending = [self.tree_.root]
+        while pending:
+            node = pending.pop()
+            if node.is_leaf:
+                continue
+            bags = np.asarray(node.dist, dtype=np.float64)
+            weights = bags.sum(axis=1)
+            importances[node.feature] += weights.sum() * _entropy(bags.sum(axis=0)) - float(
+                sum(w * _entropy(b) for w, b in zip(weights, bags)))
+            pending += node.children
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
     def export_graphviz(self, max_depth: int | None = None) -> str:
         """The tree as Graphviz DOT text: each node's test, training weight, class weights and class."""
         from treebench.trees.view import to_dot, view_of
@@ -878,6 +905,15 @@ def _probs(per_class: np.ndarray) -> np.ndarray:
     """``Distribution.prob``: relative weights, all 0 for an empty distribution."""
     total = per_class.sum()
     return per_class / total if abs(total) >= SMALL else np.zeros_like(per_class)
+
+
+def _entropy(counts: np.ndarray) -> float:
+    """Shannon entropy (bits) of class weights (0 for none)."""
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    p = counts[counts > 0] / total
+    return float(-(p * np.log2(p)).sum())
 
 
 def _weka_number(value: float) -> str:

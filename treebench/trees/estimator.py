@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from treebench import criteria
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, no_such_parameter
 from treebench.kernels.ties import tie_state
 from treebench.trees.builder import Presorted, grow
 from treebench.trees.encoding import FeatureEncoder
@@ -38,6 +38,18 @@ ESTIMATOR_PARAMS = (
     "feature_ties",
     "random_state",
 )
+#: scikit-learn tree parameters these trees do not have, and why (said instead of "unknown").
+UNSUPPORTED = {
+    "max_features": "random feature subsets per node are a forest's device; these trees weigh every feature "
+                    "at every node (feature_ties='random' breaks ties at random)",
+    "max_leaf_nodes": "trees grow depth first to their stopping rules; limit them with max_depth, "
+                      "min_samples_leaf or pruning",
+    "min_impurity_decrease": "the criterion's min_gain is the least score a split needs",
+    "splitter": "every split is the best one (splitter='best')",
+    "class_weight": "give the weights as sample_weight, e.g. sklearn.utils.class_weight.compute_sample_weight("
+                    "'balanced', y) (scikit-learn's own check of class_weight needs min_weight_fraction_leaf, "
+                    "which these trees do not have yet)",
+}
 
 
 class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
@@ -76,7 +88,11 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     **criterion_params:
         The criterion's own parameters, e.g. ``gamma=0.1`` or ``q=2.5``; they
         are ordinary estimator parameters for ``get_params``/``set_params``,
-        ``clone`` and ``GridSearchCV``.
+        ``clone`` and ``GridSearchCV``.  scikit-learn's ``max_features``,
+        ``max_leaf_nodes``, ``min_impurity_decrease``, ``splitter`` and
+        ``class_weight`` are refused with the reason (``class_weight``: pass
+        ``sample_weight=compute_sample_weight("balanced", y)`` instead); any
+        other unknown name is refused with every accepted parameter listed.
 
     Attributes
     ----------
@@ -149,6 +165,16 @@ class TreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     def _make_criterion(self) -> criteria.Criterion:
         params = {name: getattr(self, name) for name in self._criterion_param_names}
+        if not isinstance(self.criterion, criteria.Criterion):
+            declared = [p.name for p in criteria.criterion_class(self.criterion).all_params()]
+            for name in params:
+                if name in UNSUPPORTED:
+                    raise TreebenchError(f"{type(self).__name__}: {name} is not supported: {UNSUPPORTED[name]}")
+                if name not in declared:
+                    own = [p for p in self._estimator_params if p != "criterion"]
+                    raise no_such_parameter(
+                        f"{type(self).__name__}({self.criterion!r})", name, [*own, *declared],
+                        listing=f"{', '.join(own)}; and the criterion's {', '.join(declared)}")
         return criteria.get(self.criterion, **params)
 
     def _settings(self) -> GrowSettings:
