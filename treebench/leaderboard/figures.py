@@ -28,18 +28,21 @@ def pareto_plot(points: pd.DataFrame, front: list[str], path: Path) -> list[Path
     ordered = points.loc[front].sort_values("leaves")
     ax.plot(ordered["leaves"], ordered["accuracy"] * 100, color="0.4", lw=1.0, ls="--", zorder=1,
             label="Pareto front")
+    labels: dict[tuple[float, float], list[str]] = {}
     for (name, p), colour in zip(points.iterrows(), palette(len(points))):
         on = name in front
         ax.scatter(p["leaves"], p["accuracy"] * 100, s=46, color=colour if on else "white", edgecolors=colour,
                    linewidths=1.6, zorder=2)
-        ax.annotate(str(name), (p["leaves"], p["accuracy"] * 100), xytext=(4, 3), textcoords="offset points",
+        labels.setdefault((float(p["leaves"]), float(p["accuracy"])), []).append(str(name))
+    for (leaves, accuracy), names in labels.items():  # rows at the same point share one label
+        ax.annotate(" = ".join(names), (leaves, accuracy * 100), xytext=(4, 3), textcoords="offset points",
                     fontsize=8)
     if (points["leaves"] > 0).all():
         ax.set_xscale("log")
     ax.set_xlabel("mean leaves over datasets (log scale)")
     ax.set_ylabel("mean accuracy over datasets (%)")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
     ax.set_title("Accuracy against tree size (filled: on the Pareto front)", fontsize=10)
     return save(fig, path)
 
@@ -48,14 +51,14 @@ def wins_plot(winners: pd.DataFrame, path: Path) -> list[Path]:
     """One panel per meta-feature: each dataset's value, on the row of each algorithm that wins it."""
     exploded = winners.assign(winner=winners["winners"].str.split(", ")).explode("winner")
     names = sorted(exploded["winner"].dropna().unique())
-    fig, axes = new_grid(len(META_AXES), 3.2, 0.45 * max(len(names), 3) + 1.0, max_columns=3)
+    fig, axes = new_grid(len(META_AXES), 2.4, 0.35 * max(len(names), 3) + 1.2, max_columns=len(META_AXES))
     colours = dict(zip(names, palette(len(names))))
-    for ax, (column, (label, log)) in zip(axes, META_AXES.items()):
+    for i_ax, (ax, (column, (label, log))) in enumerate(zip(axes, META_AXES.items())):
         for i, name in enumerate(names):
             values = exploded.loc[exploded["winner"] == name, column].to_numpy(dtype=float)
             ax.scatter(values, np.full(values.size, i), s=22, color=colours[name], alpha=0.8)
         ax.set_yticks(range(len(names)))
-        ax.set_yticklabels(names, fontsize=8)
+        ax.set_yticklabels(names if i_ax == 0 else [], fontsize=8)  # one row of names for every panel
         ax.set_ylim(-0.6, len(names) - 0.4)
         if log and (exploded[column] > 0).all():
             ax.set_xscale("log")

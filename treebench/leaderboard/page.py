@@ -38,7 +38,7 @@ TEMPLATE = """<!DOCTYPE html>
 
 # -- formatting ----------------------------------------------------------------------------------------
 def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
+    return x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x))
 
 
 def num(x: Any, digits: int = 2, scale: float = 1.0) -> str:
