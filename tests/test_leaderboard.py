@@ -102,7 +102,7 @@ def test_every_output_exists_and_parses(board: Path):
         table["algorithm"])
     md = (board / "leaderboard.md").read_text(encoding="utf-8")
     for heading in ("## Leaderboard", "## Not applicable", "## Pairwise comparisons", "### Bayesian signed-rank test",
-                    "## Critical-difference diagram", "## Accuracy against tree size", "## Where each criterion wins",
+                    "## Critical-difference diagram", "## Accuracy against tree size", "## Where each criterion wins", "## Anomaly flags",
                     "## Provenance"):
         assert heading in md
 
@@ -258,3 +258,37 @@ def test_wtl_and_incomplete_cells():
                           "accuracy": [1.0, 0.5, 0.9, 0.2, 0.4]})
     means = cell_means(frame, "accuracy", ["x", "y"], ["p", "q"], {"x": 2, "y": 2})
     assert means.loc["x", "p"] == 0.75 and np.isnan(means.loc["x", "q"]) and means.loc["y", "p"] == pytest.approx(0.3)
+
+
+# -- processes and Dask give the same board ----------------------------------------------------------------
+TIMING = ["fit_seconds", "predict_seconds", "tune_seconds", "finished_at"]
+
+
+def _store_rows(out: Path) -> pd.DataFrame:
+    conn = sqlite3.connect(f"file:{out / 'leaderboard.sqlite'}?mode=ro", uri=True)
+    try:
+        rows = pd.read_sql_query("SELECT * FROM trials", conn)
+    finally:
+        conn.close()
+    return rows.drop(columns=[c for c in TIMING if c in rows.columns]).sort_values("trial_key").reset_index(drop=True)
+
+
+def test_a_dask_local_cluster_gives_the_same_board_as_two_processes(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))  # the workers load the same data
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    common = [sys.executable, "-m", "treebench", "leaderboard", "--datasets", "iris,wine,zoo", "--folds", "3",
+              "--criteria", "entropy,possibilistic,mee", "-q"]
+    env = _env(tmp_path)
+    local = subprocess.run([*common, "--jobs", "2", "--out", str(tmp_path / "jobs")], capture_output=True, text=True,
+                           env=env, timeout=600)
+    assert local.returncode == 0, local.stderr
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = subprocess.run([*common, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")],
+                                capture_output=True, text=True, env=env, timeout=600)
+    assert remote.returncode == 0, remote.stderr
+    pd.testing.assert_frame_equal(_store_rows(tmp_path / "jobs"), _store_rows(tmp_path / "dask"))
+    columns = ["algorithm", "status", "mean_rank", "mean_accuracy", "mean_leaves", "wins", "ties", "losses", "reason"]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "jobs" / "leaderboard.csv")[columns],
+                                  pd.read_csv(tmp_path / "dask" / "leaderboard.csv")[columns])

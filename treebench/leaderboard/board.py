@@ -73,6 +73,8 @@ class Board:
     skipped: pd.DataFrame
     has_balanced: bool
     notes: list[str] = field(default_factory=list)
+    #: Anomaly flags (one line each) and the checks that could not be made.
+    flags: list[str] = field(default_factory=list)
 
 
 def cell_means(frame: pd.DataFrame, column: str, datasets: list[str], algorithms: list[str], expected: dict[str, int]) -> pd.DataFrame:

@@ -222,6 +222,10 @@ def markdown(board: Board, plan: Plan, provenance: dict[str, Any]) -> str:
                   "![Critical-difference diagram of the mean ranks](cd.png)", ""]
     lines += pareto_lines + [""]
     lines += _winners(board) + [""]
+    lines += ["## Anomaly flags", "",
+              "The checks of the papers' reports (docs/reports.md, \"Anomaly flags\") on the board's trials:", ""]
+    lines += [f"- {line}" for line in board.flags] or ["- none found"]
+    lines += [""]
     lines += _grids(plan) + [""]
     lines += ["## Provenance", ""] + md_table(["", ""], [[k, v] for k, v in provenance.items()])
     return "\n".join(lines) + "\n"

@@ -98,6 +98,27 @@ def store_runs(store: Any) -> tuple[int, float]:
     return int(row[0]), float(row[1])
 
 
+def anomaly_lines(frame: Any, plan: Plan) -> list[str]:
+    """The papers' reports' anomaly flags (:mod:`treebench.report.anomalies`) on the board's trials, and the
+    checks that could not be made."""
+    from treebench.report.anomalies import (
+        config_grids,
+        find_anomalies,
+        majority_rates,
+        skipped_checks,
+    )
+
+    grids: dict = {}
+    ranges: dict = {}
+    for group in plan.groups:
+        g, r = config_grids(group.path)
+        grids.update(g)
+        ranges.update(r)
+    majority = majority_rates(sorted(plan.metas))
+    flags = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
+    return [f"{a.flag}: {a.text}" for a in flags] + skipped_checks(frame, grids=grids, majority=majority)
+
+
 def _join_workers(timeout: float = 60.0) -> None:
     """Wait for the worker processes of the group just run to exit.
 
@@ -142,9 +163,10 @@ def run(request: Request, echo=click.echo) -> int:  # noqa: ANN001
             return 130
     keys, splits = board_keys(plan)
     with ResultsStore(plan.store) as store:
-        frame = store.to_frame(keys=keys)
+        frame = store.to_frame(all_columns=True, keys=keys)
         runs, compute = store_runs(store)
     board = build(frame, list(plan.algorithms), plan.metas, list(plan.skipped), splits)
+    board.flags = anomaly_lines(frame, plan)
     wall = time.perf_counter() - started
     provenance = {
         "suite": request.suite + (f" ({', '.join(request.datasets)})" if request.datasets else ""),
