@@ -21,6 +21,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from test_report_html import (  # the report page's headless-Chromium check
+    browse_alone,
+    needs_chromium,
+)
 
 from treebench.cli import main
 from treebench.leaderboard.board import cell_means, pareto_front, wtl
@@ -133,6 +137,13 @@ def test_the_page_holds_every_table_and_inlined_figure(board: Path):
     text = " ".join(page.text)
     assert "needs uncertain labels" in text and "features are nominal" in text
     assert "<script" not in (board / "index.html").read_text(encoding="utf-8")
+
+
+@needs_chromium
+def test_chromium_shows_every_table_and_figure_without_console_errors(board: Path, tmp_path):
+    dom, widths, _ = browse_alone(board / "index.html", tmp_path)
+    assert dom.count["table"] == 7
+    assert len(widths) == 3 and all(w > 0 for w in widths)
 
 
 def test_ranks_wtl_and_friedman_equal_an_independent_computation(board: Path):

@@ -52,6 +52,12 @@ def pvalue(p: Any) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def p_is(p: Any) -> str:
+    """``p = 0.123`` or ``p < 0.001``."""
+    text = pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def _wtl(row: pd.Series, suffix: str) -> str:
     values = [row[f"{k}{suffix}"] for k in ("wins", "ties", "losses")]
     return "–" if any(_missing(v) for v in values) else "/".join(str(int(v)) for v in values)
@@ -95,8 +101,8 @@ def _leaderboard(board: Board, plan: Plan) -> list[str]:
     if fr is not None:
         verdict = "differ" if fr.significant() else "do not differ significantly"
         lines += [f"**Friedman test** over {fr.n_datasets} datasets and {len(board.ranked)} algorithms: "
-                  f"χ² = {fr.statistic:.2f}, p = {pvalue(fr.p_value)}; Iman–Davenport F = {fr.iman_davenport:.2f}, "
-                  f"p = {pvalue(fr.iman_davenport_p)}: at α = {fr.alpha} the algorithms' ranks {verdict}."]
+                  f"χ² = {fr.statistic:.2f}, {p_is(fr.p_value)}; Iman–Davenport F = {fr.iman_davenport:.2f}, "
+                  f"{p_is(fr.iman_davenport_p)}: at α = {fr.alpha} the algorithms' ranks {verdict}."]
     lines += [f"Note: {n}" for n in board.notes]
     return lines
 
