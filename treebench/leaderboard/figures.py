@@ -19,6 +19,14 @@ META_AXES: dict[str, tuple[str, bool]] = {
 }
 
 
+def _plain_log(axis) -> None:  # noqa: ANN001 - a matplotlib axis
+    """A log axis labelled 10, 100, 1000 (no 10^k, no crowded minor labels)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def pareto_plot(points: pd.DataFrame, front: list[str], path: Path) -> list[Path]:
     """Mean accuracy against mean leaves (log axis); the Pareto front joined and its points filled.
 
@@ -39,6 +47,7 @@ def pareto_plot(points: pd.DataFrame, front: list[str], path: Path) -> list[Path
                     fontsize=8)
     if (points["leaves"] > 0).all():
         ax.set_xscale("log")
+        _plain_log(ax.xaxis)
     ax.set_xlabel("mean leaves over datasets (log scale)")
     ax.set_ylabel("mean accuracy over datasets (%)")
     ax.grid(alpha=0.3)
@@ -62,6 +71,7 @@ def wins_plot(winners: pd.DataFrame, path: Path) -> list[Path]:
         ax.set_ylim(-0.6, len(names) - 0.4)
         if log and (exploded[column] > 0).all():
             ax.set_xscale("log")
+            _plain_log(ax.xaxis)
         ax.set_xlabel(label, fontsize=8)
         ax.grid(alpha=0.3)
     fig.suptitle("Where each algorithm wins: the datasets it has the best mean accuracy on", fontsize=10)
