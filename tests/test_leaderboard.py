@@ -303,3 +303,19 @@ def test_a_dask_local_cluster_gives_the_same_board_as_two_processes(tmp_path, mo
     columns = ["algorithm", "status", "mean_rank", "mean_accuracy", "mean_leaves", "wins", "ties", "losses", "reason"]
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "jobs" / "leaderboard.csv")[columns],
                                   pd.read_csv(tmp_path / "dask" / "leaderboard.csv")[columns])
+
+
+#: The page ``make leaderboard`` built (``results/leaderboard/index.html``): checked when this names it.
+BUILT = os.environ.get("TREEBENCH_LEADERBOARD")
+
+
+@needs_chromium
+@pytest.mark.skipif(not BUILT, reason="set TREEBENCH_LEADERBOARD=results/leaderboard/index.html (make leaderboard does)")
+def test_the_built_leaderboard_loads_in_chromium_with_every_table_and_figure(tmp_path):
+    source = Path(str(BUILT))
+    assert source.is_file(), f"{source} does not exist: run `treebench leaderboard` first"
+    page = _Page()
+    page.feed(source.read_text(encoding="utf-8"))
+    dom, widths, _ = browse_alone(source, tmp_path)
+    assert dom.count["table"] == page.tags.count("table") >= 6
+    assert len(widths) == len(page.images) >= 3 and all(w > 0 for w in widths), widths
