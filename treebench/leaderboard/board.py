@@ -77,12 +77,14 @@ class Board:
     flags: list[str] = field(default_factory=list)
 
 
-def cell_means(frame: pd.DataFrame, column: str, datasets: list[str], algorithms: list[str], expected: dict[str, int]) -> pd.DataFrame:
-    """Per-dataset means of ``column``; a cell with fewer finished trials than its dataset's splits is NaN."""
+def cell_means(frame: pd.DataFrame, column: str, datasets: list[str], algorithms: list[str], expected: dict[str, int],
+               how: str = "mean") -> pd.DataFrame:
+    """Per-dataset means (or ``how="median"``) of ``column``; a cell with fewer finished trials than its
+    dataset's splits is NaN."""
     if column not in frame.columns or frame.empty:
         return pd.DataFrame(np.nan, index=datasets, columns=algorithms)
     grouped = frame.groupby(["dataset", "algorithm"])[column]
-    means = grouped.mean().unstack().reindex(index=datasets, columns=algorithms)
+    means = grouped.agg(how).unstack().reindex(index=datasets, columns=algorithms)
     counts = grouped.size().unstack().reindex(index=datasets, columns=algorithms).fillna(0)
     need = pd.Series(expected).reindex(datasets).to_numpy()[:, None]
     return means.where(counts.to_numpy() >= need)
@@ -128,7 +130,8 @@ def build(frame: pd.DataFrame, algorithms: list[Algorithm], metas: dict[str, Dat
     has_balanced = "balanced_accuracy" in ok.columns and ok["balanced_accuracy"].notna().any()
     bal = cell_means(ok, "balanced_accuracy", datasets, names, expected)
     leaves = cell_means(ok, "n_leaves", datasets, names, expected)
-    fit = cell_means(ok, "fit_seconds", datasets, names, expected)
+    # the median over folds: a worker's first fit also loads (or compiles) the kernels it calls
+    fit = cell_means(ok, "fit_seconds", datasets, names, expected, how="median")
     notes: list[str] = []
 
     # datasets where no algorithm has a complete cell (all failed) are left out of everything

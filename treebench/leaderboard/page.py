@@ -79,7 +79,8 @@ def _leaderboard(board: Board, plan: Plan) -> list[str]:
     leader = str(best.iloc[0]) if len(best) else "–"
     lines = ["## Leaderboard", "",
              f"Mean rank of accuracy over the {len(board.accuracy)} datasets (1 = best; ties share their ranks), "
-             f"means over datasets of per-dataset mean accuracy, balanced accuracy, leaves and fit time. "
+             f"means over datasets of per-dataset mean accuracy, balanced accuracy and leaves, and of the per-dataset "
+             f"median fit time (a worker's first fit also loads the compiled kernels). "
              f"W/T/L: datasets won, tied and lost against the leader ({leader}) and against {REFERENCE}. "
              "Rows marked *partial* apply to some datasets only: their means and W/T/L are over those datasets, "
              "and their rank (in brackets) is among the ranked rows on those datasets.", ""]
