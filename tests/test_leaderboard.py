@@ -219,9 +219,16 @@ def test_a_second_run_computes_nothing_new(board: Path):
     (["--max-rows", "-1"], ["--max-rows -1", "accepted: 0 (no limit)"]),
     (["--repeats", "0"], ["--repeats 0", "accepted: an integer from 1"]),
     (["--suite", "nosuite"], ["not a suite", "accepted: bundled"]),
+    (["--suite", "SUITE_FILE"], ["--suite", "unknown dataset 'irsi'", "did you mean iris"]),
+    (["--plugin", "nothere.py"], ["plugin file", "not found"]),
+    (["--jobs", "0"], ["--jobs 0", "accepted: a positive integer"]),
+    (["--out", "SUITE_FILE"], ["is a file", "accepted: a folder"]),
 ])
 def test_a_bad_option_is_one_line_with_the_accepted_values(args, words, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    suite = tmp_path / "suite.txt"
+    suite.write_text("# two datasets\niris\nirsi\n", encoding="utf-8")
+    args = [str(suite) if a == "SUITE_FILE" else a for a in args]
     with pytest.raises(SystemExit) as stop:
         main(["leaderboard", "--out", str(tmp_path / "out"), *args])
     assert stop.value.code == 2
@@ -240,6 +247,15 @@ def test_dry_run_writes_the_configs_and_runs_nothing(tmp_path, monkeypatch, caps
     assert "not applicable: mee on zoo" in out
     assert sorted(p.name for p in tmp_path.glob("config-*.yaml")) == ["config-1.yaml", "config-2.yaml"]
     assert not (tmp_path / "leaderboard.sqlite").exists()
+
+
+def test_a_suite_file_lists_names_with_comments(tmp_path, monkeypatch):
+    from treebench.leaderboard.suite import resolve
+
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    path = tmp_path / "mine.txt"
+    path.write_text("iris, wine  # two small ones\n\n# a comment line\nbreast-cancer\niris\n", encoding="utf-8")
+    assert resolve(str(path), 0) == ["iris", "wine", "breast-cancer"]  # an alias is a name too
 
 
 def test_the_bundled_suite_keeps_raw_local_cards_within_max_rows(monkeypatch):

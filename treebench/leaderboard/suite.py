@@ -126,6 +126,7 @@ def suite_file(path: str) -> list[str]:
                 names.append(item)
     if not names:
         raise TreebenchError(f"--suite {path!r} lists no dataset; write one dataset name per line")
+    _check_names(names, f"--suite {path}", [])
     return names
 
 
@@ -140,6 +141,23 @@ def resolve(suite: str, max_rows: int) -> list[str]:
     raise TreebenchError(f"--suite {suite!r} is not a suite; accepted: {SUITE_FORMS}")
 
 
+def _check_names(names: list[str], where: str, accepted: list[str]) -> None:
+    """A one-line error for the first name that is no dataset card, alias or OpenML entry."""
+    import difflib
+
+    from treebench.data.cards import CardRegistry
+
+    registry = CardRegistry(_settings().card_folders)
+    known = set(registry.names()) | set(registry.aliases())
+    for name in names:
+        if name in known or name in accepted or name.startswith(("openml-task:", "openml:")):
+            continue
+        close = difflib.get_close_matches(name, [*accepted, *sorted(known)], n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        listed = ", ".join(accepted) if accepted else "dataset card names (`treebench datasets list`)"
+        raise TreebenchError(f"{where}: unknown dataset {name!r}{hint}; accepted: {listed}")
+
+
 def select(entries: list[str], wanted: list[str]) -> list[str]:
     """Keep the ``--datasets`` names, in the order given.
 
@@ -149,20 +167,5 @@ def select(entries: list[str], wanted: list[str]) -> list[str]:
     """
     if not wanted:
         return entries
-    from treebench.data.cards import CardRegistry
-
-    registry = CardRegistry(_settings().card_folders)
-    known = set(registry.names())
-    aliases = registry.aliases()
-    out = []
-    for name in wanted:
-        if name in entries or name in known or name in aliases or name.startswith("openml-task:"):
-            if name not in out:
-                out.append(name)
-            continue
-        import difflib
-
-        close = difflib.get_close_matches(name, [*entries, *known], n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise TreebenchError(f"--datasets: unknown dataset {name!r}{hint}; accepted: {', '.join(entries)}")
-    return out
+    _check_names(wanted, "--datasets", entries)
+    return list(dict.fromkeys(wanted))
