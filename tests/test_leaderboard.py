@@ -335,3 +335,28 @@ def test_the_built_leaderboard_loads_in_chromium_with_every_table_and_figure(tmp
     dom, widths, _ = browse_alone(source, tmp_path)
     assert dom.count["table"] == page.tags.count("table") >= 6
     assert len(widths) == len(page.images) >= 3 and all(w > 0 for w in widths), widths
+
+
+def test_failed_trials_are_named_never_silently_dropped():
+    from treebench.leaderboard.board import build
+    from treebench.leaderboard.catalogue import Algorithm
+    from treebench.leaderboard.suite import DatasetMeta
+
+    rng = np.random.default_rng(0)
+    names = ["entropy", "gini", "other", "crashes", "broken"]
+    rows = []
+    for d in ("d1", "d2", "d3"):
+        for n in names:
+            for fold in range(2):
+                failed = (n == "crashes" and d == "d2") or n == "broken"
+                rows.append({"dataset": d, "algorithm": n, "fold": fold, "status": "failed" if failed else "ok",
+                             "accuracy": np.nan if failed else rng.uniform(0.6, 0.9), "n_leaves": 5.0,
+                             "fit_seconds": 0.01})
+    metas = {d: DatasetMeta(d, 100, 4, 2, 1.0, 0.0, False) for d in ("d1", "d2", "d3")}
+    board = build(pd.DataFrame(rows), [Algorithm(n, n, criterion="entropy") for n in names], metas, [],
+                  {"d1": 2, "d2": 2, "d3": 2})
+    table = board.table.set_index("algorithm")
+    assert board.ranked == ["entropy", "gini", "other"]
+    assert table.loc["crashes", "status"] == "partial" and table.loc["crashes", "reason"] == "trials failed on d2"
+    assert table.loc["broken", "status"] == "failed" and "d1, d2, d3" in table.loc["broken", "reason"]
+    assert any("crashes: trials failed on d2" in n for n in board.notes)

@@ -102,6 +102,10 @@ def _mean(values: pd.Series) -> float:
     return float(v.mean()) if len(v) else math.nan
 
 
+PAIRWISE_COLUMNS = ["a", "b", "z", "p", "p_adjusted", "correction", "p_a_better", "p_equivalent", "p_b_better",
+                    "rope", "a_wins", "ties", "b_wins"]
+
+
 def build(frame: pd.DataFrame, algorithms: list[Algorithm], metas: dict[str, DatasetMeta],
           skipped: list[tuple[str, str, str]], expected: dict[str, int]) -> Board:
     """The leaderboard from the trial frame (ok trials of the board only).
@@ -119,15 +123,13 @@ def build(frame: pd.DataFrame, algorithms: list[Algorithm], metas: dict[str, Dat
     expected
         Outer splits per dataset (folds x repeats): a cell is complete with this many trials.
     """
-    from treebench.stats.across import average_ranks, friedman
-    from treebench.stats.bayes import pairwise_signed_rank
-    from treebench.stats.posthoc import friedman_posthoc
+    from treebench.stats.across import average_ranks
 
     ok = frame[frame["status"] == "ok"] if "status" in frame.columns else frame
     datasets = list(metas)
     names = [a.name for a in algorithms]
     acc = cell_means(ok, "accuracy", datasets, names, expected)
-    has_balanced = "balanced_accuracy" in ok.columns and ok["balanced_accuracy"].notna().any()
+    has_balanced = bool("balanced_accuracy" in ok.columns and ok["balanced_accuracy"].notna().any())
     bal = cell_means(ok, "balanced_accuracy", datasets, names, expected)
     leaves = cell_means(ok, "n_leaves", datasets, names, expected)
     # the median over folds: a worker's first fit also loads (or compiles) the kernels it calls
@@ -136,84 +138,102 @@ def build(frame: pd.DataFrame, algorithms: list[Algorithm], metas: dict[str, Dat
 
     # datasets where no algorithm has a complete cell (all failed) are left out of everything
     used = [d for d in datasets if acc.loc[d].notna().any()]
-    for d in datasets:
-        if d not in used:
-            notes.append(f"{d}: no algorithm finished every fold; left out")
+    notes += [f"{d}: no algorithm finished every fold; left out" for d in datasets if d not in used]
     acc, bal, leaves, fit = (m.loc[used] for m in (acc, bal, leaves, fit))
+    skipped_frame = pd.DataFrame(skipped, columns=["algorithm", "dataset", "reason"])
+    # a planned cell without every fold finished (failed trials) is said so, never silently empty
+    not_run = {(a, d) for a, d, _ in skipped}
+    failed = {n: [d for d in used if (n, d) not in not_run and pd.isna(acc.loc[d, n])] for n in names}
+    notes += [f"{n}: trials failed on {', '.join(ds)}" for n, ds in failed.items() if ds]
     ranked = [n for n in names if len(used) and acc[n].notna().all()]
     matrix = acc[ranked]
-
-    fr = None
-    ranks = pd.Series(dtype=float)
-    pairwise = pd.DataFrame(columns=["a", "b", "z", "p", "p_adjusted", "correction", "p_a_better", "p_equivalent",
-                                     "p_b_better", "rope", "a_wins", "ties", "b_wins"])
-    correction = "bergmann-hommel" if len(ranked) <= BERGMANN_HOMMEL_MAX_K else "holm"
-    if len(ranked) >= 2 and len(used) >= 1:
-        ranks = average_ranks(matrix)
-    if len(ranked) >= 3 and len(used) >= MIN_DATASETS:
-        fr = friedman(matrix)
-        post = friedman_posthoc(matrix, correction=correction)
-        bayes = {(r.a, r.b): r for r in pairwise_signed_rank(matrix, rope=ROPE)}
-        rows = []
-        for rec in post.itertuples(index=False):
-            b = bayes[(rec.a, rec.b)]
-            w, t, lo = wtl(matrix[rec.a], matrix[rec.b])
-            rows.append({"a": rec.a, "b": rec.b, "z": rec.z, "p": rec.p, "p_adjusted": rec.p_adjusted,
-                         "correction": correction, "p_a_better": b.p_a_better, "p_equivalent": b.p_rope,
-                         "p_b_better": b.p_b_better, "rope": ROPE, "a_wins": w, "ties": t, "b_wins": lo})
-        pairwise = pd.DataFrame(rows, columns=pairwise.columns)
-    elif len(ranked) < 3:
-        notes.append(f"{len(ranked)} algorithm(s) ran on every dataset: the Friedman test needs 3")
-    else:
-        notes.append(f"{len(used)} dataset(s): the Friedman test needs {MIN_DATASETS}")
-
+    ranks = average_ranks(matrix) if len(ranked) >= 2 and len(used) >= 1 else pd.Series(dtype=float)
+    fr, pairwise, correction = _tests(matrix, notes)
     best = str(ranks.idxmin()) if len(ranks) else None
-    skipped_frame = pd.DataFrame(skipped, columns=["algorithm", "dataset", "reason"])
     rows = []
     for a in algorithms:
-        n = a.name
-        present = acc[n].notna()
-        reasons = skipped_frame[skipped_frame["algorithm"] == n]
-        if n in ranked:
-            status = "ranked"
-        elif present.any():
-            status = "partial"
-        else:
-            status = "not applicable"
-        row: dict[str, Any] = {
-            "algorithm": n,
-            "status": status,
-            "tuned": a.tuned,
-            "n_datasets": int(present.sum()),
-            "mean_rank": float(ranks[n]) if n in ranks.index else math.nan,
-            "mean_rank_where_applicable": math.nan,
-            "mean_accuracy": _mean(acc[n]),
-            "mean_balanced_accuracy": _mean(bal[n]) if has_balanced else math.nan,
-            "mean_leaves": _mean(leaves[n]),
-            "mean_fit_seconds": _mean(fit[n]),
-        }
-        if status == "partial" and ranked:
-            # its rank among the ranked algorithms, on the datasets where it applies
-            sub = acc.loc[present, [*ranked, n]]
-            row["mean_rank_where_applicable"] = float(average_ranks(sub)[n])
-        for label, other in (("", best), ("_vs_entropy", REFERENCE if REFERENCE in names else None)):
-            if other is None or other == n or not present.any():
-                w = t = lo = math.nan
-            else:
-                w, t, lo = wtl(acc[n], acc[other])
-            row[f"wins{label}"], row[f"ties{label}"], row[f"losses{label}"] = w, t, lo
-        row["not_applicable_on"] = len(reasons)
-        row["reason"] = "; ".join(sorted({r for r in reasons["reason"]})) if len(reasons) else ""
+        row = _row(a, acc, bal, leaves, fit, ranked, ranks, best, has_balanced)
+        reasons = sorted(set(skipped_frame.loc[skipped_frame["algorithm"] == a.name, "reason"]))
+        if failed[a.name]:
+            reasons.append(f"trials failed on {', '.join(failed[a.name])}")
+        if row["status"] == "not applicable" and failed[a.name]:
+            row["status"] = "failed"
+        row["not_applicable_on"] = int((skipped_frame["algorithm"] == a.name).sum())
+        row["reason"] = "; ".join(reasons)
         rows.append(row)
     table = pd.DataFrame(rows)
     for column in ("wins", "ties", "losses", "wins_vs_entropy", "ties_vs_entropy", "losses_vs_entropy"):
         table[column] = table[column].astype("Int64")  # counts, empty where they do not apply
-    order = {"ranked": 0, "partial": 1, "not applicable": 2}
+    order = {"ranked": 0, "partial": 1, "failed": 2, "not applicable": 3}
     table = table.assign(_o=table["status"].map(order)).sort_values(
         ["_o", "mean_rank", "mean_rank_where_applicable", "algorithm"], kind="mergesort").drop(columns="_o")
     table = table.reset_index(drop=True)
     return Board(table, acc, bal, leaves, fit, ranked, ranks, fr, pairwise, correction,
-                 winners(acc, metas, used), skipped_frame, bool(has_balanced), notes)
+                 winners(acc, metas, used), skipped_frame, has_balanced, notes)
+
+
+def _tests(matrix: pd.DataFrame, notes: list[str]) -> tuple[Any, pd.DataFrame, str]:
+    """Friedman, the adjusted pairwise rank tests and the Bayesian signed-rank test of the ranked algorithms.
+
+    Returns the Friedman result (``None`` when it cannot be computed, with a
+    note saying why), the pairwise table and the correction used.
+    """
+    from treebench.stats.across import friedman
+    from treebench.stats.bayes import pairwise_signed_rank
+    from treebench.stats.posthoc import friedman_posthoc
+
+    k, n = matrix.shape[1], matrix.shape[0]
+    correction = "bergmann-hommel" if k <= BERGMANN_HOMMEL_MAX_K else "holm"
+    if k < 3:
+        notes.append(f"{k} algorithm(s) ran on every dataset: the Friedman test needs 3")
+        return None, pd.DataFrame(columns=PAIRWISE_COLUMNS), correction
+    if n < MIN_DATASETS:
+        notes.append(f"{n} dataset(s): the Friedman test needs {MIN_DATASETS}")
+        return None, pd.DataFrame(columns=PAIRWISE_COLUMNS), correction
+    fr = friedman(matrix)
+    post = friedman_posthoc(matrix, correction=correction)
+    bayes = {(r.a, r.b): r for r in pairwise_signed_rank(matrix, rope=ROPE)}
+    rows = []
+    for rec in post.itertuples(index=False):
+        b = bayes[(rec.a, rec.b)]
+        w, t, lo = wtl(matrix[rec.a], matrix[rec.b])
+        rows.append({"a": rec.a, "b": rec.b, "z": rec.z, "p": rec.p, "p_adjusted": rec.p_adjusted,
+                     "correction": correction, "p_a_better": b.p_a_better, "p_equivalent": b.p_rope,
+                     "p_b_better": b.p_b_better, "rope": ROPE, "a_wins": w, "ties": t, "b_wins": lo})
+    return fr, pd.DataFrame(rows, columns=PAIRWISE_COLUMNS), correction
+
+
+def _row(a: Algorithm, acc: pd.DataFrame, bal: pd.DataFrame, leaves: pd.DataFrame, fit: pd.DataFrame,
+         ranked: list[str], ranks: pd.Series, best: str | None, has_balanced: bool) -> dict[str, Any]:
+    """One algorithm's line of ``leaderboard.csv`` (without its reasons)."""
+    from treebench.stats.across import average_ranks
+
+    n = a.name
+    present = acc[n].notna()
+    status = "ranked" if n in ranked else ("partial" if present.any() else "not applicable")
+    row: dict[str, Any] = {
+        "algorithm": n,
+        "status": status,
+        "tuned": a.tuned,
+        "n_datasets": int(present.sum()),
+        "mean_rank": float(ranks[n]) if n in ranks.index else math.nan,
+        "mean_rank_where_applicable": math.nan,
+        "mean_accuracy": _mean(acc[n]),
+        "mean_balanced_accuracy": _mean(bal[n]) if has_balanced else math.nan,
+        "mean_leaves": _mean(leaves[n]),
+        "mean_fit_seconds": _mean(fit[n]),
+    }
+    if status == "partial" and ranked:
+        # its rank among the ranked algorithms, on the datasets where it applies
+        row["mean_rank_where_applicable"] = float(average_ranks(acc.loc[present, [*ranked, n]])[n])
+    reference = REFERENCE if REFERENCE in acc.columns else None
+    for label, other in (("", best), ("_vs_entropy", reference)):
+        if other is None or other == n or not present.any():
+            w = t = lo = math.nan
+        else:
+            w, t, lo = wtl(acc[n], acc[other])
+        row[f"wins{label}"], row[f"ties{label}"], row[f"losses{label}"] = w, t, lo
+    return row
 
 
 def winners(acc: pd.DataFrame, metas: dict[str, DatasetMeta], used: list[str]) -> pd.DataFrame:
