@@ -360,3 +360,23 @@ def test_failed_trials_are_named_never_silently_dropped():
     assert table.loc["crashes", "status"] == "partial" and table.loc["crashes", "reason"] == "trials failed on d2"
     assert table.loc["broken", "status"] == "failed" and "d1, d2, d3" in table.loc["broken", "reason"]
     assert any("crashes: trials failed on d2" in n for n in board.notes)
+
+
+def test_an_openml_suite_resolves_to_its_tasks_and_a_task_runs_on_its_own_splits(tmp_path, monkeypatch):
+    """Offline, on the recorded OpenML responses of tests/fixtures/openml (test server: suite 146, task 1)."""
+    from test_openml import TEST_SERVER, openml_env
+
+    from treebench.leaderboard.suite import resolve
+
+    openml_env(tmp_path, monkeypatch, server=TEST_SERVER)
+    assert resolve("openml-suite:146", 0) == ["openml-task:4", "openml-task:5", "openml-task:6"]
+    out = tmp_path / "board"
+    main(["leaderboard", "--suite", "openml-suite:146", "--datasets", "openml-task:1", "--criteria",
+          "entropy,gini,mee", "--out", str(out), "--jobs", "1", "-q"])
+    table = pd.read_csv(out / "leaderboard.csv").set_index("algorithm")
+    assert list(table.loc[["entropy", "gini"], "status"]) == ["ranked", "ranked"]
+    # anneal has nominal features and missing values: no MEE trees
+    assert table.loc["mee", "status"] == "not applicable" and "nominal" in table.loc["mee", "reason"]
+    trials = _trials(out)
+    assert set(trials["dataset"]) == {"openml-task:1"} and trials["fold"].nunique() == 10  # the task's 10 folds
+    assert "the Friedman test needs" in (out / "leaderboard.md").read_text(encoding="utf-8")
