@@ -109,6 +109,8 @@ def test_every_output_exists_and_parses(board: Path):
                     "## Critical-difference diagram", "## Accuracy against tree size", "## Where each criterion wins", "## Anomaly flags",
                     "## Provenance"):
         assert heading in md
+    for version in ("| treebench |", "| numpy |", "| scikit-learn |", "| seed | 0 |"):  # provenance
+        assert version in md
 
 
 class _Page(HTMLParser):

@@ -29,9 +29,6 @@ TEMPLATE = """<!DOCTYPE html>
 <h1>{{ title }}</h1>
 <p>Built {{ built }} by treebench {{ version }}; every number was computed from the results store named under Provenance.</p>
 {{ body }}
-<section id="environment"><h2>Environment</h2><dl class="prov">
-{%- for key, value in environment %}<dt>{{ key }}</dt><dd>{{ value }}</dd>{% endfor -%}
-</dl></section>
 </body></html>
 """
 
@@ -213,12 +210,17 @@ def grid_text(grid: dict[str, list[Any]]) -> str:
     return ", ".join(k + " ∈ {" + ", ".join(map(str, v)) + "}" for k, v in grid.items())
 
 
-def markdown(board: Board, plan: Plan, provenance: dict[str, Any]) -> str:
-    """The whole ``leaderboard.md``."""
+FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "leaderboard.md")
+
+
+def markdown(board: Board, plan: Plan, provenance: dict[str, Any], env: dict[str, str] | None = None) -> str:
+    """The whole ``leaderboard.md``; ``env`` (versions, :func:`treebench.report.site.environment`) joins the
+    provenance."""
     pareto_lines, _ = _pareto(board)
     lines = ["# treebench criteria leaderboard", "",
              f"{len(board.accuracy)} datasets, {len(plan.algorithms)} algorithms ({len(board.ranked)} ranked), "
-             f"{provenance.get('protocol', '')}.", ""]
+             f"{provenance.get('protocol', '')}.", "",
+             "Files: " + ", ".join(f"[{name}]({name})" for name in FILES) + ".", ""]
     lines += _leaderboard(board, plan) + [""]
     lines += _skipped(board) + [""]
     lines += _pairwise(board) + [""]
@@ -234,11 +236,12 @@ def markdown(board: Board, plan: Plan, provenance: dict[str, Any]) -> str:
     lines += [f"- {line}" for line in board.flags] or ["- none found"]
     lines += [""]
     lines += _grids(plan) + [""]
-    lines += ["## Provenance", ""] + md_table(["", ""], [[k, v] for k, v in provenance.items()])
+    items = {**provenance, **(env or {})}
+    lines += ["## Provenance", ""] + md_table(["", ""], [[k, v] for k, v in items.items()])
     return "\n".join(lines) + "\n"
 
 
-def html_page(md: str, out: Path, env: dict[str, str], built: str) -> str:
+def html_page(md: str, out: Path, version: str, built: str) -> str:
     """``index.html``: the Markdown (its own ``#`` title dropped) in the page template, figures inlined."""
     from treebench.report.md_html import markdown_to_html
     from treebench.report.site import STYLE, _Images
@@ -248,7 +251,7 @@ def html_page(md: str, out: Path, env: dict[str, str], built: str) -> str:
     html = markdown_to_html(body, image=images, heading_offset=0)
     template = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string(TEMPLATE)
     return template.render(title="treebench criteria leaderboard", style=Markup(STYLE), body=Markup(html),
-                           built=built, version=env.get("treebench", "?"), environment=list(env.items()))
+                           built=built, version=version)
 
 
 def _atomic(path: Path, text: str) -> Path:
@@ -282,8 +285,9 @@ def write_outputs(board: Board, plan: Plan, provenance: dict[str, Any], out: Pat
     if len(board.winners):
         wins_plot(board.winners, out / "wins")
         written.append(out / "wins.png")
-    md = markdown(board, plan, provenance)
+    env = environment()
+    md = markdown(board, plan, provenance, env)
     written.append(_atomic(out / "leaderboard.md", md))
     built = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    written.append(_atomic(out / "index.html", html_page(md, out, environment(), built)))
+    written.append(_atomic(out / "index.html", html_page(md, out, env.get("treebench", "?"), built)))
     return written
