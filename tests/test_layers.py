@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("learners",),
     ("experiment",),
     ("report",),
-    ("papers",),
+    ("papers", "leaderboard"),
     ("cli", "demo", "__init__", "__main__"),
 )
 #: Generic layers: no module here may name a paper or a paper's criterion.

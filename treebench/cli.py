@@ -41,6 +41,9 @@ def _register() -> None:
     from treebench.papers.certainty.cli import certainty
 
     cli.add_command(certainty)
+    from treebench.leaderboard.cli import leaderboard
+
+    cli.add_command(leaderboard)
 
 
 _register()

@@ -1,0 +1,171 @@
+"""The leaderboard's datasets: resolve a suite and describe each dataset by its meta-features.
+
+A suite is ``bundled`` (every raw classification card with a local copy in the
+mirror folders, ``TREEBENCH_DATA``), ``openml-suite:ID`` (one ``openml-task:ID``
+entry per task, each on its own splits) or a file listing dataset names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from treebench.errors import TreebenchError
+
+SUITE_FORMS = "bundled, openml-suite:ID (or :ALIAS), or a file listing one dataset per line"
+
+
+@dataclass(frozen=True)
+class DatasetMeta:
+    """What the "where each criterion wins" table shows about a dataset.
+
+    Attributes
+    ----------
+    name
+        The dataset entry as written in the generated config.
+    rows, features, classes
+        Shape of the table (features exclude non-feature columns).
+    imbalance
+        Largest class count over smallest (1.0 = balanced).
+    nominal_share
+        Share of the features that are nominal (unordered categories).
+    missing
+        Whether any feature value is missing.
+    """
+
+    name: str
+    rows: int
+    features: int
+    classes: int
+    imbalance: float
+    nominal_share: float
+    missing: bool
+
+    @property
+    def n_nominal(self) -> int:
+        return int(round(self.nominal_share * self.features))
+
+
+def meta_features(name: str, X: pd.DataFrame, y: np.ndarray) -> DatasetMeta:
+    """The meta-features of one loaded dataset (``X`` as the learners see it)."""
+    counts = np.unique(np.asarray(y), return_counts=True)[1]
+    nominal = sum(
+        1 for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype) and not X[c].dtype.ordered
+    )
+    n_features = int(X.shape[1])
+    return DatasetMeta(
+        name=name,
+        rows=int(X.shape[0]),
+        features=n_features,
+        classes=int(counts.size),
+        imbalance=float(counts.max() / counts.min()) if counts.size else float("nan"),
+        nominal_share=nominal / n_features if n_features else 0.0,
+        missing=bool(X.isna().to_numpy().any()),
+    )
+
+
+def _settings():  # noqa: ANN202 - a treebench.data.settings.Settings
+    from treebench.data.settings import Settings
+
+    return Settings.from_env()
+
+
+def bundled(max_rows: int) -> list[str]:
+    """Every raw classification card with a local (mirror) copy and at most ``max_rows`` rows (0: any).
+
+    Left out: derived cards (a subset or relabelling of another card), the
+    ``X-train`` / ``X-test`` parts of a card ``X`` (the same problem twice) and
+    cards available only embedded in a library or remotely.
+    """
+    from treebench.data.cards import CardRegistry
+    from treebench.data.sources import mirror_files
+
+    settings = _settings()
+    registry = CardRegistry(settings.card_folders)
+    cards = registry.all()
+    names = {c.name for c in cards}
+    out = []
+    for card in cards:
+        if card.is_derived or not mirror_files(card, settings):
+            continue
+        stem, _, part = card.name.rpartition("-")
+        if part in ("train", "test") and stem in names:
+            continue
+        if max_rows and card.expected.rows > max_rows:
+            continue
+        out.append(card.name)
+    if not out:
+        where = ", ".join(str(p) for p in settings.mirrors) or "no mirror folder"
+        raise TreebenchError(
+            f"the bundled suite is empty: no dataset card has a local copy in {where} "
+            f"within --max-rows {max_rows}; set TREEBENCH_DATA to the folder of the .csv.gz copies"
+        )
+    return out
+
+
+def openml_suite(text: str) -> list[str]:
+    """``openml-suite:ID`` -> one ``openml-task:ID`` entry per task, in OpenML's order."""
+    from treebench.data.openml import parse_ref, suite
+
+    ref = parse_ref(text, ("suite",))
+    return [f"openml-task:{task}" for task in suite(ref.key, _settings()).tasks]
+
+
+def suite_file(path: str) -> list[str]:
+    """Dataset names of a suite file: one per line (or comma-separated); ``#`` starts a comment."""
+    file = Path(path)
+    if not file.is_file():
+        raise TreebenchError(f"--suite {path!r}: no such file; accepted: {SUITE_FORMS}")
+    names: list[str] = []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        for item in line.split("#", 1)[0].replace(",", " ").split():
+            if item not in names:
+                names.append(item)
+    if not names:
+        raise TreebenchError(f"--suite {path!r} lists no dataset; write one dataset name per line")
+    _check_names(names, f"--suite {path}", [])
+    return names
+
+
+def resolve(suite: str, max_rows: int) -> list[str]:
+    """The dataset entries of ``--suite`` (see :data:`SUITE_FORMS`)."""
+    if suite == "bundled":
+        return bundled(max_rows)
+    if suite.startswith("openml-suite:"):
+        return openml_suite(suite)
+    if Path(suite).suffix or Path(suite).exists():
+        return suite_file(suite)
+    raise TreebenchError(f"--suite {suite!r} is not a suite; accepted: {SUITE_FORMS}")
+
+
+def _check_names(names: list[str], where: str, accepted: list[str]) -> None:
+    """A one-line error for the first name that is no dataset card, alias or OpenML entry."""
+    import difflib
+
+    from treebench.data.cards import CardRegistry
+
+    registry = CardRegistry(_settings().card_folders)
+    known = set(registry.names()) | set(registry.aliases())
+    for name in names:
+        if name in known or name in accepted or name.startswith(("openml-task:", "openml:")):
+            continue
+        close = difflib.get_close_matches(name, [*accepted, *sorted(known)], n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        listed = ", ".join(accepted) if accepted else "dataset card names (`treebench datasets list`)"
+        raise TreebenchError(f"{where}: unknown dataset {name!r}{hint}; accepted: {listed}")
+
+
+def select(entries: list[str], wanted: list[str]) -> list[str]:
+    """Keep the ``--datasets`` names, in the order given.
+
+    A name outside the suite is accepted when it is a dataset card (a large
+    set excluded by ``--max-rows`` joins by name); anything else is an error
+    listing the suite's names.
+    """
+    if not wanted:
+        return entries
+    _check_names(wanted, "--datasets", entries)
+    return list(dict.fromkeys(wanted))
