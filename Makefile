@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test test-boundscheck bench lint clean clean-kernels reproduce $(REPRODUCE)
+.PHONY: install quickstart test test-boundscheck bench lint clean clean-kernels reproduce leaderboard $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -71,3 +71,11 @@ clean-kernels:
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info .numba-boundscheck
 	find treebench -name '__pycache__' -type d -prune -exec rm -rf {} +
+
+# The criteria leaderboard on the bundled suite (docs/leaderboard.md); resumable. Pass options with
+# LEADERBOARD_ARGS, e.g. LEADERBOARD_ARGS="--max-rows 0". Then the page is checked in headless Chromium.
+LEADERBOARD_ARGS ?=
+leaderboard: install
+	$(BIN)/treebench leaderboard --out results/leaderboard $(LEADERBOARD_ARGS)
+	TREEBENCH_LEADERBOARD=$(CURDIR)/results/leaderboard/index.html $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
+		tests/test_leaderboard.py -k built_leaderboard

@@ -247,3 +247,17 @@ def test_a_ctrl_c_during_a_driver_trial_stops_the_run_instead_of_failing_the_tri
         executors.run_in_driver(trial)
     monkeypatch.setattr(executors, "run_trial", lambda trial: "result")
     assert executors.run_in_driver(trial) == "result"
+
+
+def test_no_fork_from_a_process_with_a_java_vm(monkeypatch):
+    """A forked copy of a JVM crashes in JPype's native code: the pool then uses its fork server."""
+    import sys
+    import types
+
+    from treebench.experiment import pool
+
+    fake = types.SimpleNamespace(isJVMStarted=lambda: True)
+    monkeypatch.setitem(sys.modules, "jpype", fake)
+    assert pool.jvm_started() and not pool.can_fork()
+    fake.isJVMStarted = lambda: False
+    assert not pool.jvm_started()

@@ -474,6 +474,8 @@ class ProcessExecutor(Executor):
             self.pool.shutdown(wait=False, cancel_futures=True)
             for process in processes:
                 process.terminate()
+            for process in processes:  # a forked worker holds the store's lock until it has exited
+                process.join(10.0)
         else:
             self.pool.shutdown(wait=True, cancel_futures=True)
 

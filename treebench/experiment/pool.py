@@ -48,8 +48,19 @@ def fork_supported() -> bool:
 
 
 def can_fork() -> bool:
-    """Whether workers may be forked from this process now: supported, and no other Python thread alive."""
-    return fork_supported() and threading.active_count() == 1
+    """Whether workers may be forked from this process now: supported, no other Python thread alive,
+    and no Java VM started here (its threads are invisible to ``threading``, and a forked copy of a
+    JVM crashes in JPype's native code when the child exits)."""
+    return fork_supported() and threading.active_count() == 1 and not jvm_started()
+
+
+def jvm_started() -> bool:
+    """Whether this process has started a Java VM through JPype (the weka-j48 learner's engine)."""
+    jpype = sys.modules.get("jpype")
+    try:
+        return bool(jpype is not None and jpype.isJVMStarted())
+    except Exception:  # noqa: BLE001 - a JPype too old or broken to ask: assume a JVM
+        return True
 
 
 def context() -> multiprocessing.context.BaseContext:
