@@ -22,7 +22,7 @@ Not run, but checked (every ``--option`` it shows must be an option of that (sub
   ``ID``, ...) or optional parts (``[...]``, ``a|b``, ``...``) -- illustrative, not runnable;
 - :data:`LONG` commands, too slow for the time budget (the whole module takes ~30 s on an idle
   2-core machine, the yeast run being ~12 s of it);
-- blocks preceded by an ``<!-- not run -->`` line (none at present).
+- blocks preceded by an ``<!-- not run -->`` line (docs/leaderboard.md's whole-suite and cluster boards).
 """
 
 from __future__ import annotations
