@@ -6,9 +6,10 @@ there: ``renyi`` (plain numpy, the numpy engine ``trees/generic.py``) and
 
 - ``entropy``: ``TreeClassifier("entropy")``, the compiled built-in builder;
 - ``renyi (numpy engine)``: the numpy plugin through ``TreeClassifier``;
-- ``renyi_fast (numpy engine)``: the same engine, split scores compiled;
-- ``renyi_fast (compiled scan)``: ``ImpurityCriterion.grow_compiled`` (what
-  ``TreeClassifier`` would run once ``trees/builder.py`` dispatches to it).
+- ``renyi_fast (numpy engine)``: the same engine (``engine="python"``), split scores compiled;
+- ``renyi_fast (TreeClassifier)``: ``TreeClassifier`` as a user calls it, which hands numeric,
+  finite, unweighted data to ``ImpurityCriterion.grow_compiled`` (``trees/builder.py``);
+- ``renyi_fast (compiled scan)``: ``ImpurityCriterion.grow_compiled`` called directly.
 
 Every row is warmed up (compiled) first; the times are medians of
 ``--repeats`` fits.  The compiled scan's tree is checked to be identical to
@@ -78,8 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     base = seconds
     seconds, _ = median_seconds(lambda: TreeClassifier("renyi", alpha=2.0).fit(X, y), args.numpy_repeats)
     rows.append(("renyi (numpy engine)", seconds))
-    seconds, reference = median_seconds(lambda: TreeClassifier(fast).fit(X, y), args.numpy_repeats)
+    seconds, reference = median_seconds(lambda: TreeClassifier(fast, engine="python").fit(X, y), args.numpy_repeats)
     rows.append(("renyi_fast (numpy engine)", seconds))
+    seconds, _ = median_seconds(lambda: TreeClassifier(fast).fit(X, y), args.repeats)
+    rows.append(("renyi_fast (TreeClassifier)", seconds))
     seconds, arrays = median_seconds(lambda: fast.grow_compiled(X, y, 3), args.repeats)
     rows.append(("renyi_fast (compiled scan)", seconds))
     tree = reference.tree_
