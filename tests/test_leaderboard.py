@@ -185,6 +185,18 @@ def test_ranks_wtl_and_friedman_equal_an_independent_computation(board: Path):
         assert row.p_a_better + row.p_equivalent + row.p_b_better == pytest.approx(1.0)
 
 
+def test_pairwise_p_values_equal_scikit_posthocs(board: Path):
+    """The unadjusted pairwise rank tests after Friedman are Siegel and Castellan's z-tests
+    (scikit-posthocs' ``posthoc_siegel_friedman``) on the same datasets x algorithms means."""
+    sp = pytest.importorskip("scikit_posthocs")
+    table = pd.read_csv(board / "leaderboard.csv").set_index("algorithm")
+    ranked = list(table.index[table["status"] == "ranked"])
+    matrix = _means(board).loc[DATASETS, ranked]
+    theirs = pd.DataFrame(sp.posthoc_siegel_friedman(matrix.to_numpy()).to_numpy(), index=ranked, columns=ranked)
+    for row in pd.read_csv(board / "pairwise.csv").itertuples(index=False):
+        assert row.p == pytest.approx(theirs.loc[row.a, row.b], rel=1e-9), (row.a, row.b)
+
+
 def test_not_applicable_pairs_are_listed_with_their_reasons(board: Path):
     table = pd.read_csv(board / "leaderboard.csv").set_index("algorithm")
     for name in ("belief", "belief-default"):
