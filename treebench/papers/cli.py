@@ -44,12 +44,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
 
         workers = check_jobs(workers, lambda line: click.echo(line, err=True))
     if every:
+        from treebench.papers import reproduce as R
         from treebench.papers.reproduce import NOT_RUN, cost_table, reproduce_all
 
-        present = [Path(spec.config) for spec in PAPERS.values() if Path(spec.config).is_file()]
+        catalogue = R.PAPERS  # the papers reproduce_all will do
+        present = [Path(spec.config) for spec in catalogue.values() if Path(spec.config).is_file()]
         if not present:
             raise TreebenchError(
-                f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in PAPERS.values())}); "
+                f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in catalogue.values())}); "
                 "accepted: run it from the folder holding configs/ (the repository's root)"
             )
         for config in present:  # a store of another experiment stops everything, as it stops run
