@@ -36,7 +36,7 @@ from treebench.experiment.protocols import (
     outer_splits,
 )
 from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
-from treebench.experiment.tuning import TuningOutcome, grid_search
+from treebench.experiment.tuning import TuningOutcome, grid_search, label_probabilities
 from treebench.learners.base import NOMINAL_MODE, Learner
 from treebench.sampling import Split, model_seed, rng_for
 from treebench.stats.prediction_metrics import score_predictions
@@ -371,6 +371,8 @@ def _run(trial: Trial) -> Result:
     learner = make_learner(trial)
     if learner.uses_label_masses:  # None: crisp labels
         learner.use_label_masses(masses, data.X.index)
+    # every class of the dataset (a learner of label masses may give weight to one no crisp label has)
+    label_set = np.arange(np.asarray(masses).shape[1] - 1) if masses is not None else np.unique(labels)
     fixed = trial.algorithm.fixed_params
     # tune_as: the grid is another algorithm's, searched with that algorithm's
     # learner on the same inner splits; only the chosen values are used here.
@@ -388,7 +390,6 @@ def _run(trial: Trial) -> Result:
             name = trial.dataset.seed_name
             inner = inner_splits(y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold)
         metric = trial.tuning.metric
-        label_set = np.arange(np.asarray(masses).shape[1] - 1) if masses is not None else np.unique(labels)
         if tuner is None:
             outcome = grid_search(learner, fixed, points, X_train, y_train, inner, metric, label_set)
         else:
@@ -422,8 +423,7 @@ def _run(trial: Trial) -> Result:
         extra = learner.extra_measures(model, X_test, all_masses[test])
     kept = None
     if trial.metrics or trial.keep_predictions:
-        label_set = np.arange(np.asarray(masses).shape[1] - 1) if masses is not None else np.unique(labels)
-        proba = _probabilities(learner, model, X_test, label_set, who)
+        proba = label_probabilities(learner, model, X_test, label_set)
         scores = score_predictions(trial.metrics, y_test, predicted, proba, label_set)
         extra.update({name: value for name, value in scores.items() if np.isfinite(value)})
         if trial.keep_predictions:
@@ -449,19 +449,3 @@ def _run(trial: Trial) -> Result:
         n_test=len(test),
         predictions=kept,
     )
-
-
-def _probabilities(learner: Learner, model: Any, X_test: Any, label_set: np.ndarray, who: str) -> np.ndarray | None:
-    """The learner's class probabilities of the test rows, one column per class of ``label_set``
-    (a class the training part lacked gets 0); ``None`` for a learner that gives none."""
-    given = learner.predict_proba(model, X_test)
-    if given is None:
-        return None
-    proba, classes = given
-    proba = np.asarray(proba, dtype=np.float64)
-    if proba.shape != (len(X_test), len(classes)):
-        raise TreebenchError(f"{who}: predict_proba returned shape {proba.shape} for {len(X_test)} rows and "
-                             f"{len(classes)} classes")
-    full = np.zeros((len(X_test), len(label_set)))
-    full[:, np.searchsorted(label_set, classes)] = proba
-    return full

@@ -81,37 +81,16 @@ def grid_search(
     if len(points) <= 1:
         return TuningOutcome(chosen=dict(points[0]) if points else {})
     X = learner.view(X) if isinstance(X, pd.DataFrame) else X
+    scorer = None
     if metric != "accuracy":
-        return _metric_search(learner, fixed, points, X, y, inner, metric,
-                              np.unique(y) if labels is None else np.asarray(labels))
-    correct = np.zeros(len(points), dtype=np.int64)
-    leaves = np.zeros(len(points), dtype=np.int64)
-    total = 0
-    for train, valid in inner:
-        X_train, y_train = take(X, train), y[train]
-        X_valid, y_valid = take(X, valid), y[valid]
-        prepared = learner.prepare(X_train, y_train)
-        total += len(valid)
-        for i, point in enumerate(points):
-            model = learner.fit({**fixed, **point}, X_train, y_train, prepared)
-            # a label per row, or one label broadcast against them all would count as many
-            predicted = check_predictions(learner.predict(model, X_valid), len(valid), None, _who(learner))
-            correct[i] += int(np.count_nonzero(predicted == y_valid))
-            leaves[i] += learner.n_leaves(model)
-    scores = tuple(
-        GridScore(dict(p), int(c), total, int(n)) for p, c, n in zip(points, correct, leaves)
-    )
-    return TuningOutcome(chosen=dict(points[best_index(scores)]), scores=scores)
+        from treebench.stats.prediction_metrics import get_prediction_metric
 
-
-def _metric_search(learner: Learner, fixed: dict[str, Any], points: list[dict[str, Any]], X: Any, y: np.ndarray,
-                   inner: list[Split], metric: str, labels: np.ndarray) -> TuningOutcome:
-    """:func:`grid_search` on another metric of predictions: each point's validation predictions
-    (and probabilities) of every inner fold pooled, then scored once."""
-    from treebench.stats.prediction_metrics import get_prediction_metric, score_predictions
-
-    scorer = get_prediction_metric(metric)
-    truth, predicted = [], [[] for _ in points]
+        scorer = get_prediction_metric(metric)
+        labels = np.unique(y) if labels is None else np.asarray(labels)
+    # another metric than accuracy: each point's validation predictions (and probabilities)
+    # of every inner fold are pooled, then scored once
+    truth: list[np.ndarray] = []
+    predicted: list[list[np.ndarray]] = [[] for _ in points]
     proba: list[list[np.ndarray]] = [[] for _ in points]
     correct = np.zeros(len(points), dtype=np.int64)
     leaves = np.zeros(len(points), dtype=np.int64)
@@ -124,18 +103,24 @@ def _metric_search(learner: Learner, fixed: dict[str, Any], points: list[dict[st
         truth.append(y_valid)
         for i, point in enumerate(points):
             model = learner.fit({**fixed, **point}, X_train, y_train, prepared)
+            # a label per row, or one label broadcast against them all would count as many
             guess = check_predictions(learner.predict(model, X_valid), len(valid), None, _who(learner))
-            predicted[i].append(guess)
             correct[i] += int(np.count_nonzero(guess == y_valid))
             leaves[i] += learner.n_leaves(model)
+            if scorer is None:
+                continue
+            predicted[i].append(guess)
             if scorer.needs_proba:
-                given = learner.predict_proba(model, X_valid)
-                if given is None:
+                full = label_probabilities(learner, model, X_valid, labels)
+                if full is None:
                     raise TreebenchError(f"{_who(learner)} gives no class probabilities; tuning.metric {metric} "
                                          "needs them")
-                full = np.zeros((len(valid), len(labels)))
-                full[:, np.searchsorted(labels, given[1])] = given[0]
                 proba[i].append(full)
+    if scorer is None:
+        scores = tuple(GridScore(dict(p), int(c), total, int(n)) for p, c, n in zip(points, correct, leaves))
+        return TuningOutcome(chosen=dict(points[best_index(scores)]), scores=scores)
+    from treebench.stats.prediction_metrics import score_predictions
+
     y_all = np.concatenate(truth)
     values = [score_predictions([metric], y_all, np.concatenate(predicted[i]),
                                 np.vstack(proba[i]) if scorer.needs_proba else None, labels)[metric]
@@ -143,6 +128,21 @@ def _metric_search(learner: Learner, fixed: dict[str, Any], points: list[dict[st
     scores = tuple(GridScore(dict(p), int(c), total, int(n), float(v))
                    for p, c, n, v in zip(points, correct, leaves, values))
     return TuningOutcome(chosen=dict(points[best_index(scores, scorer.metric.higher_is_better)]), scores=scores)
+
+
+def label_probabilities(learner: Learner, model: Any, X: Any, labels: np.ndarray) -> np.ndarray | None:
+    """The learner's class probabilities of the rows of ``X``, one column per class of ``labels``
+    (a class the training part lacked gets 0); ``None`` for a learner that gives none."""
+    given = learner.predict_proba(model, X)
+    if given is None:
+        return None
+    proba, classes = np.asarray(given[0], dtype=np.float64), np.asarray(given[1])
+    if proba.shape != (len(X), len(classes)):
+        raise TreebenchError(f"{_who(learner)}: predict_proba returned shape {proba.shape} for {len(X)} rows "
+                             f"and {len(classes)} classes")
+    full = np.zeros((len(X), len(labels)))
+    full[:, np.searchsorted(labels, classes)] = proba
+    return full
 
 
 def _who(learner: Learner) -> str:

@@ -719,7 +719,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
                            if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered] or None
             self.encoder_, Z = FeatureEncoder.fit(X, ordered)
         else:
-            check_is_fitted(self, "tree_")
             Z = self.encoder_.transform(X)
         Z = np.asarray(Z, dtype=np.float64, order="F")
         if not Z.flags.writeable or (isinstance(X, np.ndarray) and np.shares_memory(Z, X)):
