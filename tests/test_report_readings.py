@@ -59,3 +59,26 @@ def test_a_spec_without_readings_has_no_readings_section(tmp_path):
     rep = build_report(spec_with(BEATS), make_frame(lambda *_: 0.03), make_reference({"new": 83.0, "old": 80.0}),
                        tmp_path, figures=False)
     assert rep.readings == [] and "## Readings" not in report_markdown(rep)
+
+
+def test_a_reading_on_fewer_datasets_is_shown_beside_the_default_on_the_same_datasets(tmp_path):
+    """A reading run on a subset is compared like for like: the default is judged again on that subset."""
+    frame = frame_with_other_baseline()
+    datasets = sorted(frame["dataset"].unique())
+    kept = datasets[:4]  # too few datasets for the claim's Wilcoxon test to reject at 0.05
+    frame = frame[(frame["algorithm"] != "old-b") | frame["dataset"].isin(kept)]
+    rep = build_report(spec_with(BEATS, readings=(OTHER,)), frame, make_reference({"new": 83.0, "old": 80.0}),
+                       tmp_path, figures=False)
+    (reading,) = rep.readings
+    assert reading.datasets == tuple(kept)
+    assert rep.claims[0].effect.verdict == REPRODUCED  # the default, on all six datasets
+    assert reading.default_same is not None
+    same = reading.default_same[0].effect.verdict
+    assert same != REPRODUCED  # the same default on the reading's four: the subset alone changes the verdict
+    assert f"default on the same {len(kept)} datasets: {same}" in report_markdown(rep)
+
+
+def test_a_reading_on_every_dataset_needs_no_second_default(tmp_path):
+    rep = build_report(spec_with(BEATS, readings=(OTHER,)), frame_with_other_baseline(),
+                       make_reference({"new": 83.0, "old": 80.0}), tmp_path, figures=False)
+    assert rep.readings[0].default_same is None and "default on the same" not in report_markdown(rep)

@@ -9,7 +9,7 @@ template that autoescapes every value, with the figures inlined.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -128,38 +128,31 @@ def _pairwise(board: Board) -> list[str]:
     label = "Bergmann–Hommel" if board.correction == "bergmann-hommel" else "Holm"
     lines += [f"Adjusted p-values of the rank z-test after Friedman ({label} correction over all "
               f"{len(board.pairwise)} pairs; **bold**: below 0.05). Rows and columns in rank order.", ""]
-    rows = []
-    for a in names:
-        cells = []
-        for b in names:
-            if a == b:
-                cells.append("")
-                continue
-            v = get(a, b).p_adjusted
-            cells.append(f"**{pvalue(v)}**" if v < 0.05 else pvalue(v))
-        rows.append([a, *cells])
-    lines += md_table(["", *names], rows, right=tuple(range(1, len(names) + 1)))
+    def adjusted(a: str, b: str) -> str:
+        v = get(a, b).p_adjusted
+        return f"**{pvalue(v)}**" if v < 0.05 else pvalue(v)
+
+    lines += _matrix(names, adjusted)
     lines += ["", "### Bayesian signed-rank test", "",
               f"Each cell: P(row better) / P(practically equivalent), the posterior of the Bayesian signed-rank "
               f"test (Benavoli et al. 2017) on per-dataset mean accuracies, with a region of practical equivalence "
               f"of ±{ROPE * 100:g} accuracy point. P(column better) is the rest.", ""]
-    rows = []
-    for a in names:
-        cells = []
-        for b in names:
-            if a == b:
-                cells.append("")
-                continue
-            r = get(a, b)
-            better = r.p_a_better if r.a == a else r.p_b_better
-            cells.append(f"{better:.2f} / {r.p_equivalent:.2f}")
-        rows.append([a, *cells])
-    lines += md_table(["", *names], rows, right=tuple(range(1, len(names) + 1)))
+    def posterior(a: str, b: str) -> str:
+        r = get(a, b)
+        return f"{_better(r, a):.2f} / {r.p_equivalent:.2f}"
+
+    lines += _matrix(names, posterior)
     if REFERENCE in names:
         beat = [a for a in names if a != REFERENCE and _better(get(a, REFERENCE), a) >= 0.95]
         lines += ["", f"Beat {REFERENCE} with posterior probability ≥ 0.95 (ROPE ±{ROPE * 100:g} point): "
                   + (", ".join(beat) if beat else "none") + "."]
     return lines
+
+
+def _matrix(names: Sequence[str], cell: Callable[[str, str], str]) -> list[str]:
+    """A square pipe table over ``names`` (row, column) with ``cell(row, column)`` off the diagonal."""
+    rows = [[a, *("" if a == b else cell(a, b) for b in names)] for a in names]
+    return md_table(["", *names], rows, right=tuple(range(1, len(names) + 1)))
 
 
 def _better(r: Any, a: str) -> float:

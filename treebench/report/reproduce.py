@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,11 @@ class ReadingOutcome:
     claims: list[ClaimOutcome]
     calibration: Calibration | None
     status: str = "ok"
+    #: The datasets the reading's own algorithms were run on.
+    datasets: tuple[str, ...] = ()
+    #: When those are fewer than the default's: the default's claims judged on the same datasets
+    #: (a reading is compared with the default on the data it covers, not on a larger set).
+    default_same: list[ClaimOutcome] | None = None
 
 
 def reading_frame(frame: pd.DataFrame, reading: Reading, source: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -181,8 +187,24 @@ def judge_readings(
         view = reading_frame(frame, reading, source)
         cells = with_causes(compare_cells(reference, view, spec.our_std), causes)
         calibration, claims = judge_claims(spec, cells, view, causes)
-        outcomes.append(ReadingOutcome(reading, cells, claims, calibration))
+        covered = _datasets_of(view, reading.rename.values())
+        default_same = None
+        if covered and covered < _datasets_of(frame, reading.rename.values()):
+            same = frame[frame["dataset"].isin(covered)]
+            _, default_same = judge_claims(
+                spec, with_causes(compare_cells(reference, same, spec.our_std), causes), same, causes)
+        outcomes.append(ReadingOutcome(reading, cells, claims, calibration, datasets=tuple(sorted(covered)),
+                                       default_same=default_same))
     return outcomes
+
+
+def _datasets_of(frame: pd.DataFrame, algorithms: Iterable[str]) -> set[str]:
+    """The datasets on which every one of ``algorithms`` has trials in ``frame``."""
+    if not len(frame) or "algorithm" not in frame.columns:
+        return set()
+    names = set(algorithms)
+    per = frame[frame["algorithm"].isin(names)].groupby("dataset")["algorithm"].nunique()
+    return set(per.index[per == len(names)])
 
 
 def build_report(
@@ -612,9 +634,13 @@ def _reading_summary_rows(rep: Report) -> list[list[str]]:
         if r.status != "ok":
             rows.append([r.reading.name, r.reading.description, r.status, "–", "–"])
             continue
+        effect, calibrated = _tally(r.claims, "effect"), _tally(r.claims, "calibrated")
+        if r.default_same is not None:  # the default on the same datasets, for a like-for-like comparison
+            same = f" (default on the same {len(r.datasets)} datasets: "
+            effect += same + _tally(r.default_same, "effect") + ")"
+            calibrated += same + _tally(r.default_same, "calibrated") + ")"
         rows.append([r.reading.name, r.reading.description,
-                     "; ".join(_summary(r.cells, rep.spec.tolerances)) or "–",
-                     _tally(r.claims, "effect"), _tally(r.claims, "calibrated")])
+                     "; ".join(_summary(r.cells, rep.spec.tolerances)) or "–", effect, calibrated])
     return rows
 
 
@@ -628,9 +654,14 @@ def _reading_verdict_rows(rep: Report) -> tuple[list[str], list[list[str]]]:
                     for a in ("effect", "calibrated")]
         return " / ".join(verdicts)
 
+    def under(r: ReadingOutcome, i: int) -> str:
+        if r.default_same is None:
+            return both(r.claims[i])
+        return f"{both(r.claims[i])} (default on the same {len(r.datasets)} datasets: {both(r.default_same[i])})"
+
     rows = []
     for i, claim in enumerate(rep.claims):
-        rows.append([claim.text, both(claim)] + [both(r.claims[i]) for r in judged])
+        rows.append([claim.text, both(claim)] + [under(r, i) for r in judged])
     return head, rows
 
 

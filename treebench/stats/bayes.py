@@ -122,9 +122,10 @@ def signed_rank_samples(
     weights[0] = prior
     w = np.random.RandomState(seed).dirichlet(weights, nsamples)
     out = np.empty((nsamples, 3))
-    out[:, 2] = np.einsum("si,ij,sj->s", w, above, w)
+    # w_s^T H w_s for every draw s: one matrix product (BLAS) instead of a three-operand einsum loop
+    out[:, 2] = ((w @ above) * w).sum(axis=1)
     if rope > 0:
-        out[:, 0] = np.einsum("si,ij,sj->s", w, below, w)
+        out[:, 0] = ((w @ below) * w).sum(axis=1)
     else:  # without a ROPE, ties at zero count for "better" by half, as in baycomp
         out[:, 0] = 1.0 - out[:, 2]
     out[:, 1] = 1.0 - out[:, 0] - out[:, 2]
