@@ -194,11 +194,14 @@ def test_in_process_weka_gives_the_command_lines_trees_and_predictions(params, m
     for name in ("java", "jpype"):
         monkeypatch.setenv("TREEBENCH_WEKA_ENGINE", name)
         learner = WekaJ48(11)
-        learner.will_predict(test)
+        learner.will_predict(test, train)  # as a trial asks: test rows, then the training rows themselves
         model = learner.fit_final(params, train, ds.y[40:], 11)
         assert (model.handle is not None) == (name == "jpype")
         seen[name] = (learner.measures(model), learner.chosen(model), learner.predict(model, test).tolist(),
-                      learner.predict(model, ds.X.iloc[:7].copy()).tolist())
+                      learner.predict(model, ds.X.iloc[:7].copy()).tolist(),
+                      learner.predict(model, train).tolist(), learner.predict(model, train.copy()).tolist())
+        # in-process, the training rows are classified from the JVM's own dataset: the same as converted again
+        assert seen[name][4] == seen[name][5]
     assert seen["java"] == seen["jpype"]
 
 

@@ -476,11 +476,11 @@ class WekaJ48(ExternalProgramLearner):
         with nullcontext() if in_process else tempfile.TemporaryDirectory(prefix="treebench-weka-") as tmp:
             folder = None
             if in_process:
-                handle, text = weka_jvm.train(find_jar(), java_options(), arguments, schema.header(),
-                                              schema.matrix(X, codes.ravel()))
+                handle, text, trained_on = weka_jvm.train(find_jar(), java_options(), arguments, schema.header(),
+                                                          schema.matrix(X, codes.ravel()))
                 model_bytes = b""
             else:
-                handle, folder = None, Path(tmp)
+                handle, folder, trained_on = None, Path(tmp), None
                 schema.write(folder / "train.arff", X, codes.ravel())
                 text = run_weka(
                     [*arguments[:1], "-t", "train.arff", "-no-cv", "-v", "-d", "model.bin", *arguments[1:]],
@@ -492,9 +492,15 @@ class WekaJ48(ExternalProgramLearner):
                 classifier=arguments[0], schema=schema, labels=labels, model_bytes=model_bytes,
                 text=text, tree=tree, chosen=chosen_values(params, tree), handle=handle,
             )
-            if also:
-                predicted = self._predict(model, [_frame(f) for f in also], folder)
-                model.cached.extend(zip(also, predicted))
+            # the training rows themselves (a trial's train accuracy) are classified from the dataset
+            # the JVM already holds instead of being converted again
+            again = [f for f in also if f is X and trained_on is not None]
+            others = [f for f in also if not any(f is g for g in again)]
+            if others:
+                predicted = self._predict(model, [_frame(f) for f in others], folder)
+                model.cached.extend(zip(others, predicted))
+            for frame in again:
+                model.cached.append((frame, labels[weka_jvm.classify(handle, trained_on, len(frame))]))
         return model
 
     # -- predicting

@@ -134,24 +134,27 @@ def _classifier(name: str, options: list[str]) -> Any:
 
 
 def train(jar: Path, java_options: list[str], arguments: list[str], header: str,
-          values: np.ndarray) -> tuple[Any, str]:
+          values: np.ndarray) -> tuple[Any, str, Any]:
     """Build ``arguments[0]`` with options ``arguments[1:]`` on the rows ``values`` of the ARFF ``header``.
 
     Returns
     -------
-    (classifier, text):
-        The trained Java object and its ``toString()`` (the model as the
-        command line prints it: leaves, tree size, chosen options).
+    (classifier, text, data):
+        The trained Java object, its ``toString()`` (the model as the
+        command line prints it: leaves, tree size, chosen options) and the
+        training dataset it was built on (Weka's classifiers train on their own
+        copy), which :func:`classify` can predict without converting the rows again.
     """
     _start(jar, java_options)
     import jpype
 
     try:
         classifier = _classifier(arguments[0], list(arguments[1:]))
-        classifier.buildClassifier(_filled(header, values))
+        data = _filled(header, values)
+        classifier.buildClassifier(data)
     except jpype.JException as exc:
         raise TreebenchError(f"weka-j48: {arguments[0]} failed in the JVM: {exc}") from None
-    return classifier, str(classifier.toString())
+    return classifier, str(classifier.toString()), data
 
 
 def predict(classifier: Any, header: str, values: np.ndarray, n_rows: int) -> np.ndarray:
@@ -160,6 +163,16 @@ def predict(classifier: Any, header: str, values: np.ndarray, n_rows: int) -> np
 
     try:
         data = _filled(header, values)
+    except jpype.JException as exc:
+        raise TreebenchError(f"weka-j48: prediction failed in the JVM: {exc}") from None
+    return classify(classifier, data, n_rows)
+
+
+def classify(classifier: Any, data: Any, n_rows: int) -> np.ndarray:
+    """0-based predicted class indices of every instance of the Java dataset ``data``."""
+    import jpype
+
+    try:
         found = [int(classifier.classifyInstance(data.instance(i))) for i in range(data.numInstances())]
     except jpype.JException as exc:
         raise TreebenchError(f"weka-j48: prediction failed in the JVM: {exc}") from None
