@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -58,6 +60,28 @@ def test_wilcoxon_with_ties_splits_zero_ranks_like_demsar():
     lower_better = wilcoxon(x, y, "x", "y", higher_is_better=False)
     assert (lower_better.wins, lower_better.losses) == (0, 6)
     assert wilcoxon(x, x, "x", "x").p_value == 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_wilcoxon_with_ties_or_zeros_on_few_pairs_equals_scipys_permutation_test(seed):
+    """Up to 13 pairs with ties or zeros scipy runs a permutation test over all sign flips; treebench
+    computes the same distribution at once (``_exact_sign_flips``): same statistic, same p-value."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for n in range(2, 14):
+        # accuracy-like differences on a coarse grid: ties and zeros are common, as between trees
+        d = rng.integers(-4, 5, size=n) / 40 + np.where(rng.random(n) < 0.3, 0.0, 1e-9 * rng.integers(0, 2, size=n))
+        if np.all(d == 0):
+            continue
+        x, y = 0.5 + d, np.full(n, 0.5)
+        ours = wilcoxon(x, y, "x", "y")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = stats.wilcoxon(x, y, zero_method="zsplit")
+        assert ours.statistic == pytest.approx(ref.statistic, rel=1e-12, abs=1e-12)
+        assert ours.p_value == pytest.approx(ref.pvalue, rel=1e-12, abs=1e-15)
+        checked += 1
+    assert checked >= 10
 
 
 def _matrix() -> pd.DataFrame:

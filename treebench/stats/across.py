@@ -79,12 +79,52 @@ def wilcoxon(x: np.ndarray, y: np.ndarray, a: str, b: str, higher_is_better: boo
     ties = int(d.size - wins - losses)
     if d.size == 0 or np.all(d == 0):
         return WilcoxonResult(a, b, math.nan, 1.0, int(d.size), wins, ties, losses)
+    exact = _exact_sign_flips(d)
+    if exact is not None:
+        return WilcoxonResult(a, b, exact[0], exact[1], int(d.size), wins, ties, losses)
     with warnings.catch_warnings():
         # scipy warns that the exact distribution is unavailable with ties and
         # falls back to the normal approximation, which is what we want.
         warnings.simplefilter("ignore", UserWarning)
         res = stats.wilcoxon(x, y, zero_method=WILCOXON_ZERO_METHOD)
     return WilcoxonResult(a, b, float(res.statistic), float(res.pvalue), int(d.size), wins, ties, losses)
+
+
+#: scipy's ``wilcoxon(method="auto")`` turns to an exact permutation test over all ``2**n`` sign flips
+#: up to this many pairs when the differences have ties or zeros.
+_PERMUTATION_MAX_N = 13
+
+
+def _exact_sign_flips(d: np.ndarray) -> tuple[float, float] | None:
+    """``(statistic, p)`` of scipy's two-sided ``wilcoxon(zero_method="zsplit")`` where it runs a permutation test.
+
+    For at most :data:`_PERMUTATION_MAX_N` finite differences with ties or
+    zeros, scipy computes the exact distribution of ``r_plus`` over every sign
+    flip through ``permutation_test``, one Python call per flip (seconds per
+    test; a paper's report makes hundreds).  The ranks of ``|d|`` do not
+    change under a flip, so the same distribution is one matrix product of the
+    ``2**m`` sign patterns of the ``m`` non-zero differences with their ranks
+    (a zero keeps half its rank on each side, whatever its sign).  The
+    p-value counts as scipy does, with its relative tolerance on the observed
+    value.  Returns ``None`` elsewhere: scipy's own exact or asymptotic test is fast.
+    """
+    n = d.size
+    if n > _PERMUTATION_MAX_N or not np.all(np.isfinite(d)):
+        return None
+    ranks = stats.rankdata(np.abs(d))
+    zero = d == 0
+    if not zero.any() and np.unique(ranks).size == n:
+        return None  # no ties, no zeros: scipy's exact null distribution
+    half_zero = 0.5 * float(ranks[zero].sum())
+    nonzero = ranks[~zero]
+    r_plus = half_zero + float(ranks[d > 0].sum())
+    r_minus = half_zero + float(ranks[d < 0].sum())
+    signs = (np.arange(2 ** nonzero.size)[:, None] >> np.arange(nonzero.size)) & 1
+    null = half_zero + signs @ nonzero
+    tolerance = abs(np.finfo(float).eps * 100 * r_plus)  # scipy.stats.permutation_test's
+    less = np.count_nonzero(null <= r_plus + tolerance) / null.size
+    greater = np.count_nonzero(null >= r_plus - tolerance) / null.size
+    return min(r_plus, r_minus), min(1.0, 2.0 * min(less, greater))
 
 
 def pairwise_wilcoxon(means: pd.DataFrame, higher_is_better: bool = True) -> list[WilcoxonResult]:
