@@ -172,11 +172,11 @@ class _KernelScorer:
         from treebench.kernels.scoring import score_children
 
         self._score = score_children
-        self._cid = criterion.kernel_id
-        self._params = np.asarray(criterion.kernel_params(2), dtype=float)
+        self.cid = criterion.kernel_id
+        self.params = np.asarray(criterion.kernel_params(2), dtype=float)
 
     def split_scores(self, parent: np.ndarray, children: np.ndarray) -> np.ndarray:
-        return self._score(self._cid, self._params, np.ascontiguousarray(parent, dtype=np.int64),
+        return self._score(self.cid, self.params, np.ascontiguousarray(parent, dtype=np.int64),
                            np.ascontiguousarray(children, dtype=np.int64))[1]
 
 
@@ -215,7 +215,7 @@ def grow_random_tree(
     gamma: float = 0.05,
     *,
     history: bool = False,
-    engine: str = "kernel",
+    engine: str = "compiled",
 ) -> dict[str, Any]:
     """Grow one random tree to ``target_leaves`` leaves (or until no leaf can be split).
 
@@ -224,9 +224,15 @@ def grow_random_tree(
     ``n_leaves``, ``entropy``, ``h_star``, ``accuracy``, ``train_accuracy`` and
     ``leaf_counts`` (leaves x classes); with ``history=True`` also
     ``history``: the leaf counts after every split (the first entry is the root).
-    ``engine="numpy"`` scores thresholds with the numpy copies of the formulas
-    instead of the compiled kernel (same trees; used by the tests).
+    ``engine="compiled"`` (the default) grows the tree in one compiled call
+    (:func:`treebench.kernels.random_tree.grow_random_leaves`, same draws,
+    same tree); ``"kernel"`` runs this Python loop with the compiled scorer,
+    ``"numpy"`` with the numpy copies of the formulas (the tests' oracles).
+    ``history=True`` takes the Python loop.
     """
+    if engine == "compiled" and not history:
+        return _grow_compiled(data, rule, target_leaves, rng, gamma)
+    engine = "kernel" if engine == "compiled" else engine
     X, y, Xt, yt, k = data.X, data.y, data.X_test, data.y_test, data.k
     scorer = _scorer(rule, gamma, engine)
     members = [np.arange(len(y))]
@@ -275,18 +281,33 @@ def grow_random_tree(
     leaf_counts = np.array(counts)
     predicted = leaf_counts.argmax(axis=1)
     correct = sum(int(np.count_nonzero(yt[m] == c)) for m, c in zip(members_test, predicted))
-    out = {
-        "n_leaves": len(counts),
-        "entropy": tree_entropy(leaf_counts),
-        "h_star": tree_h_star(leaf_counts, gamma),
-        "h_star_weighted": tree_h_star(leaf_counts, gamma, weighted=True),
-        "accuracy": correct / len(yt) if len(yt) else math.nan,
-        "train_accuracy": float(leaf_counts.max(axis=1).sum() / len(y)),
-        "leaf_counts": leaf_counts,
-    }
+    out = _measures(leaf_counts, correct, len(y), len(yt), gamma)
     if history:
         out["history"] = steps
     return out
+
+
+def _grow_compiled(data: _Split, rule: str, target_leaves: int, rng: np.random.Generator, gamma: float) -> dict:
+    """:func:`grow_random_tree` in one compiled call (same draws from ``rng``, same tree)."""
+    from treebench.kernels.random_tree import grow_random_leaves
+
+    scorer = _scorer(rule, gamma, "kernel")
+    leaf_counts, correct = grow_random_leaves(
+        data.X, data.y, data.X_test, data.y_test, data.k, scorer.cid, scorer.params, int(target_leaves), rng)
+    return _measures(leaf_counts, int(correct), len(data.y), len(data.y_test), gamma)
+
+
+def _measures(leaf_counts: np.ndarray, correct: int, n_train: int, n_test: int, gamma: float) -> dict[str, Any]:
+    """A grown random tree's measures (see :func:`grow_random_tree`)."""
+    return {
+        "n_leaves": len(leaf_counts),
+        "entropy": tree_entropy(leaf_counts),
+        "h_star": tree_h_star(leaf_counts, gamma),
+        "h_star_weighted": tree_h_star(leaf_counts, gamma, weighted=True),
+        "accuracy": correct / n_test if n_test else math.nan,
+        "train_accuracy": float(leaf_counts.max(axis=1).sum() / n_train),
+        "leaf_counts": leaf_counts,
+    }
 
 
 # -- the experiment ------------------------------------------------------------------
