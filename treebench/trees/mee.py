@@ -9,6 +9,9 @@ lowest error entropy over the remaining ones.  No usable curve, no class set
 with enough cases, a pure node or ``max_depth`` makes a leaf -- the paper's
 stopping conditions; ``must_lower=True`` adds treebench's former extra one (a
 split must go below the error entropy of not splitting).  No pruning.
+Candidates of several features that tie go to the first feature, or with
+``feature_ties="random"`` to one of them drawn from ``random_state``
+(:mod:`treebench.kernels.mee_ties`).
 
 The result is an ordinary :class:`treebench.trees.structure.Tree` (binary
 numeric splits), so prediction, sizes and ``export_text`` are shared with
