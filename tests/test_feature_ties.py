@@ -14,16 +14,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treebench.criteria.mee import class_sets, error_entropy_curve
 from treebench.errors import TreebenchError
+from treebench.kernels import layout as L
+from treebench.kernels.mee import xlogx_table
 from treebench.kernels.ties import TIE_RULES, pick_tied, replaces_tied, tie_state
+from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.trees.c45 import C45Classifier
 from treebench.trees.estimator import TreeClassifier
+from treebench.trees.mee import MEE, MEETreeClassifier, _best_split, _enough_cases
 from treebench.trees.online import OnlineTreeClassifier
 from treebench.trees.settings import FEATURE_TIES, ORDERS, TREE_PARAMS, validate_tree_param
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ties"
 sys.path.insert(0, str(FIXTURES))
 from make_first_rule import fixtures, grow_all  # noqa: E402
+from make_mee_first_rule import grow_all as grow_all_mee  # noqa: E402
+from make_mee_first_rule import mee_fixtures  # noqa: E402
 
 SEEDS = range(24)
 
@@ -250,3 +257,125 @@ def test_params_round_trip():
     params = model.get_params()
     assert params["order"] == "file" and params["feature_ties"] == "random" and params["random_state"] == 3
     assert TreeClassifier().get_params()["feature_ties"] == "first"
+
+
+# -- MEE trees (paper 001) -------------------------------------------------------------------
+def test_mee_first_grows_the_trees_of_before_the_option():
+    golden = np.load(FIXTURES / "mee_first_rule.npz")
+    now = grow_all_mee()
+    assert set(now) == set(golden.files)
+    for key in golden.files:
+        np.testing.assert_array_equal(now[key], golden[key], err_msg=key)
+    # "first" spelled out: random_state is unused
+    for name, (X, y) in fixtures().items():
+        tree = MEETreeClassifier(feature_ties="first", random_state=99).fit(X, y).tree_
+        np.testing.assert_array_equal(tree.int_nodes, golden[f"{name}/default/int_nodes"])
+        np.testing.assert_array_equal(tree.float_nodes, golden[f"{name}/default/float_nodes"])
+
+
+def test_mee_random_takes_either_copy_half_the_time():
+    X, y = fixtures()["wine"]
+    d = X.shape[1]
+    doubled, copies = np.hstack([X, X]), {f + d: f for f in range(d)}
+    first = MEETreeClassifier().fit(doubled, y)
+    assert not used_features(first.tree_.int_nodes) & set(copies)
+    copy_at_root, copies_used = 0, set()
+    for seed in range(40):
+        model = MEETreeClassifier(feature_ties="random", random_state=seed).fit(doubled, y)
+        tree = model.tree_
+        # the same tree, each split on the column or its copy
+        np.testing.assert_array_equal(relabelled(tree.int_nodes, copies), first.tree_.int_nodes)
+        np.testing.assert_array_equal(tree.float_nodes, first.tree_.float_nodes)
+        np.testing.assert_array_equal(tree.counts, first.tree_.counts)
+        np.testing.assert_array_equal(model.split_orientations_, first.split_orientations_)
+        copy_at_root += int(tree.int_nodes[0, L.FEATURE] >= d)
+        copies_used |= used_features(tree.int_nodes) & set(copies)
+    # Binomial(40, 1/2) lies in [10, 30] with probability 0.998; a biased draw would not
+    assert 10 <= copy_at_root <= 30, copy_at_root
+    assert copies_used == {f + d for f in used_features(first.tree_.int_nodes)}
+
+
+def _node_cases(int_nodes: np.ndarray, float_nodes: np.ndarray, X: np.ndarray) -> dict[int, np.ndarray]:
+    """The training rows reaching every node (binary numeric splits)."""
+    cases, stack = {}, [(0, np.arange(X.shape[0]))]
+    while stack:
+        node, rows = stack.pop()
+        cases[node] = rows
+        if int_nodes[node, L.N_CHILDREN] > 0:
+            left = X[rows, int_nodes[node, L.FEATURE]] <= float_nodes[node, L.THRESHOLD]
+            child = int_nodes[node, L.CHILD_START]
+            stack += [(child, rows[left]), (child + 1, rows[~left])]
+    return cases
+
+
+def test_mee_random_splits_score_as_the_first_winner():
+    X, y = mee_fixtures()["digits"]
+    criterion, n_classes = MEE(), int(y.max()) + 1
+    span = (X.min(axis=0), X.max(axis=0))
+    model = MEETreeClassifier(feature_ties="random", random_state=3).fit(X, y)
+    tree, other_feature = model.tree_, 0
+    cases = _node_cases(tree.int_nodes, tree.float_nodes, X)
+    for node in np.flatnonzero(tree.int_nodes[:, L.N_CHILDREN] > 0):
+        rows = cases[node]
+        counts = np.bincount(y[rows], minlength=n_classes)
+        sets = [s for s in class_sets(np.flatnonzero(counts), None) if _enough_cases(counts, s, 5)]
+        h, _, f, _, _, _ = _best_split(X[rows], y[rows], sets, n_classes, criterion, "numba",
+                                       xlogx_table(X.shape[0]), span)
+        score = tree.float_nodes[node, L.SCORE]
+        assert abs(score - h) <= TIE_TOLERANCE, node
+        other_feature += int(tree.int_nodes[node, L.FEATURE] != f)
+        # the chosen split's own error entropy is that score
+        x = X[rows, tree.int_nodes[node, L.FEATURE]]
+        t = np.where(np.isin(y[rows], model.split_sets_[node]), 1, -1)
+        levels, curve, _ = error_entropy_curve(x, t, None, int(model.split_orientations_[node]), "joint")
+        at = int(np.searchsorted(levels, tree.float_nodes[node, L.THRESHOLD]))
+        assert curve[at] == pytest.approx(score, abs=1e-12)
+    assert other_feature > 0  # some splits went to another tied feature
+
+
+def test_mee_random_is_reproducible_and_seeds_differ():
+    X, y = mee_fixtures()["digits"]
+    trees = {}
+    for seed in range(6):
+        a = MEETreeClassifier(feature_ties="random", random_state=seed).fit(X, y).tree_
+        b = MEETreeClassifier(feature_ties="random", random_state=seed).fit(X, y).tree_
+        np.testing.assert_array_equal(a.int_nodes, b.int_nodes)
+        np.testing.assert_array_equal(a.float_nodes, b.float_nodes)
+        trees[a.int_nodes.tobytes()] = seed
+    assert len(trees) >= 3
+    by_rng = [MEETreeClassifier(feature_ties="random", random_state=np.random.default_rng(5)).fit(X, y).tree_
+              for _ in range(2)]
+    np.testing.assert_array_equal(by_rng[0].int_nodes, by_rng[1].int_nodes)
+
+
+@pytest.mark.parametrize("params", [{}, {"error_rates": "printed", "threshold": "midpoint"}, {"convexity_range": "node"},
+                                    {"must_lower": True, "error_rates": "printed"},
+                                    {"max_merged": 1, "min_child_cases": 3, "error_rates": "printed"}],
+                         ids=["default", "printed", "node", "must-lower", "merged1-child3"])
+def test_mee_random_engines_draw_the_same(params):
+    """The compiled loop (bound-pruned tie pass, larger child first) against the numpy per-node builder."""
+    data = {**fixtures(), "copies": mee_fixtures()["copies"]}
+    drawn = 0  # fits whose tree differs from the first rule's
+    for name, (X, y) in data.items():
+        first = MEETreeClassifier(**params).fit(X, y).tree_
+        for seed in range(3):
+            fast = MEETreeClassifier(feature_ties="random", random_state=seed, **params).fit(X, y)
+            drawn += int(not np.array_equal(fast.tree_.int_nodes, first.int_nodes))
+            slow = MEETreeClassifier(feature_ties="random", random_state=seed, engine="python", **params).fit(X, y)
+            np.testing.assert_array_equal(fast.tree_.int_nodes, slow.tree_.int_nodes, err_msg=f"{name} {seed}")
+            np.testing.assert_allclose(fast.tree_.float_nodes, slow.tree_.float_nodes, rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(fast.split_orientations_, slow.split_orientations_)
+            assert fast.split_sets_ == slow.split_sets_
+    assert drawn > 0
+
+
+def test_mee_refuses_a_bad_rule_and_seed_in_one_line():
+    X, y, _ = duplicated(200)
+    for model, text in ((MEETreeClassifier(feature_ties="any"), "feature_ties='any' is invalid; accepted: first, random"),
+                        (MEETreeClassifier(feature_ties="random", random_state=-1),
+                         "random_state=-1 is invalid; accepted: None, an integer")):
+        with pytest.raises(TreebenchError, match=text) as info:
+            model.fit(X, y)
+        assert "\n" not in str(info.value)
+    params = MEETreeClassifier(feature_ties="random", random_state=3).get_params()
+    assert params["feature_ties"] == "random" and params["random_state"] == 3

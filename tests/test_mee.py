@@ -286,6 +286,8 @@ def test_estimator_basics():
         ({"max_depth": -1}, "accepted: None or an integer >= 0"),
         ({"convexity_points": 3}, "convexity_points=3 is out of range"),
         ({"convexity_range": "feature"}, r"accepted: convexity_range in \{whole, node\}"),
+        ({"feature_ties": "last"}, "feature_ties='last' is invalid; accepted: first, random"),
+        ({"feature_ties": "random", "random_state": "x"}, "random_state='x' is invalid; accepted: None, an integer"),
     ],
 )
 def test_bad_parameters_give_one_line_errors(kwargs, message):
@@ -340,6 +342,30 @@ def test_a_config_runs_mee_through_its_learner():
     assert learner.measures(model)["n_leaves"] == 2
     with pytest.raises(TreebenchError, match="no parameter 'min_samples_split'"):
         learner.fit({"min_samples_split": 4}, X, y)
+
+
+def test_feature_ties_and_draw_reach_the_tree_from_a_config_and_the_trial_key():
+    from treebench.experiment.config import DatasetSpec, ProtocolSpec
+    from treebench.experiment.trial import trial_key
+    from treebench.learners.trees import drawn_seed
+
+    config = parse_config(CONFIG.replace("max_depth: 4}", "max_depth: 4, feature_ties: random, draw: 2}"))
+    algorithm = config.algorithms[0]
+    assert dict(algorithm.params)["feature_ties"] == "random"
+    plain = parse_config(CONFIG).algorithms[0]
+    dataset = DatasetSpec("iris", "iris", ProtocolSpec("cv", folds=3))
+    keys = {trial_key("t", dataset, "abc", a, config.tuning, 1, 0, 0) for a in (algorithm, plain)}
+    assert len(keys) == 2  # part of the trial key when written
+    X, y = np.hstack([np.arange(60.0)[:, None]] * 2), np.arange(60) // 30
+    learner = MEELearner("mee", random_state=17)
+    model = learner.fit({"feature_ties": "random", "draw": 2}, X, y)
+    assert model.feature_ties == "random" and model.random_state == drawn_seed(17, 2)
+    assert learner.fit({}, X, y).random_state == 17
+    roots = {MEELearner("mee", random_state=s).fit({"feature_ties": "random"}, X, y).tree_.int_nodes[0, 0]
+             for s in range(12)}
+    assert roots == {0, 1}  # the trial's seed draws between the two equal columns
+    with pytest.raises(TreebenchError, match="feature_ties='any' is invalid; accepted: first, random"):
+        parse_config(CONFIG.replace("max_depth: 4}", "max_depth: 4, feature_ties: any}"))
 
 
 @pytest.mark.parametrize(

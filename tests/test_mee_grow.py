@@ -70,6 +70,31 @@ def test_same_trees_on_random_data(seed, params):
     assert_same_growth(X, y, k, **params)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("params", PARAMS[::2], ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_same_random_tie_draws_on_random_data(seed, params):
+    """``feature_ties="random"``: the compiled tie pass (bound-pruned) draws as the unpruned numpy one.
+
+    The per-node builder finds the first winner with the numba scan (bit for
+    bit the compiled loop's) and the tied features with numpy curves, in
+    left-first order; the compiled loop grows the larger child first: the
+    per-node streams make the draws the same.
+    """
+    X, y, k = random_data(seed)
+    X = np.hstack([X, X[:, [1, 2]]])  # copies of the class-bearing columns: ties between features
+    criterion = MEE(**params)
+    first = grow_mee(X, y, k, criterion)
+    fast = grow_mee(X, y, k, criterion, seed=seed + 11)
+    slow = grow_mee_per_node(X, y, k, criterion, seed=seed + 11)
+    np.testing.assert_array_equal(fast.ints, slow.ints)
+    np.testing.assert_allclose(fast.floats, slow.floats, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(fast.counts, slow.counts)
+    np.testing.assert_array_equal(fast.orientations, slow.orientations)
+    assert fast.split_sets == slow.split_sets
+    if np.isin(first.ints[:, L.FEATURE], [1, 2]).sum() >= 4:  # a copy takes some of those splits
+        assert not np.array_equal(fast.ints, first.ints)
+
+
 def test_the_random_fixtures_grow_trees_under_every_parameter_set():
     X, y, k = random_data(0)
     sizes = [grow_mee(X, y, k, MEE(**params)).ints.shape[0] for params in PARAMS]

@@ -290,7 +290,7 @@ class MEE(Criterion):
     #: Trees of this criterion come from treebench.trees.mee (its own builder), not the generic builders.
     learner_kind: ClassVar[str] = "mee"
     #: The generic tree parameters the MEE tree accepts.
-    tree_params: ClassVar[tuple[str, ...]] = ("max_depth", "threshold")
+    tree_params: ClassVar[tuple[str, ...]] = ("max_depth", "threshold", "feature_ties", "draw")
 
     @classmethod
     def all_params(cls) -> tuple[Param, ...]:

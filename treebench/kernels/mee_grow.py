@@ -27,7 +27,9 @@ split is kept to what the children need:
 
 Rows are never partitioned, only compacted when a range is mostly dead.
 
-The search at a node is :func:`treebench.kernels.mee_scan.best_node_split`.
+The search at a node is :func:`treebench.kernels.mee_scan.best_node_split`;
+under ``feature_ties="random"`` :func:`treebench.kernels.mee_ties.tied_node_split`
+then draws among the features tied with its winner, from a stream per node.
 The node value (the lowest error entropy of not splitting) is left to the
 caller, which computes it with numpy from the smallest and largest class-set
 size of every node (:func:`treebench.trees.mee.node_values`), so it is the
@@ -58,6 +60,7 @@ from treebench.kernels.layout import (
     THRESHOLD,
 )
 from treebench.kernels.mee_scan import best_node_split
+from treebench.kernels.mee_ties import child_key, tied_node_split
 
 
 def presort(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -140,6 +143,7 @@ def _summarise(counts_row, present, set_pos, set_size, set_first, min_class, set
 def grow_mee_tree(
     index, rank, label, level_values, level_start, root_counts, set_pos, set_size, set_parent, set_first, xlogx,
     points, min_class, min_child, printed, whole, span_low, span_high, must_lower, max_depth, midpoint,
+    random_ties, tie_root,
 ):
     """Grow an MEE tree depth-first; the children of a node get consecutive ids.
 
@@ -161,6 +165,11 @@ def grow_mee_tree(
         -1 for no limit.
     midpoint:
         Thresholds halfway to the next observed value instead of the observed one.
+    random_ties, tie_root:
+        ``feature_ties="random"``: after each node's search, one of the features
+        tied with its winner is drawn (:func:`treebench.kernels.mee_ties.tied_node_split`)
+        from the node's stream, the root's being ``tie_root[0]`` (a one-element
+        uint64 array; ignored when ``random_ties`` is false: the ``first`` rule).
 
     Returns
     -------
@@ -206,6 +215,11 @@ def grow_mee_tree(
     dead = np.zeros(n, np.uint8)
     keys = np.empty(n, np.int64)
     child_present = np.zeros(n_classes, np.int64)
+    # feature_ties="random": each pending node's stream state, the current one, scratch
+    stack_key = np.zeros((64, 1), np.uint64)
+    state = np.zeros(1, np.uint64)
+    key_scratch = np.zeros(1, np.uint64)
+    lefts_kept = np.zeros((3, n_classes), np.int64)
     # level tables (module docstring): class counts by (feature, rank), the ranks in use, each case's ranks
     tab = np.zeros((level_start[d], n_classes), np.int32)
     tot = np.zeros(level_start[d], np.int32)
@@ -236,10 +250,12 @@ def grow_mee_tree(
     stack_node[0, 0], stack_node[0, 1], stack_node[0, 2], stack_node[0, 3] = 0, n, 1, arena_top
     for g in range(d):
         stack_lo[0, g], stack_hi[0, g] = 0, n
+    stack_key[0, 0] = tie_root[0]
     top = 1
     while top > 0:
         top -= 1
         node, n_node, fresh, arena_top = stack_node[top, 0], stack_node[top, 1], stack_node[top, 2], stack_node[top, 3]
+        node_key = stack_key[top, 0]
         for g in range(d):
             lo[g], hi[g] = stack_lo[top, g], stack_hi[top, g]
         if fresh == 2:
@@ -262,6 +278,16 @@ def grow_mee_tree(
         )
         if row < 0:
             continue  # every curve is concave
+        if random_ties:
+            state[0] = node_key
+            h, row, f, orientation, low, high, n_left, split_at = tied_node_split(
+                h, row, f, orientation, low, high, n_left, split_at, state,
+                tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n_node, present, c,
+                set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
+                min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank,
+                grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives,
+                best_left, lefts_kept,
+            )
         # -- the split and its two children ------------------------------------------
         first = n_nodes
         n_nodes += 2
@@ -306,6 +332,10 @@ def grow_mee_tree(
             stack_node = _grown(stack_node, top + 2)
             stack_lo = _grown(stack_lo, top + 2)
             stack_hi = _grown(stack_hi, top + 2)
+            stack_key = _grown(stack_key, top + 2)
+        left_key, right_key, kept_key = np.uint64(0), np.uint64(0), np.uint64(0)
+        if random_ties:
+            left_key, right_key = child_key(node_key, 0, key_scratch), child_key(node_key, 1, key_scratch)
         n_right = n_node - n_left
         if keep_left and keep_right:
             # the smaller child is copied to the arena and grown after the larger
@@ -325,11 +355,13 @@ def grow_mee_tree(
                 hi[f] = split_at
             stack_node[top, 0], stack_node[top, 1], stack_node[top, 2] = small, n_small, 2
             stack_node[top, 3] = arena_top + n_small
+            stack_key[top, 0] = left_key if small_left else right_key
             for g in range(d):
                 stack_lo[top, g], stack_hi[top, g] = arena_top, arena_top + n_small
             arena_top += n_small
             top += 1
             kept, n_kept = big, n_big
+            kept_key = right_key if small_left else left_key
         elif keep_left or keep_right:
             # the other child is a leaf: its cases are marked dead and taken out of
             # the tables, nothing moves
@@ -337,10 +369,12 @@ def grow_mee_tree(
                 _peel(index[f], split_at, hi[f], dead, rank_of, label_of, tab, tot, level_start)
                 hi[f] = split_at
                 kept, n_kept = first, n_left
+                kept_key = left_key
             else:
                 _peel(index[f], lo[f], split_at, dead, rank_of, label_of, tab, tot, level_start)
                 lo[f] = split_at
                 kept, n_kept = first + 1, n_right
+                kept_key = right_key
         else:
             continue
         # the kept (or larger) child is popped next, its tables valid
@@ -349,6 +383,7 @@ def grow_mee_tree(
                 hi[g] = lo[g] + _compact(index[g], rank[g], label[g], lo[g], hi[g], dead)
             stack_lo[top, g], stack_hi[top, g] = lo[g], hi[g]
         stack_node[top, 0], stack_node[top, 1], stack_node[top, 2], stack_node[top, 3] = kept, n_kept, 0, arena_top
+        stack_key[top, 0] = kept_key
         top += 1
     _depth_first_ids(ints, floats, counts, extras, n_nodes)
     return (

@@ -15,18 +15,21 @@ class MEELearner(TreeMeasures, Learner):
     """The minimum entropy-of-error tree (paper 001), which has its own builder.
 
     Config ``params`` are the ``mee`` criterion's parameters plus
-    ``max_depth`` and ``threshold``; other tree parameters are refused.
+    ``max_depth``, ``threshold``, ``feature_ties`` and ``draw``; other tree
+    parameters are refused.  ``feature_ties: random`` draws from the trial's
+    model seed ``random_state`` (``draw: k`` from its k-th further seed, as
+    for every tree: :func:`treebench.learners.trees.drawn_seed`).
     """
 
     def __init__(self, criterion: str = "mee", pruning: str | None = None, *, random_state: int = 0) -> None:
         from treebench.criteria import criterion_class
 
-        # ``pruning`` and ``random_state`` are accepted for a uniform constructor: the config refuses
-        # pruning for this kind, and MEE's builder makes no random choice.
-
+        # ``pruning`` is accepted for a uniform constructor: the config refuses pruning for this kind.
         cls = criterion_class(criterion)
         self.criterion = criterion
         self.accepted = (*(p.name for p in cls.all_params()), *cls.tree_params)
+        #: the trial's model seed: ``feature_ties: random`` draws from it
+        self.random_state = random_state
 
     def kernel_groups(self) -> tuple[str, ...]:
         return ("tree", "mee")
@@ -46,7 +49,10 @@ class MEELearner(TreeMeasures, Learner):
             raise TreebenchError(
                 f"criterion {self.criterion!r} has no parameter {unknown[0]!r}; accepted: {', '.join(self.accepted)}"
             )
-        values = dict(params)
+        from treebench.learners.trees import drawn_seed
+
+        values = {key: value for key, value in params.items() if key != "draw"}
         if values.get("max_merged") == 0:
             values["max_merged"] = None  # the criterion's 0 spells floor(c/2)
-        return MEETreeClassifier(**values).fit(X, y)
+        seed = drawn_seed(self.random_state, int(params.get("draw", 0)))
+        return MEETreeClassifier(**values, random_state=seed).fit(X, y)

@@ -9,6 +9,9 @@ lowest error entropy over the remaining ones.  No usable curve, no class set
 with enough cases, a pure node or ``max_depth`` makes a leaf -- the paper's
 stopping conditions; ``must_lower=True`` adds treebench's former extra one (a
 split must go below the error entropy of not splitting).  No pruning.
+Candidates of several features that tie go to the first feature, or with
+``feature_ties="random"`` to one of them drawn from ``random_state``
+(:mod:`treebench.kernels.mee_ties`).
 
 The result is an ordinary :class:`treebench.trees.structure.Tree` (binary
 numeric splits), so prediction, sizes and ``export_text`` are shared with
@@ -41,10 +44,13 @@ from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels.mee import best_mee_split, xlogx_table
 from treebench.kernels.mee_grow import grow_mee_tree, presort
+from treebench.kernels.mee_ties import child_key
+from treebench.kernels.ties import replaces_tied, tie_state
 from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.fitted import FittedTreeMixin
 from treebench.trees.limits import check_grid
+from treebench.trees.randomness import tie_seed
 from treebench.trees.settings import validate_tree_param
 from treebench.trees.structure import Tree
 
@@ -140,6 +146,16 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     engine:
         ``"numba"`` (compiled scan) or ``"python"`` (the plain-numpy
         reference, for tests).
+    feature_ties:
+        ``"first"`` (default, the rule before the option): of candidates of
+        several features whose error entropies tie (within the kernels' tie
+        tolerance), the first feature's; ``"random"``: one of the tied
+        features, each equally likely, drawn from ``random_state`` (see
+        ``docs/criteria.md``, "Ties between features").  Ties within one
+        feature keep their order (class set, orientation, smallest threshold).
+    random_state:
+        Seed of ``feature_ties="random"``: ``None``, an integer >= 0, or a numpy
+        ``Generator`` or ``RandomState``; unused with ``"first"``.
 
     Attributes
     ----------
@@ -177,6 +193,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         convexity_range: str = "whole",
         must_lower: bool = False,
         engine: str = "numba",
+        feature_ties: str = "first",
+        random_state: Any = None,
     ) -> None:
         self.threshold = threshold
         self.min_class_cases = min_class_cases
@@ -188,6 +206,8 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.convexity_range = convexity_range
         self.must_lower = must_lower
         self.engine = engine
+        self.feature_ties = feature_ties
+        self.random_state = random_state
 
     def _validate(self) -> MEE:
         if self.threshold not in THRESHOLDS:
@@ -195,6 +215,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if self.engine not in ENGINES:
             raise TreebenchError(f"engine={self.engine!r} is invalid; accepted: {', '.join(ENGINES)}")
         validate_tree_param("max_depth", self.max_depth, python=True)
+        validate_tree_param("feature_ties", self.feature_ties, python=True)
         merged = 0 if self.max_merged is None else self.max_merged
         # the criterion validates its own parameters with one-line errors
         return MEE(
@@ -231,6 +252,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         check_grid(int(criterion.convexity_points), n_classes)
         self._fit_inputs(encoder, criterion)
         grow = grow_mee if self.engine == "numba" else grow_mee_per_node
+        seed = None if self.feature_ties == "first" else tie_seed(self.random_state)
         grown = grow(
             np.ascontiguousarray(matrix, dtype=np.float64),
             codes,
@@ -239,6 +261,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             max_depth=self.max_depth,
             midpoint=self.threshold == "midpoint",
             engine=self.engine,
+            seed=seed,
         )
         self.tree_ = Tree(
             int_nodes=grown.ints,
@@ -300,6 +323,7 @@ def grow_mee(
     max_depth: int | None = None,
     midpoint: bool = False,
     engine: str = "numba",
+    seed: int | None = None,
 ) -> GrownMEE:
     """Grow the tree with the compiled node loop (:mod:`treebench.kernels.mee_grow`).
 
@@ -307,7 +331,9 @@ def grow_mee(
     the children of a node get consecutive ids, the left subtree is grown
     first, and the convexity grid of ``convexity_range="whole"`` spans each
     feature's range over all of ``X``.  ``engine`` is accepted for a uniform
-    signature; this builder is compiled only.
+    signature; this builder is compiled only.  ``seed`` (an integer in
+    ``[0, 2**64)``) breaks ties between features at random
+    (``feature_ties="random"``), ``None`` takes the first feature.
     """
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
@@ -324,6 +350,7 @@ def grow_mee(
         criterion.error_rates == "printed", criterion.convexity_range == "whole",
         np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)),
         bool(criterion.must_lower), -1 if max_depth is None else int(max_depth), bool(midpoint),
+        seed is not None, tie_state(0 if seed is None else seed),
     )
     floats[:, L.IMPURITY] = node_values(counts, extremes, criterion.error_rates)
     split_sets: list[tuple[int, ...] | None] = [None] * ints.shape[0]
@@ -399,6 +426,7 @@ def grow_mee_per_node(
     max_depth: int | None = None,
     midpoint: bool = False,
     engine: str = "numba",
+    seed: int | None = None,
 ) -> GrownMEE:
     """The per-node builder: every node copies its cases and sorts every feature (slow; the oracle).
 
@@ -406,16 +434,20 @@ def grow_mee_per_node(
     ``"python"`` with :func:`reference_best_split`.  The children of a node
     get consecutive ids and the left subtree is grown first; the convexity
     grid of ``convexity_range="whole"`` spans each feature's range over all
-    of ``X`` (the training set), at every node.
+    of ``X`` (the training set), at every node.  With a ``seed``
+    (``feature_ties="random"``) every split is redrawn among the features
+    tied with the winner by :func:`reference_tied_split`, from the node's
+    stream (:func:`treebench.kernels.mee_ties.child_key`), as the compiled loop does.
     """
     if X.shape[0] == 0:
         raise TreebenchError("cannot grow a tree on 0 samples")
     xlogx = xlogx_table(X.shape[0])
     span = (np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)))
     nodes = _Nodes(n_classes)
-    stack = [(nodes.add(0), np.arange(X.shape[0]))]
+    scratch = np.zeros(1, np.uint64)
+    stack = [(nodes.add(0), np.arange(X.shape[0]), np.uint64(0 if seed is None else seed))]
     while stack:
-        node, samples = stack.pop()
+        node, samples, key = stack.pop()
         depth = nodes.ints[node][L.DEPTH]
         labels = y[samples]
         counts = np.bincount(labels, minlength=n_classes).astype(np.int64)
@@ -435,6 +467,12 @@ def grow_mee_per_node(
         )
         if s < 0:
             continue  # every curve is concave
+        if seed is not None:
+            h, s, f, orientation, low, high = reference_tied_split(
+                X[samples], labels, sets, int(criterion.convexity_points), (h, s, f, orientation, low, high),
+                tie_state(int(key)), int(criterion.min_child_cases), str(criterion.error_rates),
+                span=span if criterion.convexity_range == "whole" else None, must_lower=bool(criterion.must_lower),
+            )
         go_left = X[samples, f] <= low
         threshold = _midpoint(low, high) if midpoint else low
         first = nodes.add(depth + 1)
@@ -446,8 +484,10 @@ def grow_mee_per_node(
         nodes.split_sets[node] = sets[s]
         nodes.orientations[node] = orientation
         # right child pushed first so the left subtree is grown first
-        stack.append((first + 1, samples[~go_left]))
-        stack.append((first, samples[go_left]))
+        keys = (np.uint64(child_key(key, 0, scratch)), np.uint64(child_key(key, 1, scratch))) if seed is not None \
+            else (key, key)
+        stack.append((first + 1, samples[~go_left], keys[1]))
+        stack.append((first, samples[go_left], keys[0]))
     return nodes.finish()
 
 
@@ -496,29 +536,88 @@ def reference_best_split(
     """
     best = (np.inf, -1, -1, -1, 0.0, 0.0)
     for f in range(X.shape[1]):
-        x = X[:, f]
-        levels = np.unique(x)
-        if levels.size < 2:
-            continue
-        grid = points if span is None else convexity_grid(float(span[0][f]), float(span[1][f]), points)
-        for s, members in enumerate(sets):
-            t = np.where(np.isin(y, members), 1, -1)
-            unsplit = unsplit_error_entropy(float((t == 1).sum()), float(t.size), error_rates) if must_lower else np.inf
-            for orientation in (0, 1):
-                _, grid_curve, _ = error_entropy_curve(x, t, grid, orientation, error_rates)
-                if not is_convex(grid_curve):
-                    continue
-                _, curve, _ = error_entropy_curve(x, t, None, orientation, error_rates)
-                n_left = (x[None, :] <= levels[:, None]).sum(axis=1)
-                # the last level sends everything left; too small a side is no candidate
-                allowed = (n_left >= min_child) & (x.size - n_left >= min_child)
-                allowed[-1] = False
-                if not allowed.any():
-                    continue
-                j = int(np.argmin(np.where(allowed, curve, np.inf)))
-                if curve[j] < unsplit - TIE_TOLERANCE and curve[j] < best[0] - TIE_TOLERANCE:
-                    best = (float(curve[j]), s, f, orientation, float(levels[j]), float(levels[j + 1]))
+        for s, orientation, curve, allowed, levels, unsplit in _reference_curves(
+            X[:, f], y, sets, points, min_child, error_rates, None if span is None else (span[0][f], span[1][f]),
+            must_lower,
+        ):
+            j = int(np.argmin(np.where(allowed, curve, np.inf)))
+            if curve[j] < unsplit - TIE_TOLERANCE and curve[j] < best[0] - TIE_TOLERANCE:
+                best = (float(curve[j]), s, f, orientation, float(levels[j]), float(levels[j + 1]))
     return best
+
+
+def reference_tied_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    sets: list[tuple[int, ...]],
+    points: int,
+    winner: tuple[float, int, int, int, float, float],
+    state: np.ndarray,
+    min_child: int = 1,
+    error_rates: str = "joint",
+    *,
+    span: tuple[np.ndarray, np.ndarray] | None = None,
+    must_lower: bool = False,
+) -> tuple[float, int, int, int, float, float]:
+    """Plain-numpy reference of :func:`treebench.kernels.mee_ties.tied_node_split` (slow; for tests).
+
+    ``winner`` is the first rule's split (:func:`reference_best_split`'s
+    tuple).  Another feature ties when a candidate of it that the first rule
+    could accept scores within the tie tolerance of the winner; its split is
+    the one the first rule keeps among those candidates.  The tied features
+    are taken in column order, each further one replacing the kept one with
+    probability ``1 / (tied so far)``, drawn from ``state`` (advanced).
+    """
+    h_first, f_first = winner[0], winner[2]
+    chosen, n_tied = winner, 0
+    for f in range(X.shape[1]):
+        candidate = winner if f == f_first else None
+        if f != f_first:
+            kept = np.inf
+            for s, orientation, curve, allowed, levels, unsplit in _reference_curves(
+                X[:, f], y, sets, points, min_child, error_rates,
+                None if span is None else (span[0][f], span[1][f]), must_lower,
+            ):
+                for j in np.flatnonzero(allowed):
+                    h = float(curve[j])
+                    if (h < unsplit - TIE_TOLERANCE and h_first - TIE_TOLERANCE <= h <= h_first + TIE_TOLERANCE
+                            and h < kept - TIE_TOLERANCE):
+                        kept = h
+                        candidate = (h, s, f, orientation, float(levels[j]), float(levels[j + 1]))
+        if candidate is None:
+            continue
+        n_tied += 1
+        if n_tied == 1 or replaces_tied(state, n_tied):
+            chosen = candidate
+    return chosen
+
+
+def _reference_curves(x, y, sets, points, min_child, error_rates, span, must_lower):
+    """Every convex curve of one feature with a candidate threshold, in the search's order.
+
+    Yields ``(set, orientation, curve, allowed, levels, unsplit)``: the error
+    entropy at each level, which levels are candidate thresholds, the levels
+    and the no-split error entropy a split must go below (``inf`` without
+    ``must_lower``).
+    """
+    levels = np.unique(x)
+    if levels.size < 2:
+        return
+    grid = points if span is None else convexity_grid(float(span[0]), float(span[1]), points)
+    for s, members in enumerate(sets):
+        t = np.where(np.isin(y, members), 1, -1)
+        unsplit = unsplit_error_entropy(float((t == 1).sum()), float(t.size), error_rates) if must_lower else np.inf
+        for orientation in (0, 1):
+            _, grid_curve, _ = error_entropy_curve(x, t, grid, orientation, error_rates)
+            if not is_convex(grid_curve):
+                continue
+            _, curve, _ = error_entropy_curve(x, t, None, orientation, error_rates)
+            n_left = (x[None, :] <= levels[:, None]).sum(axis=1)
+            # the last level sends everything left; too small a side is no candidate
+            allowed = (n_left >= min_child) & (x.size - n_left >= min_child)
+            allowed[-1] = False
+            if allowed.any():
+                yield s, orientation, curve, allowed, levels, unsplit
 
 
 def _enough_cases(counts: np.ndarray, members: tuple[int, ...], minimum: int) -> bool:

@@ -69,6 +69,8 @@ def _mee() -> None:
 
     X, y = _data(60)
     MEETreeClassifier().fit(X[["x", "z"]], y).predict(X[["x", "z"]])
+    # feature_ties="random" runs the same compiled node loop (one signature), with its tie pass
+    MEETreeClassifier(feature_ties="random", random_state=0).fit(X[["x", "z"]], y)
 
 
 def _online() -> None:
