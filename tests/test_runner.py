@@ -198,3 +198,19 @@ def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
     assert (frame["n_train"] + frame["n_test"] == 1484).all()
     summary, output = run(config, store)
     assert (summary.done, summary.skipped) == (0, 20)
+
+
+def test_the_costliest_trials_start_first():
+    """Trials run longest first: trees grown (grid x inner folds + 1) times the dataset's cells."""
+    from treebench.experiment.runner import _expected_cost, trees_per_trial
+
+    config = load_config(TINY)
+    trials = plan(config)
+    ordered = sorted(trials, key=_expected_cost(config))
+    trees = {a.name: trees_per_trial(a, config.tuning.folds)[0] for a in config.algorithms}
+    assert trees == {"ID3": 1, "PiTree": 3 * 3 + 1, "CART": 2 * 3 + 1}
+    # wine (178 x 13) has more cells than iris (150 x 4): its tuned PiTree comes first, iris's ID3 last
+    assert {(t.dataset.label, t.algorithm.name) for t in ordered[:6]} == {("wine", "PiTree")}
+    assert {(t.dataset.label, t.algorithm.name) for t in ordered[-6:]} == {("iris", "ID3")}
+    costs = [-_expected_cost(config)(t) for t in ordered]
+    assert costs == sorted(costs, reverse=True)

@@ -115,6 +115,38 @@ def _shared_protocol(config: Config) -> dict[str, Any] | None:
 
 
 # --------------------------------------------------------------------------- planning
+def trees_per_trial(algorithm: Any, tuning_folds: int) -> tuple[int, bool]:
+    """``(trees, known)``: the trees one trial of ``algorithm`` grows (its grid's inner fits and the final
+    fit, each as many as the learner grows in one fit); ``known`` is ``False`` when the learner cannot tell
+    (then one tree per fit is counted)."""
+    from treebench.learners.registry import learner_for
+
+    points = len(algorithm.tuning_points())
+    # a baseline that tunes itself grows many trees in each of its fits
+    own = learner_for(algorithm).fits_per_trial(dict(algorithm.params))
+    per_fit = 1 if own is None else own
+    return per_fit * (1 + (points * tuning_folds if points > 1 else 0)), own is not None
+
+
+def _expected_cost(config: Config) -> Callable[[Trial], float]:
+    """A sort key putting the costliest trials first: minus trees grown x rows x columns of the data.
+
+    A rough guess (tree growth is about linear in the cells), enough to start
+    the long trials (a tuned tree on the largest set) before the short ones.
+    """
+    trees = {a.name: trees_per_trial(a, config.tuning.folds)[0] for a in config.algorithms}
+    cells: dict[str, float] = {}
+
+    def key(trial: Trial) -> float:
+        label = trial.dataset.label
+        if label not in cells:
+            X = load_data(trial.dataset).X
+            cells[label] = float(X.shape[0]) * max(X.shape[1], 1)
+        return -trees.get(trial.algorithm.name, 1) * cells[label]
+
+    return key
+
+
 def plan(config: Config) -> list[Trial]:
     """Every trial of the config, ordered dataset, repeat, fold, algorithm.
 
@@ -181,7 +213,6 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
     The store is only read; one the run would refuse (another experiment's)
     is refused here too.
     """
-    from treebench.learners.registry import learner_for
 
     finished = check_run(store_path, experiment_identity(config), busy_ok=True)
     rows = []
@@ -192,10 +223,8 @@ def dry_run(config: Config, store_path: str, echo: Echo) -> None:
         trials = protocol.n_repeats * n_folds(protocol, dataset.expected_rows)
         for algorithm in config.algorithms:
             points = len(algorithm.tuning_points())
-            # a baseline that tunes itself grows many trees in each of its fits
-            own = learner_for(algorithm).fits_per_trial(dict(algorithm.params))
-            per_fit = 1 if own is None else own
-            per_trial = per_fit * (1 + (points * config.tuning.folds if points > 1 else 0))
+            per_trial, known = trees_per_trial(algorithm, config.tuning.folds)
+            own = None if not known else per_trial
             if own is None and algorithm.name not in unknown:
                 unknown.append(algorithm.name)
             rows.append(
@@ -283,9 +312,9 @@ def run_experiment(
     with ResultsStore(store_path, create=True, identity=identity, datasets=checksums) as store:
         finished = set() if force else store.ok_keys()
         todo = [t for t in trials if t.key not in finished]
-        # Longest first (grid size x inner folds): the costly tuned trials do not
+        # Longest first (trees grown x cells of the dataset): the costly trials do not
         # end up alone at the tail of the run while other workers sit idle.
-        todo.sort(key=lambda t: -len(t.algorithm.tuning_points()))
+        todo.sort(key=_expected_cost(config))
         summary = RunSummary(planned=len(trials), skipped=len(trials) - len(todo), store=store_path)
         meta = store.meta()
         from treebench import __version__
