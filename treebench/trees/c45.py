@@ -571,7 +571,7 @@ class _Compiled:
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
         for at, j in enumerate(numeric):  # each column contiguous (X is column-major): no gathered copy
-            order[at] = np.argsort(X[:, j], kind="stable")
+            order[at] = _stable_order(X[:, j])
         order[-1] = np.arange(X.shape[0])
         column = np.full(X.shape[1], -1, dtype=np.int64)
         column[numeric] = np.arange(len(numeric))
@@ -613,6 +613,17 @@ class _Compiled:
         order = order[: c45_prune.top_down(nodes, order)]
         leaves, deepest = c45_predict.leaves_and_depth(nodes, order)
         return TreeInfo(None, leaves, len(order), deepest, FinalTree(nodes, thr, dist, k, order, segment, rows, wts))
+
+
+def _stable_order(column: np.ndarray) -> np.ndarray:
+    """``np.argsort(column, kind="stable")`` of a column without NaN.  Whole numbers within the
+    int16 range are sorted as int16, which numpy radix-sorts: the same order (equal values keep
+    their row order either way) in a third of the time on a thousand rows."""
+    if column.size and -32768.0 <= column.min() and column.max() <= 32767.0:  # no cast out of range
+        small = column.astype(np.int16)
+        if (small == column).all():
+            return np.argsort(small, kind="stable")
+    return np.argsort(column, kind="stable")
 
 
 def _as_nodes(tree: FinalTree) -> Node:
