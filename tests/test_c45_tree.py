@@ -14,7 +14,6 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
 from treebench.errors import TreebenchError
-from treebench.trees.fitted import one_line
 from treebench.trees.c45 import (
     C45Classifier,
     first_max,
@@ -24,6 +23,7 @@ from treebench.trees.c45 import (
     nominal_candidate,
     numeric_candidate,
 )
+from treebench.trees.fitted import one_line
 
 LOG2_5 = math.log2(5)
 
