@@ -275,7 +275,8 @@ def grow_presorted(
                     flat[cells[r, a]] += weight
             for j in range(p):
                 if n_values[j] > 0:
-                    found[j], gains[j], ratios[j] = nominal_scan(bags[j], n_values[j], k, total, min_leaf, tab, work)
+                    found[j], gains[j], ratios[j] = nominal_scan(bags[j], n_values[j], k, total, min_leaf, tab, work,
+                                                                whole)
                 else:
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
                         X, j, ident_rows, w, y, order[column[j]][lo:hi], per_class, total, min_leaf, mdl, tab,
@@ -400,7 +401,7 @@ def grow_general(
                         x = X[rows[t], j]
                         if not math.isnan(x):
                             row[int(x) * k + y[rows[t]]] += wts[t]
-                    found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work)
+                    found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work, whole)
                 else:
                     m = 0
                     for t in range(start, end):

@@ -938,7 +938,7 @@ def _string_names(X: pd.DataFrame | np.ndarray) -> list[str] | None:
     """A frame's column names when they are all strings (scikit-learn's feature names), else ``None``."""
     if not isinstance(X, pd.DataFrame) or X.shape[1] == 0:
         return None
-    names = X.columns.tolist()
+    names = X.columns.to_numpy(dtype=object).tolist()  # ``tolist`` of string columns goes value by value
     return names if all(type(name) is str for name in names) else None
 
 

@@ -81,15 +81,15 @@ class FeatureEncoder:
             (scikit-learn's messages for the last two).
         """
         watch_compiles()  # every estimator's fit passes here: a first fit that compiles says so, once
-        X = as_2d_input(X)
+        columns = _checked_columns(X) if isinstance(X, pd.DataFrame) else None
+        X = X if columns is not None else as_2d_input(X)
         n_samples, n_features = X.shape
         for count, what in ((n_samples, "sample"), (n_features, "feature")):
             if count == 0:
                 raise TreebenchError(
                     f"Found array with 0 {what}(s) (shape={X.shape}) while a minimum of 1 is required."
                 )
-        if isinstance(X, pd.DataFrame):
-            columns = _frame_columns(X)  # read once (``X.dtypes`` would build a Series)
+        if columns is not None:  # read once (``X.dtypes`` would build a Series)
             dtypes = [column.dtype for column in columns]
             encoder = cls._fit_frame(X, nominal_features, dtypes, ordered_nominal)
             # column-major: the presort and the builder read the matrix by columns
@@ -346,12 +346,19 @@ def as_2d_input(X: Any) -> pd.DataFrame | np.ndarray:
         look for ("sparse", "Complex data not supported", "Reshape your data").
     """
     if isinstance(X, pd.DataFrame):
-        # the columns' own dtypes: ``X.dtypes`` builds a Series, a Series per column costs more
-        kinds = [_kind(column.dtype) for column in _frame_columns(X)]
-        if "c" in kinds:
-            raise TreebenchError(f"Complex data not supported; column {X.columns[kinds.index('c')]!r} is complex")
+        _checked_columns(X)
         return X
     return _as_2d_array(X)
+
+
+def _checked_columns(X: pd.DataFrame) -> list[Any]:
+    """:func:`_frame_columns`, refusing complex ones (:func:`as_2d_input` of a frame)."""
+    # the columns' own dtypes: ``X.dtypes`` builds a Series, a Series per column costs more
+    columns = _frame_columns(X)
+    kinds = [_kind(column.dtype) for column in columns]
+    if "c" in kinds:
+        raise TreebenchError(f"Complex data not supported; column {X.columns[kinds.index('c')]!r} is complex")
+    return columns
 
 
 def _as_2d_array(X: Any) -> np.ndarray:
