@@ -13,7 +13,15 @@ import math
 import numpy as np
 from numba import njit
 
-from treebench.kernels.c45_sums import SAME_VALUE, SMALL, fsum, pairwise, tab_sum, xlog2x, xlog2x_sum
+from treebench.kernels.c45_sums import (
+    SAME_VALUE,
+    SMALL,
+    fsum,
+    pairwise,
+    tab_sum,
+    xlog2x,
+    xlog2x_sum,
+)
 from treebench.kernels.ties import replaces_tied
 
 
