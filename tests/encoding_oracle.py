@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 from treebench.trees.encoding import (
     NOMINAL,
@@ -81,6 +82,8 @@ def oracle_transform(encoder: FeatureEncoder, X: Any) -> np.ndarray:
 
 def oracle_column(encoder: FeatureEncoder, j: int, column: Any) -> np.ndarray:
     """The old ``FeatureEncoder._encode_column``."""
+    if isinstance(column, ExtensionArray):  # a frame's column as stored: the old code was given its Series
+        column = pd.Series(column)
     cats = encoder.categories[j]
     if cats is None:
         if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):

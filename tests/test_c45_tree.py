@@ -23,6 +23,7 @@ from treebench.trees.c45 import (
     nominal_candidate,
     numeric_candidate,
 )
+from treebench.trees.fitted import one_line
 
 LOG2_5 = math.log2(5)
 
@@ -234,6 +235,48 @@ def test_predict_checks_fit_and_width():
     model = C45Classifier().fit([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 1])
     with pytest.raises(TreebenchError, match="features"):
         model.predict([[1.0, 2.0]])
+
+
+class _Reference(C45Classifier):
+    """C4.5 whose column check is scikit-learn's ``validate_data`` every time (the reference)."""
+
+    def _check_columns(self, X, fit):
+        from sklearn.utils.validation import validate_data
+
+        try:
+            validate_data(self, X, reset=fit, skip_check_array=True)
+        except (TypeError, ValueError) as error:
+            raise TreebenchError(one_line(str(error))) from None
+
+
+def _outcome(model, X, fit):
+    """What checking ``X`` does to ``model``: the error or warnings, and the recorded attributes."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model._check_columns(X, fit)
+            error = None
+        except TreebenchError as raised:
+            error = str(raised)
+    names = getattr(model, "feature_names_in_", None)
+    said = [str(w.message).replace(type(model).__name__, "C45Classifier") for w in caught]
+    return (error and error.replace(type(model).__name__, "C45Classifier"), said,
+            getattr(model, "n_features_in_", None), None if names is None else names.tolist())
+
+
+def test_the_column_check_is_validate_datas():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    inputs = [frame, frame[["b", "a"]], frame.rename(columns={"b": "c"}), frame.to_numpy(),
+              frame.to_numpy()[:, :1], frame.set_axis([0, 1], axis=1), frame.set_axis(["a", 1], axis=1),
+              frame[["a"]], pd.DataFrame(np.ones((2, 0)))]
+    for first in inputs:
+        for second in inputs:
+            ours, reference = C45Classifier(), _Reference()
+            assert _outcome(ours, first, True) == _outcome(reference, first, True)
+            assert _outcome(ours, second, False) == _outcome(reference, second, False), (first, second)
+            assert _outcome(ours, second, True) == _outcome(reference, second, True)  # a new fit resets
 
 
 # --------------------------------------------------------------------------- compiled growth

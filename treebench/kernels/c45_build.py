@@ -203,7 +203,8 @@ def grow_presorted(
     order:
         ``(q + 1, n)``: row ``column[j]`` holds the rows sorted by numeric attribute ``j``
         (stable), row ``q`` the rows ``0 .. n-1``; partitioned in place (row ``q`` then holds
-        every leaf's rows together).
+        every leaf's rows together; the numeric rows only down to the last split with a child
+        that is not a leaf).
     values, offsets:
         Every numeric attribute's sorted training values, ``values[offsets[j]:offsets[j + 1]]``.
     tab:
@@ -244,6 +245,15 @@ def grow_presorted(
     buf = np.empty(n, dtype=np.int64)
     starts = np.empty(most + 1, dtype=np.int64)
     place = np.empty(most + 1, dtype=np.int64)
+    # every nominal attribute's cell of every case in the flat ``bags``, a row per case: a node
+    # counts all its nominal attributes in one pass over its cases (each cell's sum in case order)
+    categorical = np.flatnonzero(n_values > 0)
+    cells = np.empty((n, categorical.shape[0]), dtype=np.int64)
+    for a in range(categorical.shape[0]):
+        j = categorical[a]
+        for r in range(n):
+            cells[r, a] = j * most * k + int(X[r, j]) * k + y[r]
+    flat = bags.reshape(p * most * k)
     while depth > 0:
         depth -= 1
         i, lo, hi = stack[depth, 0], stack[depth, 1], stack[depth, 2]
@@ -254,16 +264,19 @@ def grow_presorted(
         total = pairwise(per_class)
         best = -1
         if not _is_leaf(per_class, min_leaf):
+            for a in range(categorical.shape[0]):
+                row = bags[categorical[a]]
+                for s in range(n_values[categorical[a]] * k):
+                    row[s] = 0.0
+            for t in range(lo, hi):
+                r = ident[t]
+                weight = w[r]
+                for a in range(categorical.shape[0]):
+                    flat[cells[r, a]] += weight
             for j in range(p):
                 if n_values[j] > 0:
-                    nv = n_values[j]
-                    row = bags[j]
-                    for s in range(nv * k):
-                        row[s] = 0.0
-                    for t in range(lo, hi):
-                        r = ident[t]
-                        row[int(X[r, j]) * k + y[r]] += w[r]
-                    found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work)
+                    found[j], gains[j], ratios[j] = nominal_scan(bags[j], n_values[j], k, total, min_leaf, tab, work,
+                                                                whole)
                 else:
                     found[j], gains[j], ratios[j], cuts[j] = numeric_scan(
                         X, j, ident_rows, w, y, order[column[j]][lo:hi], per_class, total, min_leaf, mdl, tab,
@@ -302,7 +315,14 @@ def grow_presorted(
         starts[0] = lo
         for b in range(n_bags):
             starts[b + 1] += starts[b]
-        for s in range(q + 1):
+        # a child that will be a leaf never reads its numeric columns: when every child is one,
+        # only the row column is partitioned (a child's class weights are its bag's, exactly)
+        partitioned = q
+        for b in range(n_bags):
+            if not _is_leaf(bags[best, b * k:(b + 1) * k], min_leaf):
+                partitioned = 0
+                break
+        for s in range(partitioned, q + 1):
             col = order[s]
             for b in range(n_bags):
                 place[b] = starts[b]
@@ -381,7 +401,7 @@ def grow_general(
                         x = X[rows[t], j]
                         if not math.isnan(x):
                             row[int(x) * k + y[rows[t]]] += wts[t]
-                    found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work)
+                    found[j], gains[j], ratios[j] = nominal_scan(row, nv, k, total, min_leaf, tab, work, whole)
                 else:
                     m = 0
                     for t in range(start, end):

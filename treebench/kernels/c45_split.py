@@ -13,7 +13,15 @@ import math
 import numpy as np
 from numba import njit
 
-from treebench.kernels.c45_sums import SAME_VALUE, SMALL, fsum, pairwise, xlog2x, xlog2x_sum
+from treebench.kernels.c45_sums import (
+    SAME_VALUE,
+    SMALL,
+    fsum,
+    pairwise,
+    tab_sum,
+    xlog2x,
+    xlog2x_sum,
+)
 from treebench.kernels.ties import replaces_tied
 
 
@@ -158,11 +166,12 @@ def numeric_scan(
 @njit(cache=True)
 def nominal_scan(
     bags: np.ndarray, n_values: int, k: int, node_weight: float, min_leaf: float, tab: np.ndarray,
-    work: np.ndarray,
+    work: np.ndarray, whole: bool,
 ) -> tuple[bool, float, float]:
     """``nominal_candidate`` on the known cases' ``(n_values, k)`` weights ``bags``.
 
-    ``work``: scratch of at least ``n_values * k + n_values + 2 k`` values.
+    ``work``: scratch of at least ``n_values * k + n_values + 2 k`` values.  ``whole``: every
+    weight is a whole number within ``tab`` (``x log2 x`` read directly, the same values).
     Returns ``(found, gain, ratio)``: found unless fewer than two branches reach ``M``.
     """
     per_bag = work[0:n_values]
@@ -182,12 +191,23 @@ def nominal_scan(
     for v in range(1, n_values):
         for c in range(k):
             per_class[c] += bags[v * k + c]
-    old = xlog2x(fsum(per_class), tab) - xlog2x_sum(per_class, tab, scratch)
-    new = xlog2x_sum(per_bag, tab, scratch) - xlog2x_sum(cells, tab, scratch)
+    if whole:
+        old = xlog2x(fsum(per_class), tab) - tab_sum(per_class, tab, scratch)
+        bag_entropy = tab_sum(per_bag, tab, scratch)
+        new = bag_entropy - tab_sum(cells, tab, scratch)
+    else:
+        old = xlog2x(fsum(per_class), tab) - xlog2x_sum(per_class, tab, scratch)
+        bag_entropy = xlog2x_sum(per_bag, tab, scratch)
+        new = bag_entropy - xlog2x_sum(cells, tab, scratch)
     numerator = old - new
     numerator *= 1.0 - (node_weight - known) / node_weight
     gain = 0.0 if abs(numerator) < SMALL else numerator / known
-    return True, gain, ratio_of(gain, per_bag, node_weight, tab, scratch)
+    # ratio_of (split_entropy) with the bags' x log2 x sum already at hand
+    bag_weight = fsum(per_bag)
+    if bag_weight <= SMALL:
+        return True, gain, 0.0
+    entropy = (-bag_entropy - xlog2x(node_weight - bag_weight, tab)) + xlog2x(node_weight, tab)
+    return True, gain, 0.0 if abs(entropy) < SMALL else gain / (entropy / node_weight)
 
 
 @njit(cache=True)

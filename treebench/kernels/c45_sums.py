@@ -143,6 +143,35 @@ def _xlog2x_block(a: np.ndarray, tab: np.ndarray) -> float:
 
 
 @njit(cache=True)
+def _tab_block(a: np.ndarray, tab: np.ndarray) -> float:
+    """:func:`_xlog2x_block` of whole numbers within ``tab``: each ``x log2 x`` read directly."""
+    n = a.shape[0]
+    if n < 8:
+        s = 0.0
+        for i in range(n):
+            s += tab[int(a[i])]
+        return s
+    r0, r1, r2, r3 = tab[int(a[0])], tab[int(a[1])], tab[int(a[2])], tab[int(a[3])]
+    r4, r5, r6, r7 = tab[int(a[4])], tab[int(a[5])], tab[int(a[6])], tab[int(a[7])]
+    i = 8
+    while i < n - n % 8:
+        r0 += tab[int(a[i])]
+        r1 += tab[int(a[i + 1])]
+        r2 += tab[int(a[i + 2])]
+        r3 += tab[int(a[i + 3])]
+        r4 += tab[int(a[i + 4])]
+        r5 += tab[int(a[i + 5])]
+        r6 += tab[int(a[i + 6])]
+        r7 += tab[int(a[i + 7])]
+        i += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        s += tab[int(a[i])]
+        i += 1
+    return s
+
+
+@njit(cache=True)
 def fsum(a: np.ndarray) -> float:
     """:func:`pairwise` with the short case (up to 128 values) in a small function LLVM can inline."""
     if a.shape[0] <= _BLOCK:
@@ -158,6 +187,18 @@ def xlog2x_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
         return _xlog2x_block(a, tab)
     for i in range(n):
         scratch[i] = xlog2x(a[i], tab)
+    return pairwise(scratch[:n])
+
+
+@njit(cache=True)
+def tab_sum(a: np.ndarray, tab: np.ndarray, scratch: np.ndarray) -> float:
+    """:func:`xlog2x_sum` of whole numbers below ``len(tab)``, the same value: ``xlog2x`` of such a
+    number is ``tab`` at it (0 at 0), here read without the tests."""
+    n = a.shape[0]
+    if n <= _BLOCK:
+        return _tab_block(a, tab)
+    for i in range(n):
+        scratch[i] = tab[int(a[i])]
     return pairwise(scratch[:n])
 
 

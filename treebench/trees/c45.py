@@ -570,7 +570,8 @@ class _Compiled:
             return nodes, thr, dist, None
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
-        order[:-1] = np.argsort(X[:, numeric], axis=0, kind="stable").T  # one call sorts every column
+        for at, j in enumerate(numeric):  # each column contiguous (X is column-major): no gathered copy
+            order[at] = _stable_order(X[:, j])
         order[-1] = np.arange(X.shape[0])
         column = np.full(X.shape[1], -1, dtype=np.int64)
         column[numeric] = np.arange(len(numeric))
@@ -612,6 +613,17 @@ class _Compiled:
         order = order[: c45_prune.top_down(nodes, order)]
         leaves, deepest = c45_predict.leaves_and_depth(nodes, order)
         return TreeInfo(None, leaves, len(order), deepest, FinalTree(nodes, thr, dist, k, order, segment, rows, wts))
+
+
+def _stable_order(column: np.ndarray) -> np.ndarray:
+    """``np.argsort(column, kind="stable")`` of a column without NaN.  Whole numbers within the
+    int16 range are sorted as int16, which numpy radix-sorts: the same order (equal values keep
+    their row order either way) in a third of the time on a thousand rows."""
+    if column.size and -32768.0 <= column.min() and column.max() <= 32767.0:  # no cast out of range
+        small = column.astype(np.int16)
+        if (small == column).all():
+            return np.argsort(small, kind="stable")
+    return np.argsort(column, kind="stable")
 
 
 def _as_nodes(tree: FinalTree) -> Node:
@@ -707,28 +719,50 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if not fit:
             check_is_fitted(self, "tree_")
         X = as_2d_input(X)
-        try:  # n_features_in_ and feature_names_in_ as scikit-learn records and checks them
-            validate_data(self, X, reset=fit, skip_check_array=True)
-        except (TypeError, ValueError) as error:
-            raise TreebenchError(one_line(str(error))) from None
+        self._check_columns(X, fit)
         if fit:
-            ordered = None
-            if isinstance(X, pd.DataFrame):
-                # J48 sees every categorical, ordered or not, as nominal (multiway)
-                ordered = [i for i, dtype in enumerate(X.dtypes)
-                           if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered] or None
-            self.encoder_, Z = FeatureEncoder.fit(X, ordered)
+            # J48 sees every categorical, ordered or not, as nominal (multiway)
+            self.encoder_, Z = FeatureEncoder.fit(X, ordered_nominal=True)
         else:
             Z = self.encoder_.transform(X)
         Z = np.asarray(Z, dtype=np.float64, order="F")
-        if not Z.flags.writeable or (isinstance(X, np.ndarray) and np.shares_memory(Z, X)):
-            Z = Z.copy(order="F")  # missing codes are written below: never into the caller's array
-        for j, cats in enumerate(self.encoder_.categories):
-            if cats is not None:
-                Z[Z[:, j] >= len(cats), j] = np.nan  # the encoder's "missing" code
+        if not Z.flags.writeable:
+            Z = Z.copy(order="F")  # the kernels take writeable arrays (read-only ones compile anew)
+        nominal = [j for j, cats in enumerate(self.encoder_.categories) if cats is not None]
+        if nominal:  # the encoder's "missing" code (its number of categories) becomes NaN
+            codes = Z[:, nominal]
+            missing = codes >= [len(self.encoder_.categories[j]) for j in nominal]
+            if missing.any():
+                if isinstance(X, np.ndarray) and np.shares_memory(Z, X):
+                    Z = Z.copy(order="F")  # never written into the caller's array
+                codes[missing] = np.nan
+                Z[:, nominal] = codes
         if np.isinf(Z).any():
             raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
         return Z
+
+    def _check_columns(self, X: pd.DataFrame | np.ndarray, fit: bool) -> None:
+        """Record (at fit) or check ``n_features_in_`` and ``feature_names_in_`` as scikit-learn's
+        ``validate_data`` does.  The usual cases are decided here (an array; a frame whose column
+        names are all strings, the fitted ones at predict); any other goes through
+        ``validate_data``, for its warnings and its errors (as one line)."""
+        names = _string_names(X)
+        if fit and (names is not None or isinstance(X, np.ndarray)):
+            if names is not None:
+                self.feature_names_in_ = np.asarray(names, dtype=object)
+            elif hasattr(self, "feature_names_in_"):  # fitted again on data without names
+                del self.feature_names_in_
+            self.n_features_in_ = X.shape[1]
+            return
+        if not fit and X.shape[1] == getattr(self, "n_features_in_", None):
+            fitted = getattr(self, "feature_names_in_", None)
+            if (fitted is None and isinstance(X, np.ndarray)) or (
+                    fitted is not None and names is not None and fitted.tolist() == names):
+                return
+        try:
+            validate_data(self, X, reset=fit, skip_check_array=True)
+        except (TypeError, ValueError) as error:
+            raise TreebenchError(one_line(str(error))) from None
 
     #: Grow, collapse and prune in the compiled kernels (tests turn it off to run the reference).
     _compiled = True
@@ -898,6 +932,14 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         wrong = total - float(per_class[max_class(source)])
         tail = f"/{round(wrong, 2)}" if wrong > SMALL else ""
         return f"{label} ({round(total, 2)}{tail})"
+
+
+def _string_names(X: pd.DataFrame | np.ndarray) -> list[str] | None:
+    """A frame's column names when they are all strings (scikit-learn's feature names), else ``None``."""
+    if not isinstance(X, pd.DataFrame) or X.shape[1] == 0:
+        return None
+    names = X.columns.to_numpy(dtype=object).tolist()  # ``tolist`` of string columns goes value by value
+    return names if all(type(name) is str for name in names) else None
 
 
 def _probs(per_class: np.ndarray) -> np.ndarray:

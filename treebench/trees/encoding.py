@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 from scipy.sparse import issparse
 
 from treebench.errors import TreebenchError
@@ -65,8 +66,13 @@ class FeatureEncoder:
 
     # -- fitting -------------------------------------------------------------
     @classmethod
-    def fit(cls, X: Any, nominal_features: Any = None) -> tuple[FeatureEncoder, np.ndarray]:
+    def fit(
+        cls, X: Any, nominal_features: Any = None, *, ordered_nominal: bool = False
+    ) -> tuple[FeatureEncoder, np.ndarray]:
         """Learn the encoding from training data and return the encoded matrix.
+
+        ``ordered_nominal``: ordered categoricals are nominal too (C4.5, as J48 reads them),
+        not their order codes.
 
         Raises
         ------
@@ -75,31 +81,40 @@ class FeatureEncoder:
             (scikit-learn's messages for the last two).
         """
         watch_compiles()  # every estimator's fit passes here: a first fit that compiles says so, once
-        X = as_2d_input(X)
+        columns = _checked_columns(X) if isinstance(X, pd.DataFrame) else None
+        X = X if columns is not None else as_2d_input(X)
         n_samples, n_features = X.shape
         for count, what in ((n_samples, "sample"), (n_features, "feature")):
             if count == 0:
                 raise TreebenchError(
                     f"Found array with 0 {what}(s) (shape={X.shape}) while a minimum of 1 is required."
                 )
-        if isinstance(X, pd.DataFrame):
-            encoder = cls._fit_frame(X, nominal_features)
-        else:
-            encoder = cls._fit_array(X, nominal_features)
-        # column-major: the presort and the builder read the matrix by columns
+        if columns is not None:  # read once (``X.dtypes`` would build a Series)
+            dtypes = [column.dtype for column in columns]
+            encoder = cls._fit_frame(X, nominal_features, dtypes, ordered_nominal)
+            # column-major: the presort and the builder read the matrix by columns
+            return encoder, encoder._transform_frame(X, "F", dtypes, columns)
+        encoder = cls._fit_array(X, nominal_features)
         return encoder, encoder.transform(X, order="F")
 
     @classmethod
-    def _fit_frame(cls, X: pd.DataFrame, nominal_features: Any) -> FeatureEncoder:
-        names = [str(c) for c in X.columns]
+    def _fit_frame(
+        cls, X: pd.DataFrame, nominal_features: Any, dtypes: list[Any], ordered_nominal: bool = False
+    ) -> FeatureEncoder:
+        labels = _as_list(X.columns)
+        names = [str(c) for c in labels]
         forced = _resolve_nominal(nominal_features, names)
         kinds: list[str] = []
         categories: list[list[Any] | None] = []
         # code tables known at fit time (a categorical's own categories; a factorised column's
         # distinct values): the transform of the training frame then reads no value twice
         tables: dict[int, tuple[Any, np.ndarray]] = {}
-        for position, (column, dtype) in enumerate(zip(X.columns, X.dtypes)):
-            if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and position not in forced:
+        for position, (column, dtype) in enumerate(zip(labels, dtypes)):
+            if _plain_number(dtype) and position not in forced:  # the usual numeric column, told cheaply
+                kinds.append(NUMERIC)
+                categories.append(None)
+            elif (isinstance(dtype, pd.CategoricalDtype) and dtype.ordered and position not in forced
+                    and not ordered_nominal):
                 kinds.append(NUMERIC)  # ordinal: order codes
                 categories.append(None)
             elif (
@@ -114,7 +129,7 @@ class FeatureEncoder:
                     cats = dtype.categories
                     # ``tolist`` reads string categories in one call (``list`` iterates them one
                     # by one); numeric categories keep their numpy scalars, as before
-                    categories.append(list(cats) if _plain_number(cats.dtype) else cats.tolist())
+                    categories.append(list(cats) if _plain_number(cats.dtype) else _as_list(cats))
                     identity = np.arange(len(cats) + 1, dtype=np.float64)  # code -1 reads the last: missing
                     tables[position] = (dtype, identity)
                 else:
@@ -127,7 +142,7 @@ class FeatureEncoder:
                     f"column {column!r} has unsupported dtype {dtype}; "
                     "accepted: numeric, bool, string/object or categorical"
                 )
-        ordinal = [isinstance(d, pd.CategoricalDtype) and bool(d.ordered) and k == NUMERIC for d, k in zip(X.dtypes, kinds)]
+        ordinal = [isinstance(d, pd.CategoricalDtype) and bool(d.ordered) and k == NUMERIC for d, k in zip(dtypes, kinds)]
         encoder = cls(names, kinds, categories, from_dataframe=True, ordinal=ordinal)
         encoder._tables.update(tables)
         return encoder
@@ -168,15 +183,21 @@ class FeatureEncoder:
             # row-major copy when it needs one
             return np.asarray(X, dtype=np.float64)
         if isinstance(X, pd.DataFrame):
-            if not self.is_nominal.any() and all(_plain_number(dtype) for dtype in X.dtypes):
-                # all plain numbers: one conversion instead of per-column work
-                return X.to_numpy(dtype=np.float64, na_value=np.nan)
-            columns = [series for _, series in X.items()]
-        else:
-            columns = [X[:, j] for j in range(self.n_features)]
+            columns = _frame_columns(X)
+            return self._transform_frame(X, order, [column.dtype for column in columns], columns)
+        return self._fill([X[:, j] for j in range(self.n_features)], X.shape[0], order)
+
+    def _transform_frame(self, X: pd.DataFrame, order: str, dtypes: list[Any], columns: list[Any]) -> np.ndarray:
+        """:meth:`transform` of a checked DataFrame: its columns' values and dtypes given."""
+        if not any(kind == NOMINAL for kind in self.kinds) and all(_plain_number(dtype) for dtype in dtypes):
+            # all plain numbers: one conversion instead of per-column work
+            return X.to_numpy(dtype=np.float64, na_value=np.nan)
+        return self._fill(columns, X.shape[0], order)
+
+    def _fill(self, columns: list[Any], n_rows: int, order: str) -> np.ndarray:
         # filled column by column: a column-major matrix takes contiguous
         # writes (ten times faster than strided ones on wide data)
-        out = np.empty((X.shape[0], self.n_features), dtype=np.float64, order=order)
+        out = np.empty((n_rows, self.n_features), dtype=np.float64, order=order)
         for j, column in enumerate(columns):
             out[:, j] = self._encode_column(j, column)
         return out
@@ -187,14 +208,16 @@ class FeatureEncoder:
         return self._encode_nominal(j, column)
 
     def _encode_numeric(self, j: int, column: Any) -> np.ndarray:
-        if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
+        if _is_categorical(column):
             known = getattr(self, "ordinal", None) or []
             if j < len(known) and not known[j]:  # numbers at fit: read the values, never the codes
-                return self._categorical_numbers(j, column)
-            codes = column.array.codes.astype(np.float64)
+                return self._categorical_numbers(j, _as_series(column))
+            codes = _codes(column).astype(np.float64)
             codes[codes < 0] = np.nan
             return codes
-        if isinstance(column, pd.Series) and _plain_number(column.dtype):
+        if isinstance(column, np.ndarray) and column.dtype.kind in "iuf":
+            return column  # a plain numpy column: the caller's float64 assignment converts it
+        if isinstance(column, (pd.Series, ExtensionArray)) and _plain_number(column.dtype):
             return column.to_numpy(dtype=np.float64, na_value=np.nan)
         try:
             series = column if isinstance(column, pd.Series) else pd.Series(column)
@@ -222,15 +245,15 @@ class FeatureEncoder:
         only its distinct values are looked up: the same dictionary lookup,
         value by value, as a cell-by-cell encoding would make.
         """
-        if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
-            codes = column.array.codes
+        if _is_categorical(column):
+            codes = _codes(column)
             cached = self._tables.get(j)
             # the same categories in the same order (dtype `==` ignores the order of unordered ones)
             if cached is not None and (
                 cached[0] is column.dtype or cached[0].categories.equals(column.dtype.categories)
             ):
                 return cached[1][codes]
-            table = self._code_table(j, column.dtype.categories.tolist())
+            table = self._code_table(j, _as_list(column.dtype.categories))
             self._tables[j] = (column.dtype, table)
             return table[codes]
         try:
@@ -251,6 +274,37 @@ class FeatureEncoder:
             table[position] = missing if _is_missing(value) else lookup.get(value, missing)
         table[-1] = missing
         return table
+
+
+def _frame_columns(X: pd.DataFrame) -> list[Any]:
+    """Every column's values as pandas stores them (a numpy array, or an extension array such as a
+    ``Categorical``), by position: building a Series per column costs ten times as much on a
+    narrow frame.  ``_get_column_array`` is pandas' own accessor; without it, the Series' arrays."""
+    get = getattr(X, "_get_column_array", None)
+    if get is None:
+        return [series.array for _, series in X.items()]
+    return [get(j) for j in range(X.shape[1])]
+
+
+def _is_categorical(column: Any) -> bool:
+    return isinstance(column.dtype, pd.CategoricalDtype)
+
+
+def _codes(column: Any) -> np.ndarray:
+    """The category codes of a categorical Series or ``Categorical`` (-1 for missing)."""
+    return column.array.codes if isinstance(column, pd.Series) else column.codes
+
+
+def _as_series(column: Any) -> pd.Series:
+    return column if isinstance(column, pd.Series) else pd.Series(column, copy=False)
+
+
+def _as_list(index: pd.Index) -> list[Any]:
+    """The values of an Index as Python objects; an object array first when they are strings
+    (``tolist`` of pandas' string arrays converts value by value)."""
+    if index.dtype.kind in "OSU" or isinstance(index.dtype, pd.StringDtype):
+        return index.to_numpy(dtype=object).tolist()
+    return index.tolist()
 
 
 def _plain_number(dtype: Any) -> bool:
@@ -292,12 +346,19 @@ def as_2d_input(X: Any) -> pd.DataFrame | np.ndarray:
         look for ("sparse", "Complex data not supported", "Reshape your data").
     """
     if isinstance(X, pd.DataFrame):
-        # dtypes read once: fetching every column as a Series costs more than the check
-        complex_columns = [c for c, dtype in zip(X.columns, X.dtypes) if _kind(dtype) == "c"]
-        if complex_columns:
-            raise TreebenchError(f"Complex data not supported; column {complex_columns[0]!r} is complex")
+        _checked_columns(X)
         return X
     return _as_2d_array(X)
+
+
+def _checked_columns(X: pd.DataFrame) -> list[Any]:
+    """:func:`_frame_columns`, refusing complex ones (:func:`as_2d_input` of a frame)."""
+    # the columns' own dtypes: ``X.dtypes`` builds a Series, a Series per column costs more
+    columns = _frame_columns(X)
+    kinds = [_kind(column.dtype) for column in columns]
+    if "c" in kinds:
+        raise TreebenchError(f"Complex data not supported; column {X.columns[kinds.index('c')]!r} is complex")
+    return columns
 
 
 def _as_2d_array(X: Any) -> np.ndarray:
