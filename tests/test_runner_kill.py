@@ -33,6 +33,12 @@ def rows_in(store: Path) -> int:
         return 0
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    # A test runner started in the background of a non-interactive shell ignores SIGINT, and a child
+    # inherits that; the run respects an ignored Ctrl-C (as under nohup), so give it a terminal's.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_run(store: Path) -> subprocess.Popen:
     # A session of its own: the test can clean up the whole tree (driver and workers).
     return subprocess.Popen(
@@ -41,6 +47,7 @@ def start_run(store: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
 
 
