@@ -298,13 +298,7 @@ def best_node_split(
                                 _fill_grid(levels, lefts, cum, m, n_present, whole, span_low[f], span_high[f],
                                            points, grid_level, cum_grid, left_grid)
                                 have_grid_levels = True
-                            q0 = set_pos[row, 0]
-                            for i in range(points):
-                                s_grid[i] = cum_grid[q0, i]
-                            for member in range(1, size):
-                                qa = set_pos[row, member]
-                                for i in range(points):
-                                    s_grid[i] += cum_grid[qa, i]
+                            _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
                         convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
                                               log_wm, xlogx)
@@ -376,6 +370,18 @@ def _screen(cum, lefts, first, last, set_pos, set_size, set_parent, first_row, e
                     xlogx[plus_hi] + xlogx[minus_hi] + xlogx[n - plus_hi - minus_hi]),
             )
             survives[k, orientation] = top - high < scaled
+
+
+@njit(cache=True)
+def _set_grid(cum_grid, set_pos, row, size, points, s_grid):
+    """``s_grid[i]``: the class set's (row ``row`` of ``set_pos``, ``size`` members) count left of grid point ``i``."""
+    q0 = set_pos[row, 0]
+    for i in range(points):
+        s_grid[i] = cum_grid[q0, i]
+    for member in range(1, size):
+        qa = set_pos[row, member]
+        for i in range(points):
+            s_grid[i] += cum_grid[qa, i]
 
 
 @njit(cache=True)

@@ -42,6 +42,7 @@ from treebench.kernels.mee_scan import (
     _grid_convex,
     _screen,
     _set_count,
+    _set_grid,
     split_position,
     table_levels,
 )
@@ -173,13 +174,7 @@ def tied_node_split(
                                 _fill_grid(levels, lefts, cum, m, n_present, whole, span_low[f], span_high[f],
                                            points, grid_level, cum_grid, left_grid)
                                 have_grid_levels = True
-                            q0 = set_pos[row, 0]
-                            for i in range(points):
-                                s_grid[i] = cum_grid[q0, i]
-                            for member in range(1, size):
-                                qa = set_pos[row, member]
-                                for i in range(points):
-                                    s_grid[i] += cum_grid[qa, i]
+                            _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
                         convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
                                               log_wm, xlogx)
