@@ -419,3 +419,23 @@ def test_engines_agree_on_real_nominal_and_missing_data(name):
         slow = TreeClassifier(criterion, engine="python").fit(data.X, data.y).tree_
         np.testing.assert_array_equal(fast.int_nodes, slow.int_nodes)
         np.testing.assert_array_equal(fast.counts, slow.counts)
+
+
+@pytest.mark.parametrize("criterion", ["tsallis", "tsallis_gain_ratio"])
+@pytest.mark.parametrize("q", [3.0, 6.0, 9.0])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_tsallis_with_a_large_q_grows_the_same_tree_in_both_engines(criterion, q, weighted):
+    # c^q spans 1 to 1e31 here: the compiled scan's running sum for the right
+    # child must not carry the rounding of the parent's terms into a child of
+    # a few samples (it once made such a child's impurity hugely negative and
+    # peeled single samples off the root, scores in the billions)
+    rng = np.random.default_rng(3)
+    n = 2000
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int) + (X[:, 1] > 1)
+    w = rng.uniform(0.5, 2.0, size=n) if weighted else None
+    fast = TreeClassifier(criterion, q=q, engine="numba", min_samples_leaf=3).fit(X, y, sample_weight=w)
+    slow = TreeClassifier(criterion, q=q, engine="python", min_samples_leaf=3).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(fast.tree_.int_nodes, slow.tree_.int_nodes)
+    np.testing.assert_allclose(fast.tree_.float_nodes, slow.tree_.float_nodes, rtol=1e-9, atol=1e-12)
+    assert fast.tree_.n_leaves > 20
