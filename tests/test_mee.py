@@ -278,6 +278,33 @@ def test_estimator_basics():
     assert "a <=" in model.export_text() or "b <=" in model.export_text()
 
 
+def test_predictions_by_level_equal_those_of_the_truncated_tree():
+    # the oracle: copy the tree with every node at depth >= d made a leaf, route again
+    from dataclasses import replace
+
+    from treebench.kernels import layout as L
+
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = X[order], y[order]
+    model = MEETreeClassifier().fit(X[:400], y[:400])
+    depths = list(range(model.get_depth() + 2))
+    assert model.get_depth() >= 10  # a chain: ancestors many levels up
+    levels = model.predict_levels(X[200:], depths[::-1])[::-1]
+    encoded = model._encode(X[200:])
+    parent = model.tree_.parents()
+    assert parent[0] == -1 and (parent[1:] >= 0).all()
+    for d in depths:
+        ints = model.tree_.int_nodes.copy()
+        ints[ints[:, L.DEPTH] >= d, L.KIND] = L.LEAF
+        truncated = replace(model.tree_, int_nodes=ints)
+        expected = model.classes_[truncated.predict_index(encoded)]
+        np.testing.assert_array_equal(levels[d], expected)
+        np.testing.assert_array_equal(model.predict_at_depth(X[200:], d), expected)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

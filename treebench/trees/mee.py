@@ -293,22 +293,33 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         Nodes at that depth answer with their own majority class, as if they
         were leaves (the per-level errors of the paper's Fig. 5).
         """
+        return self.predict_levels(X, [depth])[0]
+
+    def predict_levels(self, X: Any, depths: Any) -> np.ndarray:
+        """:meth:`predict_at_depth` at each of ``depths``, shape ``(len(depths), n)``.
+
+        ``X`` is checked, encoded and routed to its leaves once; a row's answer
+        at depth ``d`` is then that of its leaf's ancestor at ``d`` (the leaf
+        itself when it is shallower).
+        """
         check_is_fitted(self, "tree_")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-            raise TreebenchError(f"depth={depth!r} is invalid; accepted: an integer >= 0")
+        depths = list(depths)
+        for depth in depths:
+            if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+                raise TreebenchError(f"depth={depth!r} is invalid; accepted: an integer >= 0")
         tree = self.tree_
-        ints = tree.int_nodes.copy()
-        ints[ints[:, L.DEPTH] >= depth, L.KIND] = L.LEAF  # deeper nodes become unreachable
-        truncated = Tree(
-            int_nodes=ints,
-            float_nodes=tree.float_nodes,
-            counts=tree.counts,
-            catmap=tree.catmap,
-            n_categories=tree.n_categories,
-            feature_names=tree.feature_names,
-            classes=tree.classes,
-        )
-        return self.classes_[truncated.predict_index(self._encode(X))]
+        node = tree.apply(self._encode(X))
+        node_depth = tree.int_nodes[:, L.DEPTH]
+        parent = tree.parents()
+        out = np.empty((len(depths), node.shape[0]), dtype=self.classes_.dtype)
+        # deepest first: each level climbs from where the previous one stopped
+        for i in sorted(range(len(depths)), key=lambda i: -depths[i]):
+            deeper = node_depth[node] > depths[i]
+            while deeper.any():
+                node[deeper] = parent[node[deeper]]
+                deeper = node_depth[node] > depths[i]
+            out[i] = self.classes_[tree.class_index_at(node)]
+        return out
 
     def tree_quality(self) -> float | None:
         return None  # the MEE criterion has no tree-level measure

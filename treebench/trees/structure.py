@@ -99,6 +99,17 @@ class Tree:
         node_counts = self.counts[nodes].astype(np.float64)
         return node_counts / node_counts.sum(axis=1, keepdims=True)
 
+    def parents(self) -> np.ndarray:
+        """Parent id of every node (``-1`` for the root)."""
+        internal = np.flatnonzero(~self.is_leaf)
+        first = self.int_nodes[internal, L.CHILD_START]
+        n_children = self.int_nodes[internal, L.N_CHILDREN]
+        # child j of an internal node is first + j: the offsets within each run of children
+        within = np.arange(int(n_children.sum())) - np.repeat(np.cumsum(n_children) - n_children, n_children)
+        parent = np.full(self.n_nodes, -1, np.int64)
+        parent[np.repeat(first, n_children) + within] = np.repeat(internal, n_children)
+        return parent
+
     def class_index_at(self, nodes: np.ndarray) -> np.ndarray:
         """Index of the majority class at each of ``nodes`` (first class on ties)."""
         # on the counts, not the frequencies: a node left without samples

@@ -237,13 +237,13 @@ def level_errors(X: Any, y: np.ndarray, *, repetitions: int = 50, test_fraction:
         fits.append((rep, model, Xtr, y[train], Xte, y[test]))
     deepest = max(m.get_depth() for _, m, *_ in fits)
     rows = []
+    levels = range(deepest + 1)
     for rep, model, Xtr, ytr, Xte, yte in fits:
-        for level in range(deepest + 1):
-            rows.append({
-                "repetition": rep, "level": level,
-                "train_error": float(np.mean(model.predict_at_depth(Xtr, level) != ytr)),
-                "test_error": float(np.mean(model.predict_at_depth(Xte, level) != yte)),
-            })
+        train_errors = (model.predict_levels(Xtr, levels) != ytr).mean(axis=1)
+        test_errors = (model.predict_levels(Xte, levels) != yte).mean(axis=1)
+        for level in levels:
+            rows.append({"repetition": rep, "level": level, "train_error": float(train_errors[level]),
+                         "test_error": float(test_errors[level])})
     return pd.DataFrame(rows)
 
 
@@ -365,22 +365,35 @@ def mee_vs_ig(runs: int = 1000, per_class: int = 10, seed: int = 4, **mee_params
     sample.  A run counts as different when MEE splits on the other feature;
     runs where MEE finds no convex curve (no split) are counted apart.
     """
+    return mee_vs_ig_readings(runs, per_class, seed, {"": mee_params})[""]
+
+
+def mee_vs_ig_readings(runs: int, per_class: int, seed: int,
+                       readings: dict[str, dict[str, Any]]) -> dict[str, VersusIG]:
+    """:func:`mee_vs_ig` under several readings (label -> MEE parameters) on the same samples.
+
+    The information-gain root does not depend on the reading: it is grown once per sample.
+    """
     from treebench.trees.estimator import TreeClassifier
     from treebench.trees.mee import MEETreeClassifier
 
     rng = np.random.default_rng(seed)
     y = np.repeat([0, 1], per_class)
-    both = different = none = 0
+    counts = {label: [0, 0, 0] for label in readings}  # both split, different, MEE no split
+    models = {label: MEETreeClassifier(max_depth=1, **{**PAPER_MEE, **params}) for label, params in readings.items()}
     for _ in range(runs):
         X = rng.uniform(size=(2 * per_class, 2))
-        mee = root_feature(MEETreeClassifier(max_depth=1, **{**PAPER_MEE, **mee_params}).fit(X, y))
         ig = root_feature(TreeClassifier(criterion="entropy", max_depth=1).fit(X, y))
-        if mee < 0:
-            none += 1
-            continue
-        both += ig >= 0
-        different += ig >= 0 and mee != ig
-    return VersusIG(runs, int(both), int(different), none)
+        for label, model in models.items():
+            mee = root_feature(model.fit(X, y))
+            tally = counts[label]
+            if mee < 0:
+                tally[2] += 1
+                continue
+            tally[0] += ig >= 0
+            tally[1] += ig >= 0 and mee != ig
+    return {label: VersusIG(runs, int(both), int(different), int(none))
+            for label, (both, different, none) in counts.items()}
 
 
 def versus_ig_section(batches: int = 5, runs: int = 1000, per_class: int = 10, seed: int = 4,
@@ -395,8 +408,9 @@ def versus_ig_section(batches: int = 5, runs: int = 1000, per_class: int = 10, s
     head = ["reading", "batch", "runs", "MEE no split", "both split", "different", "rate",
             "rate among both-split"]
     rows, means = [], []
-    for reading, params in readings.items():
-        results = [mee_vs_ig(runs, per_class, seed + b, **params) for b in range(batches)]
+    batch_results = [mee_vs_ig_readings(runs, per_class, seed + b, readings) for b in range(batches)]
+    for reading in readings:
+        results = [batch[reading] for batch in batch_results]
         for b, r in enumerate(results, 1):
             rows.append([reading, str(b), str(r.runs), str(r.mee_no_split), str(r.both_split), str(r.different),
                          f"{100 * r.rate:.1f} %", f"{100 * r.different / max(r.both_split, 1):.1f} %"])
