@@ -312,18 +312,16 @@ def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit:
     for k in keys:
         long[k] = ok[k]
     long = long.dropna(subset=["value"])
-    out: dict[str, np.ndarray] = {}
-    for ds, sub in long.groupby("dataset", sort=True):
-        if keys:
-            wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
-        else:
-            wide = sub.groupby("algorithm")["value"].mean().to_frame().T
-        if any(a not in wide.columns for a in algorithms):
-            continue
-        rows = wide[algorithms].dropna().sort_index()
-        if len(rows):
-            out[str(ds)] = rows.to_numpy(dtype=float)
-    return out
+    # one table for all datasets: (dataset, repeat, fold) x algorithm; an algorithm
+    # without values on a dataset is all-NaN there, so dropna leaves that dataset out
+    if keys:
+        wide = long.pivot_table(index=["dataset", *keys], columns="algorithm", values="value", aggfunc="mean")
+    else:
+        wide = long.groupby(["dataset", "algorithm"])["value"].mean().unstack("algorithm")
+    if any(a not in wide.columns for a in algorithms):
+        return {}
+    rows = wide[algorithms].dropna().sort_index()
+    return {str(ds): block.to_numpy(dtype=float) for ds, block in rows.groupby(level="dataset", sort=True)}
 
 
 # -- exclusions and protocol calibration ---------------------------------------------------

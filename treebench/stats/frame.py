@@ -8,7 +8,7 @@ statistics layer can be exercised on frames built by hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,8 @@ class Trials:
     n_missing: int
     datasets: tuple[str, ...]
     algorithms: tuple[str, ...]
+    #: per dataset, the (repeat, fold) x algorithm table :meth:`paired` reads (built once)
+    _wide: dict[str, pd.DataFrame] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def values(self, dataset: str, algorithm: str) -> np.ndarray:
         """The metric over the trials of one cell, in (repeat, fold) order."""
@@ -58,11 +60,14 @@ class Trials:
         ``(repeat, fold)`` of ``a`` and of ``b`` saw the same test set.
         Trials only one of them has (e.g. a failed fit) are dropped.
         """
-        sub = self.frame[self.frame["dataset"] == dataset]
-        keys = _keys(sub)
-        if not keys:
-            raise TreebenchError("results frame has no 'repeat'/'fold' columns; paired tests need them")
-        wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
+        wide = self._wide.get(dataset)
+        if wide is None:
+            sub = self.frame[self.frame["dataset"] == dataset]
+            keys = _keys(sub)
+            if not keys:
+                raise TreebenchError("results frame has no 'repeat'/'fold' columns; paired tests need them")
+            wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
+            self._wide[dataset] = wide
         if a not in wide or b not in wide:
             return np.empty(0), np.empty(0)
         both = wide[[a, b]].dropna()
