@@ -51,6 +51,28 @@ def test_inner_cv_picks_the_root_on_pure_noise_and_a_split_on_signal():
     assert noisy.get_n_leaves() <= 3
 
 
+def test_ccp_model_is_the_tree_scikit_learn_regrows_at_the_chosen_alpha():
+    # one growth serves the path and the model: both must equal scikit-learn's public route
+    from sklearn.tree import DecisionTreeClassifier
+
+    from treebench.learners.sklearn_cart import SklearnCartCCP
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.8 * rng.normal(size=300) > 0).astype(int) + (X[:, 1] > 1)
+    full = DecisionTreeClassifier(random_state=3).fit(X, y)
+    np.testing.assert_array_equal(
+        ccp.pruning_path(full, X, y), DecisionTreeClassifier(random_state=3).cost_complexity_pruning_path(X, y).ccp_alphas
+    )
+    model = SklearnCartCCP(random_state=3).fit({"inner_folds": 5}, X, y)
+    alpha = model.treebench_alpha_
+    assert 0 < alpha and 2 < model.get_n_leaves() < full.get_n_leaves()
+    ref = DecisionTreeClassifier(random_state=3, ccp_alpha=alpha).fit(X, y)
+    for name in ("children_left", "children_right", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(model.tree_, name), getattr(ref.tree_, name))
+    assert model.get_params() == ref.get_params()
+
+
 def test_ccp_baseline_rejects_bad_params():
     from treebench.learners.sklearn_cart import SklearnCartCCP
 

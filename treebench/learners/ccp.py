@@ -121,6 +121,35 @@ def pruned_leaf(tree: Any, alphas: np.ndarray, leaf_ids: np.ndarray, alphas_quer
     return answer[leaf_ids]
 
 
+def pruning_path(full: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``cost_complexity_pruning_path`` alphas of ``full``, a tree grown with ``ccp_alpha=0``.
+
+    The public method regrows that same tree (same data, same ``random_state``)
+    to read the path off it; its module function on the grown tree saves the
+    growth.  Where that private function is missing, the public method.
+    """
+    try:
+        from sklearn.tree._tree import ccp_pruning_path
+    except ImportError:  # pragma: no cover - a scikit-learn without the private helper
+        return np.asarray(full.cost_complexity_pruning_path(X, y).ccp_alphas, dtype=np.float64)
+    return np.asarray(ccp_pruning_path(full.tree_)["ccp_alphas"], dtype=np.float64)
+
+
+def pruned_at(full: Any, alpha: float, X: np.ndarray, y: np.ndarray) -> Any:
+    """``full`` (grown with ``ccp_alpha=0``) pruned at ``alpha``, in place: the tree ``fit`` with ``ccp_alpha=alpha`` grows.
+
+    scikit-learn's ``fit`` grows the full tree and then prunes it
+    (``_prune_tree``); calling that step on the grown tree skips the regrowth.
+    Where the private step is missing, a refit.
+    """
+    full.set_params(ccp_alpha=alpha)
+    prune = getattr(full, "_prune_tree", None)
+    if prune is None:  # pragma: no cover - a scikit-learn without the private step
+        return full.fit(X, y)
+    prune()
+    return full
+
+
 def choose_alpha(errors: np.ndarray, candidates: np.ndarray) -> float:
     """The α of fewest inner-CV errors; ties go to the largest α (the smallest tree).
 

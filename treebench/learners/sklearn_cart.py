@@ -173,13 +173,15 @@ class SklearnCartCCP(SklearnCart):
         tree_params = {k: v for k, v in params.items() if k != "inner_folds"}
         settings = {"random_state": self.random_state, **tree_params}
         matrix, y = codes_matrix(X), np.asarray(y)
-        path = DecisionTreeClassifier(**settings).cost_complexity_pruning_path(matrix, y)
-        candidates = np.asarray(path.ccp_alphas, dtype=np.float64)
+        # the full tree, grown once: its pruning path gives the candidates and,
+        # pruned at the chosen alpha, it is the trial's model
+        full = DecisionTreeClassifier(**settings).fit(matrix, y)
+        candidates = ccp.pruning_path(full, matrix, y)
         folds = stratified_kfold(y, int(params.get("inner_folds", 5)), np.random.default_rng(self.random_state))
         folds = [(tr, te) for tr, te in folds if len(te) and len(tr)]
         errors = ccp.inner_cv_errors(matrix, y, candidates, folds, **settings)
         alpha = ccp.choose_alpha(errors, candidates)
-        model = DecisionTreeClassifier(**settings, ccp_alpha=alpha).fit(matrix, y)
+        model = ccp.pruned_at(full, alpha, matrix, y)
         model.treebench_alpha_ = alpha
         return model
 
@@ -187,5 +189,5 @@ class SklearnCartCCP(SklearnCart):
         return {"ccp_alpha": float(model.treebench_alpha_)}
 
     def fits_per_trial(self, params: dict[str, Any]) -> int | None:
-        """The pruning path's tree, one per inner fold, and the final tree."""
-        return 2 + int(params.get("inner_folds", 5))
+        """The full tree (its pruning path and, pruned, the model) and one per inner fold."""
+        return 1 + int(params.get("inner_folds", 5))
