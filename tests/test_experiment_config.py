@@ -356,7 +356,7 @@ def test_limits_are_inclusive(tmp_path):
 
 
 def test_dry_run_counts_the_trees_a_self_tuning_baseline_grows(tmp_path):
-    """CART with cost-complexity α by 4-fold inner CV grows 1 + 4 + 1 trees per fit; J48 tuning C over
+    """CART with cost-complexity α by 4-fold inner CV grows 1 + 4 trees per fit (the full tree, pruned, is the model); J48 tuning C over
     3 values by 5-fold CV inside Weka grows 3 * 5 + 1; an estimator that cross-validates inside fit is marked unknown."""
     text = (
         "experiment: selftuned\nseed: 1\ndatasets: [iris]\nprotocol: {type: cv, folds: 5, repeats: 1}\n"
@@ -370,7 +370,7 @@ def test_dry_run_counts_the_trees_a_self_tuning_baseline_grows(tmp_path):
     result = CliRunner().invoke(cli, ["run", str(path), "--dry-run", "--store", str(tmp_path / "s.sqlite")])
     assert result.exit_code == 0, result.output
     rows = {line.split()[2]: line.split()[3:] for line in result.output.splitlines() if line.startswith("iris ")}
-    assert rows["cart"] == ["5", "1", str(5 * 6)]
+    assert rows["cart"] == ["5", "1", str(5 * 5)]
     assert rows["j48"] == ["5", "1", str(5 * 16)]
     assert rows["search"] == ["5", "1", "5+"]
     assert "search: fits its own search or cross-validation" in result.output
