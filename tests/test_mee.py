@@ -282,9 +282,9 @@ def test_predictions_by_level_equal_those_of_the_truncated_tree():
     # the oracle: copy the tree with every node at depth >= d made a leaf, route again
     from dataclasses import replace
 
-    from treebench.kernels import layout as L
-
     from sklearn.datasets import load_breast_cancer
+
+    from treebench.kernels import layout as L
 
     X, y = load_breast_cancer(return_X_y=True)
     order = np.random.default_rng(0).permutation(len(y))
