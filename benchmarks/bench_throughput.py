@@ -6,7 +6,7 @@ fills numba's kernel cache; then the job counts are run in turn (interleaved) ``
 times, each on a fresh store in a temporary directory (``--store``), and the median
 trials/s from the summary line ("... N trials/s; store ...") and the median wall seconds
 (process start to exit, so start-up and import are included) are compared.  The load average
-is printed beside them since the machine may be shared; the table goes to a marked section of
+is printed beside them since the machine may be shared; the table goes to the config's marked section of
 ``benchmarks/results.md``.  ``--profile OUT.prof`` instead runs the driver in this process under
 cProfile with a timeline (first submit, first result, waits, share of the wall spent in trials).
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -28,7 +29,13 @@ from _measure import load_average, machine, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 TREEBENCH = Path(sys.executable).with_name("treebench")
-BEGIN, END = "<!-- bench_throughput -->", "<!-- /bench_throughput -->"
+
+
+def markers(config: str) -> tuple[str, str]:
+    """The marked section of ``benchmarks/results.md`` that holds this config's table (one per config)."""
+    name = Path(config).stem
+    return f"<!-- bench_throughput {name} -->", f"<!-- /bench_throughput {name} -->"
+
 SUMMARY = re.compile(r"finished: (\d+) done.* in ([\d.]+)s, ([\d.]+) trials/s")
 
 
@@ -40,7 +47,23 @@ def run(config: str, jobs: int, store: Path) -> dict:
     match = SUMMARY.search(done.stdout + done.stderr)
     if done.returncode != 0 or not match:
         raise SystemExit(f"--jobs {jobs} failed ({done.returncode}): {(done.stdout + done.stderr)[-2000:]}")
-    return {"trials": int(match[1]), "run_s": float(match[2]), "trials_s": float(match[3]), "wall_s": wall}
+    return {"trials": int(match[1]), "run_s": float(match[2]), "trials_s": float(match[3]), "wall_s": wall,
+            "inside_s": inside_seconds(store)}
+
+
+def inside_seconds(store: Path) -> float:
+    """Seconds the stored trials spent inside tune + fit + predict (what more processes can share out)."""
+    with sqlite3.connect(store) as db:
+        row = db.execute("SELECT SUM(COALESCE(tune_seconds, 0) + COALESCE(fit_seconds, 0) + "
+                         "COALESCE(predict_seconds, 0)) FROM trials").fetchone()
+    return float(row[0] or 0.0)
+
+
+def amdahl(wall: float, inside: float, jobs: int) -> float:
+    """The best wall speed-up ``jobs`` processes can give a run of ``wall`` s with ``inside`` s in trials:
+    only the trials are shared out; start-up, imports, kernel loading and bookkeeping are not."""
+    serial = max(wall - inside, 0.0)
+    return wall / (serial + inside / jobs)
 
 
 def profile(config: str, jobs: int, out: Path) -> None:
@@ -121,11 +144,12 @@ def main() -> int:
                 results[jobs].append(res)
                 print(f"repeat {r} --jobs {jobs}: {res['trials']} trials, {res['trials_s']:.2f} trials/s, "
                       f"run {res['run_s']:.1f}s, wall {res['wall_s']:.1f}s, load1 {res['load']:.2f}", flush=True)
-    med = {j: {k: statistics.median(x[k] for x in results[j]) for k in ("trials_s", "wall_s")} for j in args.jobs}
+    med = {j: {k: statistics.median(x[k] for x in results[j]) for k in ("trials_s", "run_s", "wall_s", "inside_s")}
+           for j in args.jobs}
     base = args.jobs[0]
     loads = ", ".join(f"{x['load']:.2f}" for j in args.jobs for x in results[j])
     lines = [
-        "## Throughput: `treebench run --jobs N` (issue 18 item 6)",
+        f"## Throughput: `treebench run {args.config} --jobs N` (issues 18 and 27)",
         "",
         f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `benchmarks/bench_throughput.py` on {machine()}; "
         f"config `{args.config}`, a fresh store per run, numba cache warm, runs interleaved, medians of "
@@ -135,17 +159,26 @@ def main() -> int:
         "",
         "Where the time goes: `python benchmarks/bench_throughput.py --profile /tmp/run.prof` (driver under cProfile, with a submit/result timeline).",
         "",
-        "| --jobs | trials/s (summary line) | wall s (incl. start-up) | speed-up trials/s | speed-up wall |",
-        "|---:|---:|---:|---:|---:|",
+        "| --jobs | trials/s (summary line) | run s (summary line) | wall s (incl. start-up) | speed-up trials/s "
+        "| speed-up wall |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for jobs in args.jobs:
-        line = (f"| {jobs} | {med[jobs]['trials_s']:.2f} | {med[jobs]['wall_s']:.1f} | "
+        line = (f"| {jobs} | {med[jobs]['trials_s']:.2f} | {med[jobs]['run_s']:.2f} | {med[jobs]['wall_s']:.2f} | "
                 f"{med[jobs]['trials_s'] / med[base]['trials_s']:.2f} | {med[base]['wall_s'] / med[jobs]['wall_s']:.2f} |")
         lines.append(line)
         print(line)
+    one = med[base]
+    serial = one["wall_s"] - one["inside_s"]
+    lines += ["", f"Amdahl's bound: with --jobs {base} the trials spent {one['inside_s']:.2f} s inside tune + fit + "
+              f"predict of a {one['wall_s']:.2f} s command; the other {serial:.2f} s (interpreter, imports, data, "
+              "kernel loading, planning, the store) is serial: no worker shares it out, so "
+              + ", ".join(f"--jobs {j} can at best give {amdahl(one['wall_s'], one['inside_s'], j):.2f}x the wall"
+                          for j in args.jobs if j != base) + "."]
+    print(lines[-1])
     print(f"load average now {load_average()}")
     if not args.no_write:
-        write_section(BEGIN, END, lines)
+        write_section(*markers(args.config), lines)
         print("written to benchmarks/results.md")
     return 0
 

@@ -23,7 +23,8 @@ from treebench.trees.c45 import (
     nominal_candidate,
     numeric_candidate,
 )
-from treebench.trees.fitted import one_line
+from treebench.trees.estimator import TreeClassifier
+from treebench.trees.fitted import check_columns, one_line
 
 LOG2_5 = math.log2(5)
 
@@ -237,46 +238,48 @@ def test_predict_checks_fit_and_width():
         model.predict([[1.0, 2.0]])
 
 
-class _Reference(C45Classifier):
-    """C4.5 whose column check is scikit-learn's ``validate_data`` every time (the reference)."""
+def _reference_check(model, X, fit):
+    """The column check as scikit-learn's ``validate_data`` makes it every time (the reference)."""
+    from sklearn.utils.validation import validate_data
 
-    def _check_columns(self, X, fit):
-        from sklearn.utils.validation import validate_data
-
-        try:
-            validate_data(self, X, reset=fit, skip_check_array=True)
-        except (TypeError, ValueError) as error:
-            raise TreebenchError(one_line(str(error))) from None
+    try:
+        validate_data(model, X, reset=fit, skip_check_array=True)
+    except (TypeError, ValueError) as error:
+        raise TreebenchError(one_line(str(error))) from None
 
 
-def _outcome(model, X, fit):
+def _outcome(model, X, fit, check):
     """What checking ``X`` does to ``model``: the error or warnings, and the recorded attributes."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            model._check_columns(X, fit)
+            check(model, X, fit)
             error = None
         except TreebenchError as raised:
             error = str(raised)
     names = getattr(model, "feature_names_in_", None)
-    said = [str(w.message).replace(type(model).__name__, "C45Classifier") for w in caught]
-    return (error and error.replace(type(model).__name__, "C45Classifier"), said,
+    return (error, [str(w.message) for w in caught],
             getattr(model, "n_features_in_", None), None if names is None else names.tolist())
 
 
-def test_the_column_check_is_validate_datas():
+@pytest.mark.parametrize("make", [C45Classifier, TreeClassifier], ids=["C45Classifier", "TreeClassifier"])
+def test_the_column_check_is_validate_datas(make):
+    """``check_columns`` decides the usual cases itself (no scikit-learn import in a trial) and must
+    record, refuse and warn exactly as ``validate_data`` does, for every pair of fit / predict inputs."""
     frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
     inputs = [frame, frame[["b", "a"]], frame.rename(columns={"b": "c"}), frame.to_numpy(),
               frame.to_numpy()[:, :1], frame.set_axis([0, 1], axis=1), frame.set_axis(["a", 1], axis=1),
               frame[["a"]], pd.DataFrame(np.ones((2, 0)))]
     for first in inputs:
         for second in inputs:
-            ours, reference = C45Classifier(), _Reference()
-            assert _outcome(ours, first, True) == _outcome(reference, first, True)
-            assert _outcome(ours, second, False) == _outcome(reference, second, False), (first, second)
-            assert _outcome(ours, second, True) == _outcome(reference, second, True)  # a new fit resets
+            ours, reference = make(), make()
+            assert _outcome(ours, first, True, check_columns) == _outcome(reference, first, True, _reference_check)
+            assert _outcome(ours, second, False, check_columns) == _outcome(
+                reference, second, False, _reference_check), (first, second)
+            # a new fit resets
+            assert _outcome(ours, second, True, check_columns) == _outcome(reference, second, True, _reference_check)
 
 
 # --------------------------------------------------------------------------- compiled growth

@@ -200,6 +200,33 @@ def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
     assert (summary.done, summary.skipped) == (0, 20)
 
 
+def test_a_run_of_treebench_trees_never_imports_scikit_learn(tmp_path):
+    """The runner fits ``TreeModel`` (TreeClassifier without scikit-learn's bases): importing
+    scikit-learn costs every process about a second before its first trial."""
+    import subprocess
+    import sys
+
+    from treebench.data.cards import CardRegistry
+    from treebench.data.loader import local_sources
+    from treebench.data.settings import Settings
+
+    settings = Settings.from_env()
+    registry = CardRegistry(settings.cards_dir)
+    if "mirror" not in local_sources(registry.get("yeast"), registry, settings):
+        pytest.skip("yeast mirror not available (set TREEBENCH_DATA)")
+    config = Path(__file__).resolve().parents[1] / "configs" / "yeast.yaml"
+    code = (
+        "import sys\n"
+        "from treebench.experiment.runner import run_experiment\n"
+        f"s = run_experiment({str(config)!r}, store_path={str(tmp_path / 'y.sqlite')!r}, jobs=1, quiet=True,\n"
+        "                   echo=lambda *a, **k: None)\n"
+        "print(s.done, s.failed, sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[:2] == ["20", "0"], done.stdout + done.stderr
+    assert "sklearn.base" not in done.stdout, done.stdout
+
+
 def test_the_costliest_trials_start_first():
     """Trials run longest first: trees grown (grid x inner folds + 1) times the dataset's cells."""
     from treebench.experiment.runner import _expected_cost, trees_per_trial

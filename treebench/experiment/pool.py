@@ -89,12 +89,12 @@ def warm() -> None:
         return
     import numpy as np
 
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.model import TreeModel  # what the trials fit: no scikit-learn import
 
     X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
     y = np.array([0, 0, 1, 1])
-    TreeClassifier("entropy").fit(X, y).predict(X)
-    TreeClassifier("entropy", feature_ties="random", random_state=0).fit(X, y)  # the seeded tie draws
+    TreeModel("entropy").fit(X, y).predict(X)
+    TreeModel("entropy", feature_ties="random", random_state=0).fit(X, y)  # the seeded tie draws
     _warmed_in = os.getpid()
 
 

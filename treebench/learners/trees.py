@@ -17,7 +17,10 @@ from treebench.learners.base import Learner, TreeMeasures
 
 
 class CriterionLearner(TreeMeasures, Learner):
-    """A :class:`treebench.TreeClassifier` grown with one registered criterion, optionally pruned."""
+    """A :class:`treebench.TreeClassifier` grown with one registered criterion, optionally pruned.
+
+    Fitted as :class:`treebench.trees.model.TreeModel`: the same tree, no scikit-learn import.
+    """
 
     supports_pruning: ClassVar[bool] = True
 
@@ -58,11 +61,11 @@ class CriterionLearner(TreeMeasures, Learner):
     def fit(
         self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, prepared: Any = None
     ) -> Any:
-        from treebench.trees.estimator import TreeClassifier
+        from treebench.trees.model import TreeModel  # TreeClassifier without scikit-learn's bases
 
         if params.get("engine") == "python":
             prepared = None
-        model = TreeClassifier(self.criterion, pruning=self.pruning, **self.estimator_params(params))
+        model = TreeModel(self.criterion, pruning=self.pruning, **self.estimator_params(params))
         return model.fit(X, y, presorted=prepared)
 
     def seed(self, params: dict[str, Any]) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from treebench.criteria.belief import crisp_masses, pignistic
 from treebench.errors import TreebenchError
 from treebench.trees.estimator import TreeClassifier
+from treebench.trees.fitted import check_fitted
 
 
 def check_label_masses(label_masses: Any, n_samples: int, n_classes: int) -> np.ndarray:
@@ -76,13 +76,13 @@ class BeliefTreeClassifier(TreeClassifier):
 
     def predict_masses(self, X: Any) -> np.ndarray:
         """Belief structure (singletons, then Omega) of the leaf each sample reaches."""
-        check_is_fitted(self, "leaf_masses_")
+        check_fitted(self, "leaf_masses_")
         return self.leaf_masses_[self.apply(X)]
 
     # predict_proba and predict come from FittedTreeMixin; only the leaves answer differently
     def _leaf_proba(self, leaves: np.ndarray) -> np.ndarray:
         """Pignistic probabilities ``m({w_j}) + m(Omega)/k`` of each reached leaf."""
-        check_is_fitted(self, "leaf_masses_")
+        check_fitted(self, "leaf_masses_")
         return pignistic(self.leaf_masses_[leaves])
 
     def _leaf_class_index(self, leaves: np.ndarray) -> np.ndarray:

@@ -39,9 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebench.errors import TreebenchError
 from treebench.kernels import c45_build, c45_predict, c45_prune
@@ -51,7 +49,13 @@ from treebench.kernels.c45_split import choose_tied
 from treebench.kernels.c45_sums import last_below
 from treebench.kernels.ties import tie_state
 from treebench.trees.encoding import FeatureEncoder, as_2d_input
-from treebench.trees.fitted import as_labels, check_sample_weight, label_codes, one_line
+from treebench.trees.fitted import (
+    as_labels,
+    check_columns,
+    check_fitted,
+    check_sample_weight,
+    label_codes,
+)
 from treebench.trees.pruning import added_errors
 from treebench.trees.randomness import tie_seed
 from treebench.trees.settings import validate_tree_param
@@ -717,9 +721,9 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     def _encode(self, X: Any, fit: bool) -> np.ndarray:
         """Float matrix with nominal codes ``0..c-1`` and NaN for missing (unseen categories too)."""
         if not fit:
-            check_is_fitted(self, "tree_")
+            check_fitted(self)
         X = as_2d_input(X)
-        self._check_columns(X, fit)
+        check_columns(self, X, fit)
         if fit:
             # J48 sees every categorical, ordered or not, as nominal (multiway)
             self.encoder_, Z = FeatureEncoder.fit(X, ordered_nominal=True)
@@ -740,29 +744,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         if np.isinf(Z).any():
             raise TreebenchError("X contains infinite values; accepted: finite numbers or NaN for missing")
         return Z
-
-    def _check_columns(self, X: pd.DataFrame | np.ndarray, fit: bool) -> None:
-        """Record (at fit) or check ``n_features_in_`` and ``feature_names_in_`` as scikit-learn's
-        ``validate_data`` does.  The usual cases are decided here (an array; a frame whose column
-        names are all strings, the fitted ones at predict); any other goes through
-        ``validate_data``, for its warnings and its errors (as one line)."""
-        names = _string_names(X)
-        if fit and (names is not None or isinstance(X, np.ndarray)):
-            if names is not None:
-                self.feature_names_in_ = np.asarray(names, dtype=object)
-            elif hasattr(self, "feature_names_in_"):  # fitted again on data without names
-                del self.feature_names_in_
-            self.n_features_in_ = X.shape[1]
-            return
-        if not fit and X.shape[1] == getattr(self, "n_features_in_", None):
-            fitted = getattr(self, "feature_names_in_", None)
-            if (fitted is None and isinstance(X, np.ndarray)) or (
-                    fitted is not None and names is not None and fitted.tolist() == names):
-                return
-        try:
-            validate_data(self, X, reset=fit, skip_check_array=True)
-        except (TypeError, ValueError) as error:
-            raise TreebenchError(one_line(str(error))) from None
 
     #: Grow, collapse and prune in the compiled kernels (tests turn it off to run the reference).
     _compiled = True
@@ -861,12 +842,12 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
     # -- size and printing -----------------------------------------------------------------------
     def get_n_leaves(self) -> int:
         """Leaves as J48 counts them (empty leaves included)."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.n_leaves
 
     def get_depth(self) -> int:
         """Depth of the deepest leaf (root 0)."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.depth
 
     @property
@@ -874,7 +855,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """Normalised total entropy decrease brought by each feature (scikit-learn's mean decrease
         in impurity with ``criterion="entropy"``): every split adds ``W H(t) - sum_b W_b H(b)``
         over its branches' training weights (fractional cases included); all zeros for one leaf."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         importances = np.zeros(self.n_features_in_)
         pending = [self.tree_.root]
         while pending:
@@ -893,7 +874,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         """The tree as Graphviz DOT text: each node's test, training weight, class weights and class."""
         from treebench.trees.view import to_dot, view_of
 
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return to_dot(view_of(self), max_depth=max_depth)
 
     def tree_quality(self) -> None:
@@ -902,7 +883,7 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
 
     def export_text(self) -> str:
         """The tree in J48's layout (``attr <= v``, ``|   `` per level, ``class (weight/errors)``)."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         root = self.tree_.root
         if root.is_leaf:
             return ": " + self._label(root.dist.sum(axis=0))
@@ -932,14 +913,6 @@ class C45Classifier(ClassifierMixin, BaseEstimator):
         wrong = total - float(per_class[max_class(source)])
         tail = f"/{round(wrong, 2)}" if wrong > SMALL else ""
         return f"{label} ({round(total, 2)}{tail})"
-
-
-def _string_names(X: pd.DataFrame | np.ndarray) -> list[str] | None:
-    """A frame's column names when they are all strings (scikit-learn's feature names), else ``None``."""
-    if not isinstance(X, pd.DataFrame) or X.shape[1] == 0:
-        return None
-    names = X.columns.to_numpy(dtype=object).tolist()  # ``tolist`` of string columns goes value by value
-    return names if all(type(name) is str for name in names) else None
 
 
 def _probs(per_class: np.ndarray) -> np.ndarray:

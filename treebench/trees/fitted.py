@@ -13,6 +13,11 @@ leaf answers.  An estimator whose leaves answer differently (belief trees:
 pignistic probabilities of the leaf's belief structure) overrides only the
 two leaf hooks, :meth:`FittedTreeMixin._leaf_proba` and
 :meth:`FittedTreeMixin._leaf_class_index`.
+
+scikit-learn is imported only where its checks decide something the usual
+case does not need (a 2-d ``y``, weights, an unusual target, columns that
+differ from the fitted ones, an unfitted estimator): a trial's fits and
+predictions never import it (about 1 s of start-up in every process).
 """
 
 from __future__ import annotations
@@ -22,13 +27,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
 
 from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
@@ -65,6 +63,8 @@ def as_labels(y: Any, n_samples: int) -> np.ndarray:
         raise TreebenchError("fit requires y to be passed, but the target y is None; accepted: one label per row of X")
     labels = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
     if labels.ndim == 2 and labels.shape[1] == 1:
+        from sklearn.utils.validation import column_or_1d
+
         labels = column_or_1d(labels, warn=True)  # warns like scikit-learn
     if labels.ndim != 1:
         raise TreebenchError(f"y must be 1-dimensional (one label per row); got shape {labels.shape}")
@@ -98,6 +98,8 @@ def _check_discrete(labels: np.ndarray) -> None:
             judged = np.asarray(labels.tolist())
         except (TypeError, ValueError):
             judged = labels
+    from sklearn.utils.multiclass import check_classification_targets
+
     try:
         check_classification_targets(judged)
     except ValueError as error:
@@ -133,11 +135,62 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray | None:
     """
     if sample_weight is None:
         return None
+    from sklearn.utils.validation import _check_sample_weight
+
     try:
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     except (TypeError, ValueError) as error:
         raise TreebenchError(f"sample_weight: {one_line(str(error))}") from None
     return None if (weights == 1.0).all() else weights
+
+
+def check_fitted(estimator: Any, attribute: str = "tree_") -> None:
+    """scikit-learn's ``check_is_fitted(estimator, attribute)``: one ``hasattr`` when fitted.
+
+    An unfitted estimator goes through scikit-learn's own check, which raises
+    its ``NotFittedError`` with its message.
+    """
+    if not hasattr(estimator, attribute):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(estimator, attribute)
+
+
+def check_columns(estimator: Any, X: pd.DataFrame | np.ndarray, fit: bool) -> None:
+    """Record (at fit) or check ``n_features_in_`` and ``feature_names_in_`` as scikit-learn's
+    ``validate_data`` does.
+
+    The usual cases are decided here (an array; a frame whose column names
+    are all strings, the fitted ones at predict); any other goes through
+    ``validate_data``, for its warnings and its errors (as one line).
+    """
+    names = string_names(X)
+    if fit and (names is not None or isinstance(X, np.ndarray)):
+        if names is not None:
+            estimator.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(estimator, "feature_names_in_"):  # fitted again on data without names
+            del estimator.feature_names_in_
+        estimator.n_features_in_ = X.shape[1]
+        return
+    if not fit and X.shape[1] == getattr(estimator, "n_features_in_", None):
+        fitted = getattr(estimator, "feature_names_in_", None)
+        if (fitted is None and isinstance(X, np.ndarray)) or (
+                fitted is not None and names is not None and fitted.tolist() == names):
+            return
+    from sklearn.utils.validation import validate_data
+
+    try:
+        validate_data(estimator, X, reset=fit, skip_check_array=True)
+    except (TypeError, ValueError) as error:
+        raise TreebenchError(one_line(str(error))) from None
+
+
+def string_names(X: pd.DataFrame | np.ndarray) -> list[str] | None:
+    """A frame's column names when they are all strings (scikit-learn's feature names), else ``None``."""
+    if not isinstance(X, pd.DataFrame) or X.shape[1] == 0:
+        return None
+    names = X.columns.to_numpy(dtype=object).tolist()  # ``tolist`` of string columns goes value by value
+    return names if all(type(name) is str for name in names) else None
 
 
 class FittedTreeMixin:
@@ -155,10 +208,7 @@ class FittedTreeMixin:
         from the fitted ones or come in another order.
         """
         X = as_2d_input(X)
-        try:
-            validate_data(self, X, reset=reset, skip_check_array=True)
-        except (TypeError, ValueError) as error:
-            raise TreebenchError(one_line(str(error))) from None
+        check_columns(self, X, reset)
         return X
 
     def _fit_labels(self, y: Any, n_samples: int) -> np.ndarray:
@@ -173,7 +223,7 @@ class FittedTreeMixin:
 
     # -- prediction ------------------------------------------------------------------------
     def _encode(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.encoder_.transform(self._check_X(X, reset=False))
 
     def apply(self, X: Any) -> np.ndarray:
@@ -211,7 +261,7 @@ class FittedTreeMixin:
         by their sum (all zeros for a single leaf).  What ``v`` is for each
         criterion is listed in ``docs/criteria.md`` ("Estimators").
         """
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         tree = self.tree_
         criterion = self.criterion_
         sign = -1.0 if criterion.node_value_is_purity else 1.0
@@ -228,11 +278,11 @@ class FittedTreeMixin:
 
     # -- size and text -----------------------------------------------------------------------
     def get_n_leaves(self) -> int:
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.n_leaves
 
     def get_depth(self) -> int:
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.depth
 
     @property
@@ -241,11 +291,11 @@ class FittedTreeMixin:
 
     @property
     def n_nodes_(self) -> int:
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.n_nodes
 
     def export_text(self, **kwargs: Any) -> str:
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return self.tree_.export_text(**kwargs)
 
     def export_graphviz(self, max_depth: int | None = None) -> str:
@@ -253,5 +303,5 @@ class FittedTreeMixin:
         draws its trees: each node's test, criterion value, samples, class counts and class."""
         from treebench.trees.view import to_dot, view_of
 
-        check_is_fitted(self, "tree_")
+        check_fitted(self)
         return to_dot(view_of(self), max_depth=max_depth)

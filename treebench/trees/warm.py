@@ -29,29 +29,29 @@ def _data(n: int = 24) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _tree() -> None:
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.model import TreeModel  # TreeClassifier's kernels, without scikit-learn
 
     X, y = _data()
     for criterion in ("entropy", "possibilistic"):
-        TreeClassifier(criterion).fit(X, y).predict(X)
-        TreeClassifier(criterion).fit(X[["x", "z"]].to_numpy(), y).predict(X[["x", "z"]].to_numpy())
-    TreeClassifier("entropy", feature_ties="random", random_state=0).fit(X, y)  # the seeded tie draws
+        TreeModel(criterion).fit(X, y).predict(X)
+        TreeModel(criterion).fit(X[["x", "z"]].to_numpy(), y).predict(X[["x", "z"]].to_numpy())
+    TreeModel("entropy", feature_ties="random", random_state=0).fit(X, y)  # the seeded tie draws
 
 
 def _large() -> None:
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.model import TreeModel  # TreeClassifier's kernels, without scikit-learn
 
     n = 70_000  # more distinct values than 16-bit ranks hold
     x = np.arange(n, dtype=np.float64)[:, None]
-    TreeClassifier("entropy", max_depth=1).fit(x, (np.arange(n) % 2)).predict(x[:5])
+    TreeModel("entropy", max_depth=1).fit(x, (np.arange(n) % 2)).predict(x[:5])
 
 
 def _pruning() -> None:
-    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.model import TreeModel  # TreeClassifier's kernels, without scikit-learn
 
     X, y = _data()
-    TreeClassifier("entropy", pruning="pessimistic").fit(X, y)
-    TreeClassifier("gini", pruning="cost-complexity").fit(X, y)
+    TreeModel("entropy", pruning="pessimistic").fit(X, y)
+    TreeModel("gini", pruning="cost-complexity").fit(X, y)
 
 
 def _c45() -> None:
