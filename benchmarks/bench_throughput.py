@@ -171,7 +171,7 @@ def main() -> int:
     one = med[base]
     serial = one["wall_s"] - one["inside_s"]
     lines += ["", f"Amdahl's bound: with --jobs {base} the trials spent {one['inside_s']:.2f} s inside tune + fit + "
-              f"predict of a {one['wall_s']:.2f} s command; the other {serial:.2f} s (interpreter, imports, data, "
+              f"predict (the first trial's kernel loading among them: a generous bound) of a {one['wall_s']:.2f} s command; the other {serial:.2f} s (interpreter, imports, data, "
               "kernel loading, planning, the store) is serial: no worker shares it out, so "
               + ", ".join(f"--jobs {j} can at best give {amdahl(one['wall_s'], one['inside_s'], j):.2f}x the wall"
                           for j in args.jobs if j != base) + "."]
