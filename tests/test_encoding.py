@@ -130,6 +130,27 @@ def test_cached_tables_follow_the_category_order():
         np.testing.assert_array_equal(encoder.transform(frame)[:, 0], [2.0, 0.0, 1.0, 3.0])
 
 
+def test_category_lists_are_read_once_per_dtype_and_owned_by_each_encoder():
+    """A frame's categorical dtypes outlive a fit: their categories are read once, every encoder
+    gets its own list, and the entry leaves with the dtype."""
+    import gc
+
+    from treebench.trees import encoding
+
+    frame = pd.DataFrame({"c": pd.Categorical(["b", "a", None], categories=["b", "a", "z"]),
+                          "n": pd.Categorical([3, 1, 2])})
+    first, _ = FeatureEncoder.fit(frame)
+    second, _ = FeatureEncoder.fit(frame)
+    assert first.categories == second.categories == [["b", "a", "z"], [1, 2, 3]]
+    assert first.categories[0] is not second.categories[0]  # no list shared between encoders
+    assert [type(cats[0]) for cats in first.categories] == [str, int]  # as before the cache
+    key = id(frame["c"].dtype)
+    assert key in encoding._CATEGORY_LISTS
+    del frame, first, second
+    gc.collect()
+    assert key not in encoding._CATEGORY_LISTS
+
+
 def test_pickled_encoder_drops_its_cache_and_encodes_the_same():
     frame = mixed_frame()
     model = TreeClassifier("entropy").fit(frame, labels_for(frame))

@@ -118,5 +118,5 @@ def test_batch_tuned_online_trees_tune_batch_trees_without_an_order():
     learner = make_learner(criterion="possibilistic", online=True, tune_online=False, random_state=2)
     params = {"gamma": 0.1, "order": "file", "feature_ties": "random"}
     inner = learner.fit(params, X, y, learner.prepare(X, y))
-    assert type(inner).__name__ == "TreeClassifier" and inner.feature_ties == "random"
+    assert type(inner).__name__ == "TreeModel" and inner.feature_ties == "random"  # TreeClassifier, no sklearn bases
     assert learner.fit_final(params, X, y, 2).order == "file"

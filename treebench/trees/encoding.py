@@ -8,6 +8,7 @@ and any category not seen at fit time when predicting).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,11 +127,8 @@ class FeatureEncoder:
             ):
                 kinds.append(NOMINAL)
                 if isinstance(dtype, pd.CategoricalDtype):
-                    cats = dtype.categories
-                    # ``tolist`` reads string categories in one call (``list`` iterates them one
-                    # by one); numeric categories keep their numpy scalars, as before
-                    categories.append(list(cats) if _plain_number(cats.dtype) else _as_list(cats))
-                    identity = np.arange(len(cats) + 1, dtype=np.float64)  # code -1 reads the last: missing
+                    categories.append(_category_list(dtype))
+                    identity = np.arange(len(dtype.categories) + 1, dtype=np.float64)  # code -1 reads the last: missing
                     tables[position] = (dtype, identity)
                 else:
                     categories.append(_sorted_unique(X.iloc[:, position].dropna().to_numpy()))
@@ -297,6 +295,27 @@ def _codes(column: Any) -> np.ndarray:
 
 def _as_series(column: Any) -> pd.Series:
     return column if isinstance(column, pd.Series) else pd.Series(column, copy=False)
+
+
+#: Each categorical dtype's categories as a list, by dtype object (held weakly): a frame keeps its
+#: columns' dtype objects from fit to fit, so a tuning grid's fits on it read them once (reading
+#: string categories is a conversion per value, a tenth of a small fit).
+_CATEGORY_LISTS: dict[int, tuple[weakref.ref, list[Any]]] = {}
+
+
+def _category_list(dtype: pd.CategoricalDtype) -> list[Any]:
+    """The categories of ``dtype`` as a new list (of Python values: ``str``, ``int``...)."""
+    known = _CATEGORY_LISTS.get(id(dtype))
+    if known is not None and known[0]() is dtype:
+        return list(known[1])
+    cats = dtype.categories
+    # ``tolist`` reads string categories in one call (``list`` iterates them one by one)
+    values = list(cats) if _plain_number(cats.dtype) else _as_list(cats)
+    key = id(dtype)
+    # the entry leaves with its dtype (before the id can name another object)
+    _CATEGORY_LISTS[key] = (weakref.ref(dtype, lambda _, key=key, table=_CATEGORY_LISTS: table.pop(key, None)),
+                            values)
+    return list(values)
 
 
 def _as_list(index: pd.Index) -> list[Any]:
