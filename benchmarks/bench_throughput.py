@@ -29,14 +29,13 @@ from _measure import load_average, machine, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 TREEBENCH = Path(sys.executable).with_name("treebench")
+SUMMARY = re.compile(r"finished: (\d+) done.* in ([\d.]+)s, ([\d.]+) trials/s")
 
 
 def markers(config: str) -> tuple[str, str]:
     """The marked section of ``benchmarks/results.md`` that holds this config's table (one per config)."""
     name = Path(config).stem
     return f"<!-- bench_throughput {name} -->", f"<!-- /bench_throughput {name} -->"
-
-SUMMARY = re.compile(r"finished: (\d+) done.* in ([\d.]+)s, ([\d.]+) trials/s")
 
 
 def run(config: str, jobs: int, store: Path) -> dict:

@@ -177,8 +177,8 @@ def test_a_worker_with_other_data_fails_its_trials_clearly(tmp_path):
     assert "every worker must load the same copy (check TREEBENCH_DATA)" in result.error_text
 
 
-def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
-    """The issue's acceptance run (needs the yeast mirror: TREEBENCH_DATA)."""
+def yeast_config() -> Path:
+    """``configs/yeast.yaml``; the test is skipped without the yeast mirror (TREEBENCH_DATA)."""
     from treebench.data.cards import CardRegistry
     from treebench.data.loader import local_sources
     from treebench.data.settings import Settings
@@ -187,7 +187,12 @@ def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
     registry = CardRegistry(settings.cards_dir)
     if "mirror" not in local_sources(registry.get("yeast"), registry, settings):
         pytest.skip("yeast mirror not available (set TREEBENCH_DATA)")
-    config = Path(__file__).resolve().parents[1] / "configs" / "yeast.yaml"
+    return Path(__file__).resolve().parents[1] / "configs" / "yeast.yaml"
+
+
+def test_yeast_config_runs_and_reruns_with_everything_skipped(tmp_path):
+    """The issue's acceptance run (needs the yeast mirror: TREEBENCH_DATA)."""
+    config = yeast_config()
     store = tmp_path / "yeast.sqlite"
     summary, output = run(config, store, jobs=2)
     assert (summary.done, summary.failed) == (20, 0), output
@@ -206,15 +211,7 @@ def test_a_run_of_treebench_trees_never_imports_scikit_learn(tmp_path):
     import subprocess
     import sys
 
-    from treebench.data.cards import CardRegistry
-    from treebench.data.loader import local_sources
-    from treebench.data.settings import Settings
-
-    settings = Settings.from_env()
-    registry = CardRegistry(settings.cards_dir)
-    if "mirror" not in local_sources(registry.get("yeast"), registry, settings):
-        pytest.skip("yeast mirror not available (set TREEBENCH_DATA)")
-    config = Path(__file__).resolve().parents[1] / "configs" / "yeast.yaml"
+    config = yeast_config()
     code = (
         "import sys\n"
         "from treebench.experiment.runner import run_experiment\n"

@@ -305,13 +305,13 @@ _CATEGORY_LISTS: dict[int, tuple[weakref.ref, list[Any]]] = {}
 
 def _category_list(dtype: pd.CategoricalDtype) -> list[Any]:
     """The categories of ``dtype`` as a new list (of Python values: ``str``, ``int``...)."""
-    known = _CATEGORY_LISTS.get(id(dtype))
+    key = id(dtype)
+    known = _CATEGORY_LISTS.get(key)
     if known is not None and known[0]() is dtype:
         return list(known[1])
     cats = dtype.categories
     # ``tolist`` reads string categories in one call (``list`` iterates them one by one)
     values = list(cats) if _plain_number(cats.dtype) else _as_list(cats)
-    key = id(dtype)
     # the entry leaves with its dtype (before the id can name another object)
     _CATEGORY_LISTS[key] = (weakref.ref(dtype, lambda _, key=key, table=_CATEGORY_LISTS: table.pop(key, None)),
                             values)

@@ -62,9 +62,6 @@ class TreeModel(FittedTreeMixin):
     """A decision tree grown with any registered split criterion (see :class:`TreeClassifier`,
     which documents the parameters and attributes; this is it without scikit-learn's bases)."""
 
-    #: The name errors show (the public estimator's: a user meets this class only through it).
-    _shown_as: ClassVar[str] = "TreeClassifier"
-
     #: Parameters that are the estimator's own; any other keyword is a criterion parameter.
     _estimator_params: ClassVar[tuple[str, ...]] = ESTIMATOR_PARAMS
 
@@ -244,5 +241,6 @@ class TreeModel(FittedTreeMixin):
         return self.criterion_.tree_quality(self.tree_.leaf_counts())
 
     def _name(self) -> str:
-        """The class name errors show: the public estimator's for this core class."""
-        return self._shown_as if type(self) is TreeModel else type(self).__name__
+        """The class name errors show: the public estimator's for this core class (a user meets it
+        only through ``TreeClassifier``), a subclass's own otherwise."""
+        return "TreeClassifier" if type(self) is TreeModel else type(self).__name__
