@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test test-boundscheck bench lint clean clean-kernels reproduce leaderboard $(REPRODUCE)
+.PHONY: install quickstart test test-fast test-boundscheck bench lint clean clean-kernels reproduce leaderboard $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -24,14 +24,25 @@ $(STAMP): pyproject.toml
 quickstart: install
 	$(BIN)/treebench run configs/quickstart.yaml
 
-test: install
-	$(BIN)/python -m pytest -q
+# The suite runs on every core (pytest-xdist) and names its 25 slowest tests; markers in
+# tests/conftest.py. PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-k c45 -x".
+PYTEST_ARGS ?=
+PYTEST := $(BIN)/python -m pytest -q -n logical --durations=25 $(PYTEST_ARGS)
 
-# The suite again with numba's bounds checks on (an out-of-bounds index raises
-# instead of corrupting memory); its own kernel cache, since the checks change
-# the compiled code.
+test: install
+	$(PYTEST)
+
+# The edit-test loop: everything but the tests marked slow (process-heavy, cold compiles).
+test-fast: install
+	$(PYTEST) -m "not slow"
+
+# Memory safety of the compiled kernels: the tests marked `kernels` with numba's bounds
+# checks on (an out-of-bounds index raises instead of corrupting memory); their own kernel
+# cache, since the checks change the compiled code. The run fails if the selection leaves
+# one of treebench's compiled functions unreached.
 test-boundscheck: install
-	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-boundscheck $(BIN)/python -m pytest -q
+	NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$(CURDIR)/.numba-boundscheck TREEBENCH_KERNEL_REACH=require \
+		$(PYTEST) -m kernels
 
 # BENCH_BIG=1 adds the 500k x 10 and 1M x 10 synthetic cases (long on 2 cores).
 # The papers' own learners against their peers: belief and MEE trees against scikit-learn,
