@@ -204,6 +204,31 @@ print(json.dumps(None))
 """
 
 
+def run_api_case_here(case_id: str, source: str, message: str, error: str = "ValueError",
+                      folder: Path | None = None) -> None:
+    """As :func:`run_api_case_isolated`, in this process: for a ``source`` that imports no user code
+    and cannot crash, exhaust memory or hang, so a child interpreter would only add its start-up."""
+    import warnings
+
+    cwd = Path.cwd()
+    os.chdir(folder or cwd)
+    try:
+        with warnings.catch_warnings():  # as in a child process, whose warnings no case reads
+            warnings.simplefilter("ignore")
+            exec(compile(source, "<case>", "exec"), {"__name__": "__case__"})
+    except BaseException as exc:  # noqa: BLE001 - the case's exception is what is checked below
+        found = {"types": [t.__name__ for t in type(exc).__mro__], "message": str(exc)}
+    else:
+        found = None
+    finally:
+        os.chdir(cwd)
+    assert found is not None, f"[silent] {case_id}: no exception raised"
+    text = found["message"].strip()
+    assert error in found["types"], f"[traceback] {case_id}: {found['types'][0]}: {text[:2000]}"
+    assert text and "\n" not in text, f"[other] {case_id}: message is not one line: {text!r}"
+    assert re.search(message, text), f"[other] {case_id}: {text!r} does not match {message!r}"
+
+
 def run_api_case_isolated(case_id: str, source: str, message: str, error: str = "ValueError",
                           folder: Path | None = None, timeout: float = 180, env: dict[str, str] | None = None) -> None:
     """Run the Python ``source`` in a child process; it must raise ``error`` with a one-line ``message``."""

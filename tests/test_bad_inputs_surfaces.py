@@ -3,9 +3,11 @@
 Plugins (their outputs, their imports, ``sys.exit`` in them), estimators
 given by ``estimator:`` (their predictions and probabilities), ``compare
 --test bayes`` bounds, ``reproduce`` options and store identity, and OpenML
-against a server that accepts and never answers.  Every case runs
-``treebench ARGS`` in its own process (a crash, an exit or a hang stays
-there) in a fresh folder, through ``tests/badinput.py``:
+against a server that accepts and never answers.  A case that brings user
+code (a plugin, a module, an estimator) runs ``treebench ARGS`` in its own
+process (a crash, an exit, a hang or an imported module stays there); one
+without runs in this process through the real entry point (``IN_PROCESS``),
+with the same checks; each in a fresh folder, through ``tests/badinput.py``:
 
 * a :class:`~badinput.CliCase` must end in its exit code and one clean line;
 * a :class:`TrialCase` runs a config whose trials must *fail* (exit 1) with
@@ -28,7 +30,14 @@ from typing import Any
 
 import pytest
 import surfaces_fixtures as F
-from badinput import CliCase, isolated_env, run_cli_case_isolated, run_isolated, write_files
+from badinput import (
+    CliCase,
+    isolated_env,
+    run_cli_case,
+    run_cli_case_isolated,
+    run_isolated,
+    write_files,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 EVAL = ("criteria", "eval", "broken", "--plugin", "p.py", "--counts", "5,3", "--children", "5,0;0,3|4,1;1,2")
@@ -112,9 +121,27 @@ CASES = [
 ]
 
 
+#: Cases that import no user code (no plugin, module or estimator of the case's own; nothing that
+#: exits, hangs or stays in ``sys.modules``): run in this process through the real entry point, with
+#: the same checks.  Every other case runs in a child process of its own.
+IN_PROCESS = frozenset({
+    "list-module-missing", "list-relative-not-a-file", "config-relative-not-a-file", "config-path-without-py",
+    "reproduce-jobs-0", "reproduce-jobs-negative", "reproduce-jobs-0-no-run", "reproduce-all-jobs-0",
+    "reproduce-all-nothing-here", "reproduce-all-nothing-here-run", "demo-seed-negative", "demo-seed-2-40",
+})
+
+
+def run_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
+    """``case`` in this process if it is one of :data:`IN_PROCESS`, else in a child process."""
+    if case.id in IN_PROCESS:
+        run_cli_case(case, folder, capsys)
+    else:
+        run_cli_case_isolated(case, folder)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_one_clean_line(case: CliCase, tmp_path: Path) -> None:
-    run_cli_case_isolated(case, tmp_path)
+def test_one_clean_line(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_case(case, tmp_path, capsys)
     assert not (tmp_path / "results" / "index.html").exists(), f"[silent] {case.id}: a page was written"
 
 
@@ -279,17 +306,25 @@ COMPARE_CASES = [
 
 
 @pytest.mark.parametrize("case", COMPARE_CASES, ids=[c.id for c in COMPARE_CASES])
-def test_compare_bounds(case: CliCase, compare_store: Path, tmp_path: Path) -> None:
+def test_compare_bounds(case: CliCase, compare_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     shutil.copy(compare_store, tmp_path / "store.sqlite")
-    run_cli_case_isolated(case, tmp_path)
+    run_cli_case(case, tmp_path, capsys)  # no user code: in this process
 
 
-def test_bayes_within_bounds_runs(compare_store: Path, tmp_path: Path) -> None:
+def test_bayes_within_bounds_runs(compare_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from treebench.cli import main
+
     shutil.copy(compare_store, tmp_path / "store.sqlite")
-    code, out, err = run_isolated(["-c", "from treebench.cli import main; main()", *BAYES, "--samples", "2000",
-                                   "--seed", str(2**32 - 1)], tmp_path, isolated_env(), 120, "bayes-ok")
-    assert code == 0, err
-    assert "2000 Monte Carlo draws, seed 4294967295" in out
+    monkeypatch.chdir(tmp_path)
+    try:
+        main([*BAYES, "--samples", "2000", "--seed", str(2**32 - 1)])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    assert code in (0, None), out.err
+    assert "2000 Monte Carlo draws, seed 4294967295" in out.out
 
 
 # --------------------------------------------------------------------------- reproduce and store identity
@@ -352,7 +387,7 @@ NETWORK_CASES = [
 
 @pytest.mark.parametrize("case", NETWORK_CASES, ids=[c.id for c in NETWORK_CASES])
 def test_openml_bounded_by_timeout(case: CliCase, silent_server: str, tmp_path: Path) -> None:
-    env = {"TREEBENCH_OPENML_SERVER": silent_server, "TREEBENCH_TIMEOUT": "2", "TREEBENCH_OFFLINE": None,
+    env = {"TREEBENCH_OPENML_SERVER": silent_server, "TREEBENCH_TIMEOUT": "0.5", "TREEBENCH_OFFLINE": None,
            "TREEBENCH_CACHE": str(tmp_path / "cache")}
     run_cli_case_isolated(case, tmp_path, env=env, timeout=60)
 
@@ -360,4 +395,5 @@ def test_openml_bounded_by_timeout(case: CliCase, silent_server: str, tmp_path: 
 def test_cases_are_many_and_distinct() -> None:
     ids = [c.id for c in CASES + COMPARE_CASES + NETWORK_CASES] + [c.id for c in TRIAL_CASES]
     assert len(ids) == len(set(ids)) and len(ids) >= 60
+    assert IN_PROCESS <= {c.id for c in CASES}
 

@@ -291,6 +291,9 @@ def test_a_cards_openml_source_reads_through_openml_python(tmp_path, monkeypatch
     (tmp_path / "cache" / "iris-oml.json").unlink()
     card = parse_card(cards / "iris-oml.yaml")
     monkeypatch.setenv(ENV_OFFLINE, "0")
+    # the recorded responses hold the ARFF only: without this, openml-python would try the parquet
+    # copy on OpenML's object store (retries with back-off, 12 s here; a real download when connected)
+    monkeypatch.setenv("OPENML_SKIP_PARQUET", "true")
     ds = load("iris-oml")
     assert ds.source == "openml OpenML dataset 61 v1" and ds.checksum == card.checksum
     # a card naming another version: a warning, and no other source to try
