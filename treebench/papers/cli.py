@@ -45,7 +45,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         workers = check_jobs(workers, lambda line: click.echo(line, err=True))
     if every:
         from treebench.papers import reproduce as R
-        from treebench.papers.reproduce import NOT_RUN, cost_table, reproduce_all
+        from treebench.papers.reproduce import NOT_RUN, UNREADABLE_KEPT, cost_table, reproduce_all
 
         catalogue = R.PAPERS  # the papers reproduce_all will do
         present = [Path(spec.config) for spec in catalogue.values() if Path(spec.config).is_file()]
@@ -69,6 +69,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             click.get_current_context().exit(1)
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
+        for p in pages:  # kept files that could not be used: named, as on the page
+            for problem in p.problems:
+                if problem.startswith(UNREADABLE_KEPT):
+                    click.echo(f"error: {p.spec.key}: {problem}", err=True)
         for p in pages:  # could not be read now: the page keeps their last good part
             if p.status == "kept":
                 click.echo(f"error: could not rebuild {p.spec.key}: {p.reason}; {index} keeps its last good "

@@ -38,11 +38,16 @@ from treebench.report.site import (
     failure_text,
     fingerprint,
     paper_body_html,
+    read_kept_json,
+    read_kept_verdicts,
     write_index,
 )
 from treebench.report.source import current_trials, read_store, store_path_for_config
 from treebench.report.spec import PaperSpec
 from treebench.text_table import format_table
+
+#: How a problem with a kept file (:data:`SECTION`, ``verdicts.json``) starts, in a page's problems.
+UNREADABLE_KEPT = "unreadable kept file: "
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"
@@ -336,16 +341,23 @@ def save_section(page: PaperPage, built: str) -> Path:
     return path
 
 
-def load_section(out_dir: Path) -> dict[str, Any] | None:
-    """A paper's kept part (:data:`SECTION` in ``out_dir``), or None when there is none or it is unreadable."""
+def read_section(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """A paper's kept part (:data:`SECTION` in ``out_dir``) and ``None``, or ``None`` and why it cannot be used.
+
+    ``(None, None)`` when nothing was kept.
+    """
     path = Path(out_dir) / SECTION
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or not isinstance(record.get("html"), str) or not record["html"]:
-        return None
-    return record
+    record, problem = read_kept_json(path, "the kept part")
+    if record is None:
+        return None, problem
+    if not isinstance(record.get("html"), str) or not record["html"]:
+        return None, f"the kept part {path} has no page text ('html')"
+    return record, None
+
+
+def load_section(out_dir: Path) -> dict[str, Any] | None:
+    """A paper's kept part, or None when there is none or it is unreadable (:func:`read_section` says why)."""
+    return read_section(out_dir)[0]
 
 
 def keep_last_good(page: PaperPage) -> PaperPage:
@@ -356,10 +368,15 @@ def keep_last_good(page: PaperPage) -> PaperPage:
     """
     if page.status not in (NOT_RUN, FAILED) or page.report is not None:
         return page
-    record = load_section(page.out_dir)
+    record, problem = read_section(page.out_dir)
     if record is None:
+        if problem:  # kept, but unusable: said on the page and in the command's output
+            page.problems.append(f"{UNREADABLE_KEPT}{problem}: no last good part to show")
         return page
     page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
+    _, unread = read_kept_verdicts(Path(page.out_dir))
+    if unread:
+        page.problems.append(f"{UNREADABLE_KEPT}{unread}: the verdicts headline leaves them out")
     for name in _KEPT_FIELDS:
         if getattr(page, name) in (None, "") and record.get(name) not in (None, ""):
             setattr(page, name, record[name])

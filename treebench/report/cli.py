@@ -84,6 +84,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     from treebench.report.formats import render
     from treebench.report.source import load_frame, store_of
     from treebench.report.table import build_table, source_algorithm_order
+    from treebench.stats.frame import chosen_names
     from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     if plot_path is not None and test != "bayes":
@@ -100,9 +101,16 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
         if store is None:
             raise TreebenchError("--test mcnemar reads the predictions kept beside a store; give the store or config")
-        names = _names(algorithms) or source_algorithm_order(source)
-        names = [n for n in names if n in set(frame["algorithm"].astype(str))]
-        rows = mcnemar_rows(frame, store, baseline, names, correction or "auto")
+        finished = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+        if finished.empty:
+            raise TreebenchError(f"no finished trial in {store}: nothing to compare "
+                                 f"({len(frame)} trial(s) stored, none ok)")
+        # the same names policy as every other test: an unknown name is refused, never dropped
+        known = tuple(dict.fromkeys(finished["algorithm"].astype(str)))
+        names = list(chosen_names(_names(algorithms), known, "algorithm")) if algorithms else \
+            [n for n in source_algorithm_order(source) if n in known] or list(known)
+        chosen = chosen_names(_names(datasets), tuple(dict.fromkeys(finished["dataset"].astype(str))), "dataset")
+        rows = mcnemar_rows(frame, store, baseline, names, correction or "auto", datasets=list(chosen))
         write_output(render_mcnemar(rows, fmt, alpha), out)
         return
     table = build_table(

@@ -20,8 +20,9 @@ from treebench.stats.multiple import adjust
 
 
 def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorithms: list[str],
-                 correction: str = "holm") -> list[dict]:
-    """One row per dataset and algorithm other than the baseline."""
+                 correction: str = "holm", datasets: list[str] | None = None) -> list[dict]:
+    """One row per dataset (``datasets``, in that order; default every one) and algorithm other
+    than the baseline."""
     algorithms = algorithms or list(dict.fromkeys(frame["algorithm"].astype(str)))
     baseline = baseline or algorithms[0]
     if baseline not in algorithms:
@@ -30,7 +31,7 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
     if not others:
         raise TreebenchError("McNemar's test needs two algorithms or more")
     rows = []
-    for dataset in dict.fromkeys(frame["dataset"].astype(str)):
+    for dataset in datasets or dict.fromkeys(frame["dataset"].astype(str)):
         family = []
         for other in others:
             truth, base, pred = paired_cases(store, frame, dataset, baseline, other)

@@ -634,7 +634,9 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    kept = {p.spec.key: _kept_claims(p) for p in pages if p.report is None and p.status == KEPT}
+    read = {p.spec.key: _kept_claims(p) for p in pages if p.report is None and p.status == KEPT}
+    kept = {key: claims for key, (claims, _) in read.items()}
+    unread = [(key, problem) for key, (_, problem) in read.items() if problem]
     columns, _ = _claim_fields(outcomes)
     columns = columns or ["text", "paper", "paper_numbers", "ours", "literal"]
     titles = {**CLAIM_TITLES, "literal": "literal reading (means, no interval; not counted)"}
@@ -665,22 +667,65 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
         for c in p.report.claims if p.report else ():
             rows.append(f"<tr>{link}{_claim_row(c, columns)}</tr>")
     head = "<th>paper</th>" + "".join(f"<th>{esc(titles.get(c, c.replace('_', ' ')))}</th>" for c in columns)
+    if unread:  # the headline counts what was read, and says what was not
+        tally += "; not counted: " + "; ".join(f"{key}: {problem}" for key, problem in unread)
     return (f'<section id="verdicts"><h2>Verdicts</h2><p>{esc(tally)} (each claim graded by its kind\'s rule; '
             "the same counts as each paper's report.md and verdicts.json)</p>"
             + (f"<ul>{''.join(per_paper)}</ul>" if per_paper else "")
             + f'<table class="verdicts"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
-def _kept_claims(page: PaperPage) -> list[dict[str, Any]]:
-    """A kept paper's claims from the ``verdicts.json`` its last good report wrote (none if unreadable)."""
+def read_kept_json(path: Path, what: str) -> tuple[Any, str | None]:
+    """The JSON object in ``path``, or ``(None, problem)`` saying in one line why it cannot be read.
+
+    ``(None, None)`` when there is no such file: nothing was kept, which is not a problem.
+    """
     import json
 
+    path = Path(path)
+    if not path.exists():
+        return None, None
+    if path.is_dir():
+        return None, f"{what} {path} is a folder, not a file"
     try:
-        doc = json.loads((Path(page.out_dir) / "verdicts.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    claims = doc.get("claims") if isinstance(doc, dict) else None
-    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return None, f"{what} {path} is not UTF-8 text"
+    except OSError as exc:
+        return None, f"{what} {path} cannot be read: {exc.strerror or exc}"
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        state = "is empty" if not text.strip() else f"is not valid JSON (line {getattr(exc, 'lineno', '?')})"
+        return None, f"{what} {path} {state}"
+    if not isinstance(doc, dict):
+        return None, f"{what} {path} holds a JSON {type(doc).__name__}, not an object"
+    return doc, None
+
+
+def read_kept_verdicts(out_dir: Path) -> tuple[list[dict[str, Any]], str | None]:
+    """A kept paper's claims from the ``verdicts.json`` its last good report wrote, and what could not be read.
+
+    Returns the readable claims (each a dict with a ``verdict``) and ``None``, or the claims read
+    so far and a one-line problem: the file unreadable or of the wrong shape, or some of its
+    claims not claims.
+    """
+    doc, problem = read_kept_json(Path(out_dir) / "verdicts.json", "the kept verdicts")
+    if doc is None:
+        return [], problem or f"the kept verdicts {Path(out_dir) / 'verdicts.json'} are missing"
+    claims = doc.get("claims")
+    if not isinstance(claims, list):
+        return [], f"the kept verdicts {Path(out_dir) / 'verdicts.json'} have no list of claims"
+    good = [c for c in claims if isinstance(c, dict) and isinstance(c.get("verdict", ""), str)]
+    if len(good) < len(claims):
+        return good, (f"{len(claims) - len(good)} of the {len(claims)} claims in the kept verdicts "
+                      f"{Path(out_dir) / 'verdicts.json'} are unreadable")
+    return good, None
+
+
+def _kept_claims(page: PaperPage) -> tuple[list[dict[str, Any]], str | None]:
+    """A kept paper's readable claims and, if any could not be read, why."""
+    return read_kept_verdicts(Path(page.out_dir))
 
 
 def _run_cell(page: PaperPage) -> str:

@@ -124,8 +124,8 @@ def select_trials(
 
     all_ds = tuple(dict.fromkeys(out["dataset"]))
     all_alg = tuple(dict.fromkeys(out["algorithm"]))
-    ds = _choose(datasets, all_ds, "dataset")
-    alg = _choose(algorithms, all_alg, "algorithm")
+    ds = chosen_names(datasets, all_ds, "dataset")
+    alg = chosen_names(algorithms, all_alg, "algorithm")
     out = out[out["dataset"].isin(ds) & out["algorithm"].isin(alg)].reset_index(drop=True)
     if out.empty:
         raise TreebenchError(
@@ -135,7 +135,12 @@ def select_trials(
     return Trials(out, metric, n_failed, n_missing, ds, alg)
 
 
-def _choose(wanted: Sequence[str] | None, available: tuple[str, ...], what: str) -> tuple[str, ...]:
+def chosen_names(wanted: Sequence[str] | None, available: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """``wanted`` in its order (every name if empty), refusing a name that is not ``available``.
+
+    The one names policy of every command that selects datasets or algorithms of a results
+    store: an unknown name is an error naming it and the accepted ones, never dropped.
+    """
     if not wanted:
         return available
     unknown = [w for w in wanted if w not in available]

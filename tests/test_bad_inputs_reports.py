@@ -1,0 +1,230 @@
+"""Bad input, part 3 (issue 43): the names policy of ``compare --test mcnemar`` and kept report parts.
+
+* ``compare --test mcnemar`` refuses unknown ``--algorithms`` and ``--datasets`` names as every other
+  test does (it used to drop them, or ignore ``--datasets``), and an empty store is one line, not a
+  traceback.
+* ``reproduce --all --no-run`` with a kept ``section.json`` or ``verdicts.json`` that cannot be read
+  (truncated, empty, a folder, another JSON shape, not UTF-8): the command names the file in its
+  output, the page says it where the paper is and the verdicts headline counts only what it read and
+  says what it did not; the kept files are left as they were.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from badinput import CliCase, run_cli_case
+from test_report_html import (
+    parse,
+    workspace,  # noqa: F401 - the fixture good_site builds on
+    workspace_specs,
+)
+
+from treebench.cli import main
+
+
+# --------------------------------------------------------------------------- compare --test mcnemar
+@pytest.fixture(scope="module")
+def mcnemar_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished store with kept predictions: iris and wine, two algorithms, one hold-out split."""
+    folder = tmp_path_factory.mktemp("mcnemar")
+    (folder / "c.yaml").write_text(
+        "experiment: mc\nseed: 0\ndatasets: [iris, wine]\nprotocol: {type: holdout, test_size: 0.3, repeats: 1}\n"
+        "predictions: true\nalgorithms:\n  - {name: a, criterion: entropy, params: {max_depth: 1}}\n"
+        "  - {name: b, criterion: gini, params: {max_depth: 3}}\n", encoding="utf-8")
+    code = _cli(["run", str(folder / "c.yaml"), "--jobs", "1", "--quiet", "--store", str(folder / "mc.sqlite")])
+    assert code == 0
+    empty = folder / "empty.sqlite"
+    shutil.copy(folder / "mc.sqlite", empty)
+    conn = sqlite3.connect(empty)
+    try:
+        conn.execute("DELETE FROM trials")
+        conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the deletion in the file itself, not in a -wal beside it
+    finally:
+        conn.close()
+    return folder
+
+
+def _cli(args: list[str]) -> int:
+    try:
+        main(args)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+def _copy_store(source: Path, folder: Path) -> None:
+    """A case's own copy of a module store and of its kept predictions."""
+    shutil.copy(source, folder / "store.sqlite")
+    kept = source.with_name(source.name + ".predictions")
+    if kept.is_dir():
+        shutil.copytree(kept, folder / "store.sqlite.predictions")
+
+
+STORE = {"unchanged": ("store.sqlite",)}
+MC = ("compare", "store.sqlite", "--test", "mcnemar")
+MCNEMAR_CASES = [
+    CliCase("mcnemar-unknown-algorithm", (*MC, "--algorithms", "a,zzz"),
+            r"^error: unknown algorithm 'zzz' in the results; accepted: a, b$", **STORE),
+    CliCase("mcnemar-only-unknown-algorithms", (*MC, "--algorithms", "x,y"),
+            r"^error: unknown algorithm 'x' in the results; accepted: a, b$", **STORE),
+    CliCase("mcnemar-unknown-dataset", (*MC, "--datasets", "nope"),
+            r"^error: unknown dataset 'nope' in the results; accepted: iris, wine$", **STORE),
+    CliCase("mcnemar-one-unknown-dataset", (*MC, "--datasets", "wine,iris,glass"),
+            r"^error: unknown dataset 'glass' in the results", **STORE),
+    CliCase("mcnemar-unknown-baseline", (*MC, "--baseline", "c"),
+            r"^error: unknown baseline 'c'; accepted: a, b$", **STORE),
+    CliCase("mcnemar-one-algorithm", (*MC, "--algorithms", "a"),
+            r"^error: McNemar's test needs two algorithms or more$", **STORE),
+    CliCase("mcnemar-empty-store", MC, r"^error: no finished trial in .*store\.sqlite: nothing to compare \(0 trial", **STORE),
+    CliCase("wilcoxon-empty-store", ("compare", "store.sqlite", "--test", "wilcoxon"),
+            r"^error: no finished trial with a value for 'accuracy'", **STORE),
+    CliCase("ttest-unknown-dataset", ("compare", "store.sqlite", "--datasets", "nope"),
+            r"^error: unknown dataset 'nope' in the results; accepted: iris, wine$", **STORE),
+]
+
+
+@pytest.mark.parametrize("case", MCNEMAR_CASES, ids=[c.id for c in MCNEMAR_CASES])
+def test_compare_names_and_empty_stores(case: CliCase, mcnemar_store: Path, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture) -> None:
+    before = _tree_digest(mcnemar_store)
+    _copy_store(mcnemar_store / ("empty.sqlite" if "empty-store" in case.id else "mc.sqlite"), tmp_path)
+    run_cli_case(case, tmp_path, capsys)  # the store copy unchanged, exit 2, one line
+    assert _tree_digest(mcnemar_store) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["store.sqlite", *(["store.sqlite.predictions"] if (tmp_path / "store.sqlite.predictions").exists() else [])])
+
+
+def test_mcnemar_keeps_the_chosen_datasets_and_their_order(mcnemar_store: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
+    capsys.readouterr()
+    assert _cli(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine",
+                 "--format", "csv"]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()
+    assert rows[0].startswith("dataset,algorithm") and [r.split(",")[0] for r in rows[1:]] == ["wine"]
+    assert _cli(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine,iris",
+                 "--format", "csv"]) == 0
+    assert [r.split(",")[0] for r in capsys.readouterr().out.strip().splitlines()[1:]] == ["wine", "iris"]
+
+
+# --------------------------------------------------------------------------- kept report parts
+def _tree_digest(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` by its relative path and sha256 (folders as ``dir``)."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+    (path / "x").write_text("a folder where the kept file was", encoding="utf-8")
+
+
+SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "section-truncated": (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), r"is not valid JSON"),
+    "section-empty": (lambda p: p.write_bytes(b""), r"is empty"),
+    "section-folder": (_folder, r"is a folder, not a file"),
+    "section-list": (lambda p: p.write_text("[1, 2, 3]", encoding="utf-8"), r"holds a JSON list, not an object"),
+    "section-no-html": (lambda p: p.write_text('{"built": "x", "html": ""}', encoding="utf-8"), r"has no page text"),
+    "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
+}
+VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "verdicts-truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), r"is not valid JSON"),
+    "verdicts-empty": (lambda p: p.write_bytes(b""), r"is empty"),
+    "verdicts-folder": (_folder, r"is a folder, not a file"),
+    "verdicts-list": (lambda p: p.write_text("[]", encoding="utf-8"), r"holds a JSON list, not an object"),
+    "verdicts-claims-not-a-list": (lambda p: p.write_text('{"claims": {"a": 1}}', encoding="utf-8"),
+                                   r"have no list of claims"),
+    "verdicts-some-claims-broken": (
+        lambda p: p.write_text(json.dumps({"claims": [*json.loads(p.read_text(encoding="utf-8"))["claims"], 7, "x"]}),
+                               encoding="utf-8"),
+        r"2 of the \d+ claims in the kept verdicts .* are unreadable"),
+    "verdicts-missing": (lambda p: p.unlink(), r"the kept verdicts .*verdicts\.json are missing"),
+}
+
+
+@pytest.fixture
+def good_site(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa: F811 - the imported fixture
+    """The toy papers built once with their inputs present (so their parts are kept), then made unreadable."""
+    from treebench.errors import TreebenchError
+    from treebench.papers import reproduce as R
+
+    monkeypatch.setattr(R, "PAPERS", {s.key: s for s in workspace_specs()})
+    R.reproduce_all(Path("site"), run=False)
+
+    def unreadable(*args, **kwargs):
+        raise TreebenchError("dataset folder /nowhere not found (TREEBENCH_DATA)")
+
+    monkeypatch.setattr(R, "_report", unreadable)
+    return workspace / "site"
+
+
+def _reproduce(capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = _cli(["reproduce", "--all", "--no-run", "--out-dir", "site"])
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err + out.out
+    return code, out.err, Path("site/index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("damage", sorted(SECTION_DAMAGE))
+def test_an_unreadable_kept_part_is_named(damage: str, good_site: Path, capsys: pytest.CaptureFixture) -> None:
+    from treebench.papers.reproduce import SECTION
+
+    spoil, message = SECTION_DAMAGE[damage]
+    spoil(good_site / "toy" / SECTION)
+    kept = _tree_digest(good_site / "toy")
+    code, err, page = _reproduce(capsys)
+    assert code == 1
+    named = [line for line in err.splitlines() if "toy" in line and "kept part" in line]
+    assert named and all("\n" not in line for line in named), err
+    assert any(__import__("re").search(message, line) for line in named), (message, named)
+    part = page[page.index('id="paper-toy"'):].split("</section>")[0]
+    assert "kept part" in " ".join(parse(part).text) and '<span class="status kept">' not in part
+    assert _tree_digest(good_site / "toy") == kept  # a refused part is left as it was, for the user to look at
+
+
+@pytest.mark.parametrize("damage", sorted(VERDICTS_DAMAGE))
+def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_site: Path,
+                                                             capsys: pytest.CaptureFixture) -> None:
+    import re
+
+    spoil, message = VERDICTS_DAMAGE[damage]
+    claims_before = len(json.loads((good_site / "toy" / "verdicts.json").read_text(encoding="utf-8"))["claims"])
+    spoil(good_site / "toy" / "verdicts.json")
+    kept = _tree_digest(good_site / "toy")
+    code, err, page = _reproduce(capsys)
+    assert code == 1
+    named = [line for line in err.splitlines() if "kept verdicts" in line]
+    assert named and re.search(message, named[0]), err
+    headline = " ".join(parse(page[page.index('id="verdicts"'):].split("</section>")[0]).text)
+    assert "not counted: toy:" in headline and re.search(message, headline), headline
+    read = claims_before if damage == "verdicts-some-claims-broken" else 0
+    assert ("claims recomputed" in headline or "claim recomputed" in headline) and (
+        f"{read} claim" in headline if read else True)
+    assert '<span class="status kept">' in page[page.index('id="paper-toy"'):].split("</section>")[0]
+    assert _tree_digest(good_site / "toy") == kept
+
+
+def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.CaptureFixture) -> None:
+    code, err, page = _reproduce(capsys)
+    assert code == 1  # the inputs are gone: the papers were not rebuilt, which the exit status says
+    assert "kept part" not in err and "kept verdicts" not in err
+    headline = " ".join(parse(page[page.index('id="verdicts"'):].split("</section>")[0]).text)
+    assert "not counted: " not in headline and "last good report" in page
+
+
+def test_the_cases_are_many_and_distinct() -> None:
+    ids = [c.id for c in MCNEMAR_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
+    assert len(ids) == len(set(ids)) >= 22
