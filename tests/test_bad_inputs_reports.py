@@ -3,6 +3,7 @@
 * ``compare --test mcnemar`` refuses unknown ``--algorithms`` and ``--datasets`` names as every other
   test does (it used to drop them, or ignore ``--datasets``), and an empty store is one line, not a
   traceback.
+* ``leaderboard --suite FILE`` with a binary file or a folder: one line, nothing written.
 * ``reproduce --all --no-run`` with a kept ``section.json`` or ``verdicts.json`` that cannot be read
   (truncated, empty, a folder, another JSON shape, not UTF-8): the command names the file in its
   output, the page says it where the paper is and the verdicts headline counts only what it read and
@@ -113,6 +114,27 @@ def test_mcnemar_keeps_the_chosen_datasets_and_their_order(mcnemar_store: Path, 
     assert _cli(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine,iris",
                  "--format", "csv"]) == 0
     assert [r.split(",")[0] for r in capsys.readouterr().out.strip().splitlines()[1:]] == ["wine", "iris"]
+
+
+# --------------------------------------------------------------------------- leaderboard --suite files
+SUITE_ACCEPTED = r"; accepted: bundled, openml-suite:ID \(or :ALIAS\), or a file listing one dataset per line$"
+SUITE_CASES = [
+    CliCase("suite-binary", ("leaderboard", "--suite", "s.txt", "--out", "board"),
+            r"^error: --suite 's\.txt' is not UTF-8 text \(a binary file\?\)" + SUITE_ACCEPTED,
+            {"s.txt": bytes(range(128, 256)) * 3}),
+    CliCase("suite-nul-bytes", ("leaderboard", "--suite", "s.txt", "--out", "board"),
+            r"^error: --suite 's\.txt' holds NUL bytes \(a binary file\?\)" + SUITE_ACCEPTED, {"s.txt": b"iris\x00wine\n"}),
+    CliCase("suite-folder", ("leaderboard", "--suite", "d.txt", "--out", "board"),
+            r"^error: --suite 'd\.txt' is a folder" + SUITE_ACCEPTED, {"d.txt/x": "iris\n"}),
+    CliCase("suite-only-comments", ("leaderboard", "--suite", "s.txt", "--out", "board"),
+            r"^error: --suite 's\.txt' lists no dataset", {"s.txt": "# nothing\n\n"}),
+]
+
+
+@pytest.mark.parametrize("case", SUITE_CASES, ids=[c.id for c in SUITE_CASES])
+def test_suite_files(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_cli_case(case, tmp_path, capsys)
+    assert not (tmp_path / "board").exists()  # refused before anything is written
 
 
 # --------------------------------------------------------------------------- kept report parts
@@ -226,5 +248,5 @@ def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.Ca
 
 
 def test_the_cases_are_many_and_distinct() -> None:
-    ids = [c.id for c in MCNEMAR_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
+    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
     assert len(ids) == len(set(ids)) >= 22

@@ -117,10 +117,20 @@ def openml_suite(text: str) -> list[str]:
 def suite_file(path: str) -> list[str]:
     """Dataset names of a suite file: one per line (or comma-separated); ``#`` starts a comment."""
     file = Path(path)
+    if file.is_dir():
+        raise TreebenchError(f"--suite {path!r} is a folder; accepted: {SUITE_FORMS}")
     if not file.is_file():
         raise TreebenchError(f"--suite {path!r}: no such file; accepted: {SUITE_FORMS}")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TreebenchError(f"--suite {path!r} is not UTF-8 text (a binary file?); accepted: {SUITE_FORMS}") from None
+    except OSError as exc:
+        raise TreebenchError(f"--suite {path!r} cannot be read: {exc.strerror or exc}") from None
+    if "\x00" in text:
+        raise TreebenchError(f"--suite {path!r} holds NUL bytes (a binary file?); accepted: {SUITE_FORMS}")
     names: list[str] = []
-    for line in file.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         for item in line.split("#", 1)[0].replace(",", " ").split():
             if item not in names:
                 names.append(item)
