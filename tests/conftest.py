@@ -14,7 +14,9 @@ one worker per core):
   worker compiled the same kernels itself on first use (about 100 s of a cold run's wall
   time).  Workers then only *read* the cache; a kernel a warmer does not reach still compiles
   in a worker on first use, and numba writes each cache file to a temporary name and
-  renames it into place, so two workers never see a half-written file.
+  renames it into place, so two workers never see a half-written file.  A run of paths that
+  hold no kernel module (``pytest -n 2 tests/test_stats_paired.py``) skips the warm-up;
+  ``TREEBENCH_TEST_NO_WARM=1`` skips it always.
 * **Kernel reach**: at the end of a session, which of treebench's compiled entry points (the
   cached kernels Python calls) the tests called: numba records every signature on the dispatcher.
   Printed in the terminal summary; with ``TREEBENCH_KERNEL_REACH=require`` (set by
@@ -31,6 +33,7 @@ import pkgutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +74,20 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
         getattr(config.option, "numprocesses", 0))
 
 
+def _selection_needs_kernels(config: pytest.Config) -> bool:
+    """Whether the run's paths may hold kernel tests: a folder, or a module of :data:`KERNEL_MODULES`.
+
+    ``pytest -n 2 tests/test_stats_paired.py`` on a cold cache should not wait for a compile it
+    never uses; a test outside those modules that needs a kernel compiles it on first use.
+    """
+    here = Path(config.invocation_params.dir)
+    for arg in config.args or ["."]:
+        path = here / str(arg).split("::", 1)[0]
+        if path.is_dir() or path.stem in KERNEL_MODULES:
+            return True
+    return False
+
+
 def _missing_groups() -> list[str]:
     from treebench.kernels import readiness
 
@@ -96,7 +113,8 @@ _WARM = "import sys\nfrom treebench.trees.warm import warm_group\nfor g in sys.a
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Fill the kernel cache once, in parallel, before xdist forks its workers (controller only)."""
     config = session.config
-    if not _is_xdist_controller(config) or os.environ.get("TREEBENCH_TEST_NO_WARM"):
+    if not _is_xdist_controller(config) or not _selection_needs_kernels(config) \
+            or os.environ.get("TREEBENCH_TEST_NO_WARM"):
         return
     try:
         missing = _missing_groups()
