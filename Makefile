@@ -71,7 +71,7 @@ reproduce: install
 		tests/test_report_html.py -k reproduced_site
 
 lint: install
-	$(BIN)/ruff check treebench tests benchmarks
+	$(BIN)/ruff check treebench tests benchmarks investigations
 
 # numba's disk cache checks only a kernel's own file: after editing a module a kernel
 # calls (scoring.py, possibilistic_bound.py, ...), clear the compiled kernels.

@@ -1,0 +1,41 @@
+"""The investigations under ``investigations/`` run, and the premises they rest on hold."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "investigations"))
+import certainty_ties  # noqa: E402
+
+from treebench.criteria import get  # noqa: E402
+
+
+def test_two_class_certainty_gain_is_twice_the_drop_in_training_errors_over_n():
+    """The premise of certainty_ties: with two classes, I(C|A) - I(C) = 2 (e(parent) - sum e(child)) / n."""
+    rng = np.random.default_rng(39)
+    criterion = get("certainty")
+    for _ in range(200):
+        children = rng.integers(0, 30, size=(rng.integers(2, 5), 2)).astype(float)
+        children[children.sum(axis=1) == 0, 0] = 1.0
+        parent = children.sum(axis=0)
+        gain = criterion.split_scores(parent, children[None])[0]
+        errors = lambda counts: counts.min(axis=-1).sum()  # noqa: E731 - the majority's misses
+        assert gain == pytest.approx(2 * (errors(parent) - errors(children)) / parent.sum(), abs=1e-12)
+
+
+def test_certainty_ties_on_wdbc():
+    pytest.importorskip("treebench.data")
+    try:
+        row = certainty_ties.investigate("wdbc")  # asserts the readable and compiled trees agree
+    except Exception as exc:  # noqa: BLE001 - without the dataset mirror there is nothing to measure
+        if "not found" in str(exc) or "TREEBENCH_DATA" in str(exc):
+            pytest.skip(f"wdbc is not available here: {exc}")
+        raise
+    assert row["classes"] == 2 and row["splits"] > 0
+    assert 0 <= row["tie-break decided"] <= row["tied best"] <= row["splits"]
+    assert row["tied best"] > row["splits"] / 2  # the finding: most two-class splits tie at the best
+    assert certainty_ties.markdown([row]).count("\n") == 2
