@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "investigations"))
 import certainty_ties  # noqa: E402
+import opitree_tiny_leaves  # noqa: E402
 
 from treebench.criteria import get  # noqa: E402
 
@@ -39,3 +40,14 @@ def test_certainty_ties_on_wdbc():
     assert 0 <= row["tie-break decided"] <= row["tied best"] <= row["splits"]
     assert row["tied best"] > row["splits"] / 2  # the finding: most two-class splits tie at the best
     assert certainty_ties.markdown([row]).count("\n") == 2
+
+
+def test_eq_17_at_tiny_leaves_as_transcribed_from_the_text():
+    """treebench's possibilistic gain equals an independent transcription of eqs. 12-17, and the finding
+    holds: a clean split of a two-example leaf gains with two classes, loses with an unseen third (small γ)."""
+    rows = {parent: (ours, text) for parent, ours, text in opitree_tiny_leaves.tiny_leaf_gains()}
+    for ours, text in rows.values():
+        assert ours == pytest.approx(text, abs=1e-12)
+    small = [i for i, g in enumerate(opitree_tiny_leaves.GAMMAS) if g <= 0.2]
+    assert all(v > 0 for v in rows[(1, 1)][0])
+    assert all(rows[(1, 1, 0)][0][i] < 0 for i in small)
