@@ -398,3 +398,17 @@ def test_a_swapped_file_with_the_same_predictions_is_still_another_trials(tmp_pa
     with pytest.raises(P.BadPredictions, match="another trial's file"):
         kept.get(KEYS[("cv", "iris", "entropy", 1)])
     assert kept.get(KEYS[("cv", "iris", "gini", 1)]) is not None
+
+
+def test_a_failed_trials_stale_file_is_not_exported(tmp_path, capsys):
+    # a trial rerun under --force that failed keeps no predictions; the file of its earlier try is stale
+    damaged("cv")(tmp_path)
+    with sqlite3.connect(tmp_path / "cv.sqlite") as conn:
+        conn.execute("UPDATE trials SET status = 'failed', predictions_sha256 = NULL WHERE trial_key = ?",
+                     (KEYS[("cv", "wine", "gini", 1)],))
+    conn.close()
+    code, _, err = _run(tmp_path, EXPORT, capsys)
+    assert code == 0 and err == []
+    table = pd.read_csv(tmp_path / "out.csv")
+    assert len(table) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"]) - N_TEST["wine"]
+    assert KEYS[("cv", "wine", "gini", 1)] not in set(table["trial_key"])

@@ -331,6 +331,8 @@ class KeptPredictions:
         path = folder_for(self.store) / f"{key}.npz"
         if facts is None:  # a key the store does not hold: nothing to check a file against
             raise BadPredictions(f"trial {key[:12]} is not in results store {str(self.store)!r}")
+        if facts.status != "ok":  # a failed trial predicted nothing (a file left by an earlier try is stale)
+            return None
         if not path.exists() and not path.is_symlink():
             return self._bad(facts, f"{path} is missing") if self.expects(facts) else None
         try:
