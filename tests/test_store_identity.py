@@ -100,7 +100,7 @@ def built(tmp_path_factory) -> dict[str, Path]:
         "conn.execute(\"INSERT INTO trials SELECT 'k-wal' || trial_key, experiment, dataset, algorithm, protocol, "
         "repeat + 1, fold, seed, status, accuracy, error, train_accuracy, n_leaves, n_nodes, depth, fit_seconds, "
         "predict_seconds, tree_quality, params, error_text, finished_at, chosen, tune_seconds, n_train, n_test, "
-        "dataset_checksum, measures FROM trials LIMIT 1\")\n"
+        "dataset_checksum, measures, predictions_sha256 FROM trials LIMIT 1\")\n"
         "conn.commit()\n"
         "os._exit(0)\n"
     )

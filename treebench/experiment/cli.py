@@ -222,7 +222,10 @@ def results() -> None:
 @click.option("--predictions", "with_predictions", is_flag=True,
               help="Write the kept test predictions instead: one row per trial and test case "
                    "(dataset, algorithm, repeat, fold, row, truth, predicted, one probability column per class).")
-def export(store: str, fmt: str, out: str | None, with_predictions: bool = False) -> None:
+@click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
+              help="With --predictions: leave out (and count) the trials whose kept predictions are missing "
+                   "or fail verification against their trial, instead of stopping with an error.")
+def export(store: str, fmt: str, out: str | None, with_predictions: bool = False, skip_bad: bool = False) -> None:
     """Write every trial of STORE (all columns) as CSV or Parquet (or, --predictions, its kept predictions)."""
     from treebench.experiment.store import ResultsStore
 
@@ -241,12 +244,19 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
             ) from None
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
+    if skip_bad and not with_predictions:
+        raise TreebenchError("--skip-bad-predictions goes with --predictions")
+    report: list[str] = []
     if with_predictions:
-        from treebench.experiment.predictions import as_frame
+        from treebench.experiment.predictions import KeptPredictions, as_frame
 
-        frame = as_frame(path, frame)
+        kept = KeptPredictions(path, skip_bad=skip_bad)
+        frame = as_frame(path, frame, kept)  # each file verified against its trial
+        report = kept.report_lines()
         if target is not None and not out:
             target = path.with_name(path.stem + f"-predictions.{fmt}")
+    for line in report:
+        click.echo(line, err=True)
     if target is None:
         click.echo(frame.to_csv(index=False), nl=False)
         return

@@ -8,13 +8,21 @@ trial overwrites; a row never points at a missing or half-written file.
 
 A file holds ``rows`` (the test rows' positions in the dataset), ``truth`` and ``predicted``
 (indices into ``classes``), ``classes`` (the labels, as text) and, when the learner gives them,
-``proba`` (``float32``, one column per class).  Any metric of predictions can be computed again
-from them (:mod:`treebench.stats.prediction_metrics`), and two algorithms' files of the same
-split pair their cases (McNemar's test).
+``proba`` (``float32``, one column per class), and ``trial`` (its trial key; files written before
+it lack it).  Any metric of predictions can be computed again from them
+(:mod:`treebench.stats.prediction_metrics`), and two algorithms' files of the same split pair
+their cases (McNemar's test).
+
+The store records each file's :func:`checksum` in the trial's row (``predictions_sha256``), and
+every reader goes through :class:`KeptPredictions`, which checks each file against its trial
+before use (:func:`problem_of`): a missing, unreadable, damaged or swapped file is a one-line
+error naming the trial, or, asked, a trial left out and counted.  The checks are whole-array
+numpy operations, once per file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +34,14 @@ import numpy as np
 from treebench.errors import TreebenchError
 
 SUFFIX = ".predictions"
+#: The arrays every file holds (``proba`` too when the learner gave probabilities).
+_NAMES = ("rows", "truth", "predicted", "classes")
+#: How far a row of kept probabilities may sum from 1 (they are float32).
+PROBA_TOLERANCE = 1e-3
+
+
+class BadPredictions(TreebenchError):
+    """A kept predictions file that is missing, unreadable or not its trial's."""
 
 
 @dataclass
@@ -37,6 +53,8 @@ class TrialPredictions:
     predicted: np.ndarray
     classes: np.ndarray
     proba: np.ndarray | None = None
+    #: The key of the trial a file says it belongs to (``None``: not read from a file, or an older file).
+    trial: str | None = None
 
     @classmethod
     def from_labels(cls, rows: np.ndarray, y_true: np.ndarray, y_pred: np.ndarray, classes: np.ndarray,
@@ -70,18 +88,38 @@ def folder_for(store: str | Path) -> Path:
     return store.with_name(store.name + SUFFIX)
 
 
+def _arrays(predictions: TrialPredictions) -> dict[str, np.ndarray]:
+    """The arrays a file holds, exactly as written (and as :func:`checksum` hashes them)."""
+    arrays = {"rows": np.asarray(predictions.rows), "truth": np.asarray(predictions.truth),
+              "predicted": np.asarray(predictions.predicted), "classes": np.asarray(predictions.classes).astype(str)}
+    if predictions.proba is not None:
+        arrays["proba"] = np.asarray(predictions.proba)
+    return arrays
+
+
+def checksum(predictions: TrialPredictions, key: str) -> str:
+    """SHA-256 of the trial key and the predictions' arrays (each one's name, dtype, shape and bytes),
+    the content of the file :func:`write` makes.
+
+    The content, not the file's bytes: the zip format stamps the time of writing, so two runs of
+    the same trial would record different file sums; the zip's own CRCs catch damaged bytes.
+    """
+    digest = hashlib.sha256(f"{key};".encode())
+    for name, array in _arrays(predictions).items():
+        array = np.ascontiguousarray(array)
+        digest.update(f"{name}:{array.dtype.str}:{array.shape};".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
 def write(store: str | Path, key: str, predictions: TrialPredictions) -> Path:
     """Write one trial's predictions (temporary file, then rename); return the file."""
     folder = folder_for(store)
     target = folder / f"{key}.npz"
     tmp = folder / f".{key}.{os.getpid()}.tmp.npz"
-    arrays = {"rows": predictions.rows, "truth": predictions.truth, "predicted": predictions.predicted,
-              "classes": predictions.classes.astype(str)}
-    if predictions.proba is not None:
-        arrays["proba"] = predictions.proba
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(tmp, **arrays)
+        np.savez_compressed(tmp, trial=np.array(key), **_arrays(predictions))
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -89,17 +127,60 @@ def write(store: str | Path, key: str, predictions: TrialPredictions) -> Path:
     return target
 
 
-def read(store: str | Path, key: str) -> TrialPredictions | None:
-    """One trial's predictions, or ``None`` when the store kept none for it."""
-    path = folder_for(store) / f"{key}.npz"
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:160]}" if text else type(exc).__name__
+
+
+def _load(path: Path) -> TrialPredictions:
+    """The file's arrays, all read now (an ``.npz`` decompresses lazily, where damage shows).
+
+    Raises
+    ------
+    BadPredictions
+        A folder, an empty file, or one numpy or zip cannot read; arrays missing or unexpected.
+    """
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return TrialPredictions(data["rows"], data["truth"], data["predicted"], data["classes"],
-                                    data["proba"] if "proba" in data.files else None)
-    except FileNotFoundError:
+        if path.is_dir():
+            raise BadPredictions(f"{path} is a folder, not a predictions file")
+        size = path.stat().st_size
+    except OSError as exc:  # a dangling symlink, no permission
+        raise BadPredictions(f"{path} cannot be read ({exc.strerror or exc})") from None
+    if size == 0:  # np.load raises EOFError, which click turns into "Aborted!"
+        raise BadPredictions(f"{path} is empty (0 bytes)")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise BadPredictions(f"{path} is a single array, not an .npz file of kept predictions")
+        with loaded as data:
+            names = set(data.files)
+            expected = set(_NAMES)
+            if not expected <= names or names - expected - {"proba", "trial"}:
+                shown = ", ".join(sorted(names)) or "none"
+                raise BadPredictions(f"{path} holds the arrays {shown}; expected {', '.join(_NAMES)} (and proba)")
+            arrays = {name: data[name] for name in data.files}
+            trial = arrays.get("trial")
+            if trial is not None and (trial.dtype.kind != "U" or trial.shape != ()):
+                raise BadPredictions(f"{path} holds a 'trial' of dtype {trial.dtype} and shape {trial.shape}; "
+                                     "expected the trial key as text")
+    except BadPredictions:
+        raise
+    except Exception as exc:  # noqa: BLE001 - zip, zlib, numpy and OS errors alike: the file is unreadable
+        raise BadPredictions(f"{path} is not a readable .npz file ({_one_line(exc)})") from None
+    return TrialPredictions(arrays["rows"], arrays["truth"], arrays["predicted"], arrays["classes"],
+                            arrays.get("proba"), None if trial is None else str(trial))
+
+
+def read(store: str | Path, key: str) -> TrialPredictions | None:
+    """One trial's predictions, or ``None`` when there is no file for it (not checked against its
+    trial: the readers of a store use :class:`KeptPredictions`)."""
+    path = folder_for(store) / f"{key}.npz"
+    if not path.exists():
         return None
-    except (OSError, ValueError, KeyError) as exc:
-        raise TreebenchError(f"unreadable predictions file {path}: {exc}") from None
+    try:
+        return _load(path)
+    except BadPredictions as exc:
+        raise TreebenchError(f"unreadable predictions file {exc}") from None
 
 
 def keys(store: str | Path) -> Iterator[str]:
@@ -111,94 +192,293 @@ def keys(store: str | Path) -> Iterator[str]:
                 yield path.stem
 
 
-def with_metric(frame: Any, store: str | Path, metric: str) -> Any:
+# --------------------------------------------------------------------------- verification
+#: The store's columns a file is checked against (:meth:`ResultsStore.trial_facts`), in :class:`TrialFacts` order.
+FACT_COLUMNS = ("trial_key", "dataset", "algorithm", "repeat", "fold", "status", "n_test", "predictions_sha256")
+
+
+@dataclass(frozen=True)
+class TrialFacts:
+    """What the store says of one trial, which its kept predictions must agree with."""
+
+    key: str
+    dataset: str
+    algorithm: str
+    repeat: int
+    fold: int
+    status: str
+    n_test: float | None
+    checksum: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.dataset} / {self.algorithm} repeat {self.repeat} fold {self.fold} (trial {self.key[:12]})"
+
+
+def _is_int(array: np.ndarray) -> bool:
+    return array.dtype.kind in "iu"
+
+
+def _structure_problem(kept: TrialPredictions) -> str | None:
+    """Wrong dtypes or shapes of the arrays, whatever the trial."""
+    for name in ("rows", "truth", "predicted"):
+        array = getattr(kept, name)
+        if not _is_int(array) or array.ndim != 1:
+            return f"has {name!r} of dtype {array.dtype} and shape {array.shape}; expected a 1-D integer array"
+    if kept.classes.dtype.kind != "U" or kept.classes.ndim != 1 or len(kept.classes) == 0:
+        return f"has 'classes' of dtype {kept.classes.dtype} and shape {kept.classes.shape}; expected 1-D text labels"
+    if len(np.unique(kept.classes)) != len(kept.classes):
+        return "has repeated labels in 'classes'"
+    if not len(kept.rows) == len(kept.truth) == len(kept.predicted):
+        return (f"has {len(kept.rows)} rows, {len(kept.truth)} truths and {len(kept.predicted)} predictions; "
+                "expected one of each per test row")
+    return None
+
+
+def _codes_problem(kept: TrialPredictions) -> str | None:
+    """Labels outside the classes, and impossible test rows."""
+    n_classes = len(kept.classes)
+    for name in ("truth", "predicted"):
+        codes = getattr(kept, name)
+        if len(codes) and (codes.min() < 0 or codes.max() >= n_classes):
+            return f"has codes in {name!r} outside its {n_classes} classes"
+    if len(kept.rows) and kept.rows.min() < 0:
+        return "has negative test row positions"
+    return None
+
+
+def _proba_problem(kept: TrialPredictions) -> str | None:
+    """Probabilities of the wrong shape, not finite, outside [0, 1], or rows not summing to 1."""
+    proba = kept.proba
+    if proba is None:
+        return None
+    expected = (len(kept.truth), len(kept.classes))
+    if proba.dtype.kind != "f" or proba.shape != expected:
+        return f"has 'proba' of dtype {proba.dtype} and shape {proba.shape}; expected floats of shape {expected}"
+    if not np.isfinite(proba).all():
+        return "has NaN or infinite class probabilities"
+    if len(proba) and (proba.min() < 0 or proba.max() > 1):
+        return "has class probabilities outside [0, 1]"
+    sums = proba.sum(axis=1, dtype=np.float64)
+    off = np.abs(sums - 1.0)
+    if len(off) and off.max() > PROBA_TOLERANCE:
+        worst = int(off.argmax())
+        return f"has class probabilities that do not sum to 1 (test row {worst} sums to {sums[worst]:.4g})"
+    return None
+
+
+def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
+    """What shows that ``kept`` is not (or no longer) ``facts``' trial's predictions, or ``None``.
+
+    Whole-array checks, one pass per array: dtypes and shapes, the row count against the trial's
+    ``n_test``, codes within the classes, probabilities, the trial key the file names, and the
+    checksum recorded with the trial (a store written before checksums has none, nor its files a
+    key: the content checks alone apply).
+    """
+    if kept.trial is not None and kept.trial != facts.key:
+        return f"holds the predictions of trial {kept.trial[:12]} (another trial's file)"
+    problem = _structure_problem(kept)
+    if problem is None and facts.n_test is not None and not np.isnan(facts.n_test) and len(kept.rows) != facts.n_test:
+        problem = f"has {len(kept.rows)} test rows; the trial tested {int(facts.n_test)}"
+    problem = problem or _codes_problem(kept) or _proba_problem(kept)
+    if problem is None and facts.checksum is not None and (found := checksum(kept, facts.key)) != facts.checksum:
+        problem = (f"has checksum {found[:12]}, not the {facts.checksum[:12]} recorded with the trial "
+                   "(another trial's file, or changed since)")
+    return problem
+
+
+class KeptPredictions:
+    """The kept predictions of a store's trials, each file checked against its trial when read.
+
+    Parameters
+    ----------
+    store:
+        The results store the files are kept beside.
+    skip_bad:
+        Leave out a trial whose file is missing or fails :func:`problem_of` (counted in
+        :meth:`report_lines`) instead of raising.
+    """
+
+    def __init__(self, store: str | Path, *, skip_bad: bool = False) -> None:
+        from treebench.experiment.store import ResultsStore
+
+        self.store = Path(store)
+        self.skip_bad = skip_bad
+        with ResultsStore(store) as opened:
+            self.facts = {str(row[0]): TrialFacts(*row) for row in opened.trial_facts(FACT_COLUMNS)}
+        # a store written before checksums: a finished trial has a file when the store kept any
+        self._kept_any = next(keys(store), None) is not None
+        self.skipped: list[tuple[TrialFacts, str]] = []
+        self.content_only = 0
+
+    def expects(self, facts: TrialFacts) -> bool:
+        """Whether the trial must have a file: its row records a checksum, or (an older row) it
+        finished in a store that kept predictions."""
+        return facts.checksum is not None or (facts.status == "ok" and self._kept_any)
+
+    def was_skipped(self, key: str) -> bool:
+        return any(facts.key == key for facts, _ in self.skipped)
+
+    def get(self, key: str) -> TrialPredictions | None:
+        """The trial's verified predictions; ``None`` when it kept none (or, ``skip_bad``, a bad file).
+
+        Raises
+        ------
+        BadPredictions
+            The file is missing, unreadable or not this trial's (one line naming the trial).
+        """
+        facts = self.facts.get(key)
+        path = folder_for(self.store) / f"{key}.npz"
+        if facts is None:  # a key the store does not hold: nothing to check a file against
+            raise BadPredictions(f"trial {key[:12]} is not in results store {str(self.store)!r}")
+        if facts.status != "ok":  # a failed trial predicted nothing (a file left by an earlier try is stale)
+            return None
+        if not path.exists() and not path.is_symlink():
+            return self._bad(facts, f"{path} is missing") if self.expects(facts) else None
+        try:
+            kept = _load(path)
+        except BadPredictions as exc:
+            return self._bad(facts, str(exc))
+        problem = problem_of(kept, facts)
+        if problem is not None:
+            return self._bad(facts, f"{path} {problem}")
+        self.content_only += facts.checksum is None
+        return kept
+
+    def _bad(self, facts: TrialFacts, problem: str) -> None:
+        if self.skip_bad:
+            self.skipped.append((facts, problem))
+            return None
+        raise BadPredictions(f"kept predictions of {facts.label} failed verification: {problem}; "
+                             "--skip-bad-predictions leaves such trials out")
+
+    def report_lines(self) -> list[str]:
+        """What the reader should say once: the trials skipped, the files checked by content only."""
+        lines = []
+        if self.skipped:
+            n = len(self.skipped)
+            named = "; ".join(f"{facts.label}: {problem}" for facts, problem in self.skipped)
+            lines.append(f"skipped {n} trial{'s' * (n != 1)} whose kept predictions failed verification: {named}")
+        if self.content_only:
+            n = self.content_only
+            lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked by content only: "
+                         "their trials were stored before predictions checksums were recorded")
+        return lines
+
+
+def with_metric(frame: Any, store: str | Path, metric: str, kept: KeptPredictions | None = None) -> Any:
     """``frame`` with the prediction metric ``metric`` computed from the store's kept predictions
     where the trials did not store it (a config that kept predictions but did not list it).
+    Each file is verified against its trial first (``kept``; a trial it skips leaves the frame).
 
     Raises
     ------
     TreebenchError
         When the store kept no predictions for the trials that lack the metric.
+    BadPredictions
+        A file that fails verification (unless ``kept`` skips it).
     """
     import pandas as pd
 
     from treebench.stats.metrics import Metric
     from treebench.stats.prediction_metrics import get_prediction_metric, score_predictions
 
+    kept = kept or KeptPredictions(store)
     scorer = get_prediction_metric(metric)
     frame = frame.copy()
     if metric not in frame.columns:
         frame[metric] = float("nan")
     missing = frame.index[(frame["status"] == "ok") & pd.to_numeric(frame[metric], errors="coerce").isna()]
-    found = 0
+    found, dropped = 0, []
     for at in missing:
-        kept = read(store, str(frame.at[at, "trial_key"]))
-        if kept is None:
+        key = str(frame.at[at, "trial_key"])
+        trial = kept.get(key)
+        if trial is None:
+            if kept.was_skipped(key):
+                dropped.append(at)
             continue
-        if scorer.needs_proba and kept.proba is None:
+        if scorer.needs_proba and trial.proba is None:
             raise TreebenchError(f"{metric} needs class probabilities; the predictions kept for "
                                  f"{frame.at[at, 'algorithm']!r} have none")
-        proba = None if kept.proba is None else kept.proba.astype(np.float64)
-        frame.at[at, metric] = score_predictions([metric], kept.y_true, kept.y_pred, proba, kept.classes)[metric]
+        proba = None if trial.proba is None else trial.proba.astype(np.float64)
+        frame.at[at, metric] = score_predictions([metric], trial.y_true, trial.y_pred, proba, trial.classes)[metric]
         found += 1
     if len(missing) and not found:
+        if dropped:
+            raise TreebenchError(f"no {metric} to compare: every trial's kept predictions failed verification "
+                                 f"({len(dropped)} skipped)")
         raise TreebenchError(f"the store holds no {metric} and kept no predictions to compute it from "
                              f"(add {metric} to the config's metrics, or predictions: true, and rerun with --force)")
+    frame = frame.drop(index=dropped)
     declared: dict[str, Metric] = dict(frame.attrs.get("metrics", {}))
     declared[metric] = scorer.metric
     frame.attrs["metrics"] = declared
     return frame
 
 
-def paired_cases(store: str | Path, frame: Any, dataset: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The truth and the two algorithms' predictions on the same test cases of ``dataset``'s one split.
+def paired_cases(store: str | Path, frame: Any, dataset: str, a: str, b: str,
+                 kept: KeptPredictions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The truth and the two algorithms' predictions on the same test cases of ``dataset``'s one split;
+    ``None`` when ``kept`` skipped one of the two files (it failed verification).
 
     Raises
     ------
     TreebenchError
         For more than one split (McNemar's test is for a single split), or missing predictions.
+    BadPredictions
+        A file that fails verification (unless ``kept`` skips it).
     """
+    kept = kept or KeptPredictions(store)
     rows = frame[(frame["dataset"] == dataset) & (frame["status"] == "ok")]
     splits = rows[["repeat", "fold"]].drop_duplicates()
     if len(splits) != 1:
         raise TreebenchError(f"McNemar's test compares two algorithms on one split; {dataset!r} has {len(splits)} "
                              "(use --test corrected-ttest for repeated splits)")
-    kept = []
+    found = []
     for name in (a, b):
         key = rows.loc[rows["algorithm"] == name, "trial_key"]
-        got = read(store, str(key.iloc[0])) if len(key) else None
+        got = kept.get(str(key.iloc[0])) if len(key) else None
+        if got is None and len(key) and kept.was_skipped(str(key.iloc[0])):
+            return None
         if got is None:
             raise TreebenchError(f"no kept predictions of {name!r} on {dataset!r}: McNemar's test needs them "
                                  "(predictions: true in the config, then rerun)")
         order = np.argsort(got.rows, kind="stable")
-        kept.append((got.rows[order], got.y_true[order], got.y_pred[order]))
-    if not np.array_equal(kept[0][0], kept[1][0]):
+        found.append((got.rows[order], got.y_true[order], got.y_pred[order]))
+    if not np.array_equal(found[0][0], found[1][0]):
         raise TreebenchError(f"{a!r} and {b!r} were tested on different rows of {dataset!r}")
-    return kept[0][1], kept[0][2], kept[1][2]
+    return found[0][1], found[0][2], found[1][2]
 
 
-def as_frame(store: str | Path, trials: Any) -> Any:
-    """Every kept prediction of the store's trials as one tidy frame (a row per trial and test case).
+def as_frame(store: str | Path, trials: Any, kept: KeptPredictions | None = None) -> Any:
+    """Every kept prediction of the store's trials as one tidy frame (a row per trial and test case),
+    each file verified against its trial first.
 
     Raises
     ------
     TreebenchError
         When the store kept no predictions.
+    BadPredictions
+        A file that fails verification (unless ``kept`` skips it).
     """
     import pandas as pd
 
+    kept = kept or KeptPredictions(store)
     parts = []
     for row in trials.itertuples(index=False):
-        kept = read(store, str(row.trial_key))
-        if kept is None:
+        trial = kept.get(str(row.trial_key))
+        if trial is None:
             continue
         part = pd.DataFrame({"trial_key": row.trial_key, "dataset": row.dataset, "algorithm": row.algorithm,
-                             "repeat": row.repeat, "fold": row.fold, "row": kept.rows,
-                             "truth": kept.y_true, "predicted": kept.y_pred})
-        if kept.proba is not None:
-            for j, name in enumerate(kept.classes):
-                part[f"proba_{name}"] = kept.proba[:, j]
+                             "repeat": row.repeat, "fold": row.fold, "row": trial.rows,
+                             "truth": trial.y_true, "predicted": trial.y_pred})
+        if trial.proba is not None:
+            for j, name in enumerate(trial.classes):
+                part[f"proba_{name}"] = trial.proba[:, j]
         parts.append(part)
     if not parts:
+        if kept.skipped:
+            raise TreebenchError(f"every kept predictions file of {store} failed verification "
+                                 f"({len(kept.skipped)} skipped)")
         raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them)")
     return pd.concat(parts, ignore_index=True)

@@ -397,6 +397,8 @@ def _row(trial: Trial, result: Result) -> dict:
         "n_train": result.n_train,
         "n_test": result.n_test,
         "dataset_checksum": trial.checksum,
+        # the readers of the kept file check it against this (a file swapped in from another trial)
+        "predictions_sha256": None if result.predictions is None else predictions.checksum(result.predictions, trial.key),
     }
 
 

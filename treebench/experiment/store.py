@@ -70,6 +70,10 @@ COLUMNS = (
 #: Also stored: the tuned values alone, tuning time, part sizes, the data checksum,
 #: and the learner's extra measures as JSON (expanded into columns by ``to_frame``).
 EXTRA_COLUMNS = ("chosen", "tune_seconds", "n_train", "n_test", "dataset_checksum", "measures")
+#: Stored, but in no frame or export: the checksum of the trial's kept predictions file, which
+#: its readers check the file against (NULL when none were kept, or in a store written before
+#: it was recorded: :mod:`treebench.experiment.predictions`).
+INTERNAL_COLUMNS = ("predictions_sha256",)
 #: Columns that legitimately differ between two runs of the same trials.
 TIMING_COLUMNS = ("fit_seconds", "predict_seconds", "tune_seconds", "finished_at")
 
@@ -110,7 +114,8 @@ CREATE TABLE IF NOT EXISTS trials (
     n_train INTEGER,
     n_test INTEGER,
     dataset_checksum TEXT,
-    measures TEXT
+    measures TEXT,
+    predictions_sha256 TEXT
 );
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -123,11 +128,12 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 _ALL = (*COLUMNS, *EXTRA_COLUMNS)
-_INSERT = f"INSERT INTO trials ({', '.join(_ALL)}) VALUES ({', '.join(':' + c for c in _ALL)})"
+_STORED = (*_ALL, *INTERNAL_COLUMNS)
+_INSERT = f"INSERT INTO trials ({', '.join(_STORED)}) VALUES ({', '.join(':' + c for c in _STORED)})"
 _UPDATE_FAILED = (
     _INSERT
     + " ON CONFLICT(trial_key) DO UPDATE SET "
-    + ", ".join(f"{c} = excluded.{c}" for c in _ALL if c != "trial_key")
+    + ", ".join(f"{c} = excluded.{c}" for c in _STORED if c != "trial_key")
     + " WHERE trials.status <> 'ok'"
 )
 _REPLACE = _INSERT.replace("INSERT INTO", "INSERT OR REPLACE INTO", 1)
@@ -141,6 +147,7 @@ _LATER_COLUMNS = {
     "n_test": "INTEGER",
     "dataset_checksum": "TEXT",
     "measures": "TEXT",
+    "predictions_sha256": "TEXT",
 }
 _SQLITE_HEADER = b"SQLite format 3\x00"
 #: Meta keys of a store's identity (JSON of the fields) and dataset pins (JSON label -> checksum).
@@ -567,7 +574,7 @@ class ResultsStore:
         problem = row_problem(row)
         if problem is not None:
             raise TreebenchError(f"trial {str(row.get('trial_key'))[:12]} not stored: {problem}")
-        values = {c: row.get(c) for c in _ALL}
+        values = {c: row.get(c) for c in _STORED}
         values["finished_at"] = values["finished_at"] or now()
         with self.conn:
             self.conn.execute(_REPLACE if force else _UPDATE_FAILED, values)
@@ -607,6 +614,12 @@ class ResultsStore:
             frame.insert(position + offset, name, values)
         frame.attrs["metrics"] = self._definitions(measures)
         return frame
+
+    def trial_facts(self, columns: Iterable[str]) -> list[tuple]:
+        """``columns`` of every trial, one tuple per trial; a column an older store lacks reads as None."""
+        present = _trial_columns(self.conn)
+        selected = ", ".join(c if c in present else f"NULL AS {c}" for c in columns)
+        return self.conn.execute(f"SELECT {selected} FROM trials").fetchall()
 
     def _definitions(self, names: Iterable[str]) -> dict[str, Metric]:
         """Definitions of the measures ``names``: the store's, else what the learners declare."""

@@ -74,9 +74,12 @@ def write_output(text: str, out: Path | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
 @click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
+              help="Leave out (and count) the trials whose kept predictions are missing or fail verification "
+                   "against their trial, instead of stopping with an error.")
 def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio, underline_against,
             datasets, algorithms, fmt, standalone, out, correction=None, rope=1.0, samples=50_000, seed=0,
-            plot_path=None) -> None:
+            plot_path=None, skip_bad=False) -> None:
     """Tabulate a results store: mean ± std per dataset and algorithm, with significance tests.
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
@@ -91,16 +94,20 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     frame = load_frame(source)
     store = store_of(source)
+    kept = None  # the kept predictions, each file verified against its trial when read
     if metric in PREDICTION_METRICS and store is not None and (
             metric not in frame.columns or frame[metric].isna().any()):
-        from treebench.experiment.predictions import with_metric
+        from treebench.experiment.predictions import KeptPredictions, with_metric
 
-        frame = with_metric(frame, store, metric)  # computed again from the kept predictions
+        kept = KeptPredictions(store, skip_bad=skip_bad)
+        frame = with_metric(frame, store, metric, kept)  # computed again from the kept predictions
     if test == "mcnemar":
+        from treebench.experiment.predictions import KeptPredictions
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
         if store is None:
             raise TreebenchError("--test mcnemar reads the predictions kept beside a store; give the store or config")
+        kept = kept or KeptPredictions(store, skip_bad=skip_bad)
         finished = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
         if finished.empty:
             raise TreebenchError(f"no finished trial in {store}: nothing to compare "
@@ -110,8 +117,9 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         names = list(chosen_names(_names(algorithms), known, "algorithm")) if algorithms else \
             [n for n in source_algorithm_order(source) if n in known] or list(known)
         chosen = chosen_names(_names(datasets), tuple(dict.fromkeys(finished["dataset"].astype(str))), "dataset")
-        rows = mcnemar_rows(frame, store, baseline, names, correction or "auto", datasets=list(chosen))
+        rows = mcnemar_rows(frame, store, baseline, names, correction or "auto", kept, datasets=list(chosen))
         write_output(render_mcnemar(rows, fmt, alpha), out)
+        _echo_lines(kept.report_lines())
         return
     table = build_table(
         frame, metric=metric, test=test, baseline=baseline, alpha=alpha, paired_test=paired_test,
@@ -121,6 +129,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         rope=rope, bayes_samples=samples, seed=seed,
     )
     write_output(render(table, fmt, standalone=standalone), out)
+    if kept is not None:
+        _echo_lines(kept.report_lines())
     _echo_anomalies(frame, source)
     if plot_path is not None:
         from treebench.stats.bayes import plot_simplex
@@ -129,6 +139,12 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
             raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
         for p in plot_simplex(table.analysis.bayes, plot_path):
             click.echo(f"wrote {p}", err=True)
+
+
+def _echo_lines(lines: list[str]) -> None:
+    """Lines for the user on stderr (the table stays clean on stdout)."""
+    for line in lines:
+        click.echo(line, err=True)
 
 
 def _experiment_name(frame, source: str) -> str:

@@ -14,15 +14,17 @@ from pathlib import Path
 import pandas as pd
 
 from treebench.errors import TreebenchError
-from treebench.experiment.predictions import paired_cases
+from treebench.experiment.predictions import KeptPredictions, paired_cases
 from treebench.stats.mcnemar import mcnemar
 from treebench.stats.multiple import adjust
 
 
 def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorithms: list[str],
-                 correction: str = "holm", datasets: list[str] | None = None) -> list[dict]:
+                 correction: str = "holm", kept: KeptPredictions | None = None,
+                 datasets: list[str] | None = None) -> list[dict]:
     """One row per dataset (``datasets``, in that order; default every one) and algorithm other
-    than the baseline."""
+    than the baseline (none for a pair whose kept predictions ``kept`` skipped: they failed
+    verification)."""
     algorithms = algorithms or list(dict.fromkeys(frame["algorithm"].astype(str)))
     baseline = baseline or algorithms[0]
     if baseline not in algorithms:
@@ -30,21 +32,30 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
     others = [a for a in algorithms if a != baseline]
     if not others:
         raise TreebenchError("McNemar's test needs two algorithms or more")
+    kept = kept or KeptPredictions(store)
     rows = []
     for dataset in datasets or dict.fromkeys(frame["dataset"].astype(str)):
         family = []
         for other in others:
-            truth, base, pred = paired_cases(store, frame, dataset, baseline, other)
+            cases = paired_cases(store, frame, dataset, baseline, other, kept)
+            if cases is None:
+                continue
+            truth, base, pred = cases
             result = mcnemar(truth, pred, base)
             family.append({"dataset": dataset, "algorithm": other, "baseline": baseline,
                            "cases": result.n_cases, "only_algorithm_right": result.a_only,
                            "only_baseline_right": result.b_only, "p": result.p_value})
+        if not family:
+            continue
         method = "holm" if correction in ("auto", "shaffer", "bergmann-hommel") else correction
         adjusted = adjust([r["p"] for r in family], method) if method != "none" else [r["p"] for r in family]
         for row, p in zip(family, adjusted):
             row["p_adjusted"] = float(p)
             row["correction"] = method
         rows += family
+    if not rows:
+        raise TreebenchError(f"no pair of algorithms left for McNemar's test: {len(kept.skipped)} trials' kept "
+                             "predictions failed verification")
     return rows
 
 

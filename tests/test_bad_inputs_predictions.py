@@ -1,0 +1,414 @@
+"""Bad kept predictions, one line each (issue 43, item 3; the harness is ``tests/badinput.py``).
+
+A run with ``predictions: true`` keeps each trial's test predictions in ``STORE.predictions/KEY.npz``.
+Every reader of those files (``results export --predictions``, ``compare --metric`` on a metric the
+store did not keep, ``compare --test mcnemar``) checks each file against its trial before using it:
+a missing, empty, truncated, damaged or swapped file names its trial in one ``error:`` line (exit 2),
+or, with ``--skip-bad-predictions``, the trial is left out and counted.
+
+Two stores are built once per module (2-fold CV and a holdout split, iris and wine, two algorithms)
+and copied into each case's folder, where one file is then damaged; every case checks that the
+store, its predictions folder and every other file of the case folder are unchanged by the command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from badinput import CliCase, run_cli_case, write_files
+
+from treebench.cli import main
+from treebench.experiment import predictions as P
+
+#: Filled by the module fixture: store name -> built store, and (store, dataset, algorithm, fold) -> trial key.
+BUILT: dict[str, Path] = {}
+KEYS: dict[tuple[str, str, str, int], str] = {}
+
+CONFIG = """\
+experiment: kept-{name}
+seed: 3
+datasets: [iris, wine]
+protocol: {protocol}
+predictions: true
+algorithms:
+  - {{name: entropy, criterion: entropy, params: {{max_depth: 3}}}}
+  - {{name: gini, criterion: gini, params: {{max_depth: 3}}}}
+store: {store}
+"""
+PROTOCOLS = {"cv": "{type: cv, folds: 2, repeats: 1}", "holdout": "{type: holdout, test_size: 0.5, repeats: 1}"}
+#: Test rows per trial: 2-fold CV of iris (150) and wine (178) rows.
+N_TEST = {"iris": 75, "wine": 89}
+
+
+def invoke(args: list[str]) -> int:
+    """``treebench ARGS`` in this process; its exit code (``main`` returns when all went well)."""
+    try:
+        main(args)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("kept")
+    for name, protocol in PROTOCOLS.items():
+        store = folder / f"{name}.sqlite"
+        config = folder / f"{name}.yaml"
+        config.write_text(CONFIG.format(name=name, protocol=protocol, store=store), encoding="utf-8")
+        assert invoke(["run", str(config), "--jobs", "1", "--quiet"]) == 0
+        BUILT[name] = store
+        with sqlite3.connect(store) as conn:
+            for key, dataset, algorithm, fold in conn.execute("SELECT trial_key, dataset, algorithm, fold FROM trials"):
+                KEYS[(name, dataset, algorithm, fold)] = key
+    assert len(KEYS) == 8 + 4
+    return BUILT
+
+
+# --------------------------------------------------------------------------- files
+def npz(folder: Path, store: str, dataset: str = "iris", algorithm: str = "entropy", fold: int = 1) -> Path:
+    """The predictions file of one trial in the case folder's copy of ``store``."""
+    return folder / f"{store}.sqlite.predictions" / f"{KEYS[(store, dataset, algorithm, fold)]}.npz"
+
+
+def arrays_of(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as data:
+        return {name: data[name] for name in data.files}
+
+
+def damaged(store: str, damage: Callable[[Path], None] | None = None, dataset: str = "iris",
+            algorithm: str = "entropy", fold: int = 1) -> Callable[[Path], None]:
+    """Copy the built ``store`` and its predictions folder into the case folder, then damage one trial's file."""
+
+    def write(folder: Path) -> None:
+        shutil.copyfile(BUILT[store], folder / f"{store}.sqlite")
+        shutil.copytree(P.folder_for(BUILT[store]), P.folder_for(folder / f"{store}.sqlite"))
+        if damage is not None:
+            damage(npz(folder, store, dataset, algorithm, fold))
+
+    return write
+
+
+def truncated(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def random_bytes(path: Path) -> None:
+    path.write_bytes(np.random.default_rng(0).bytes(3000))
+
+
+def wrong_names(path: Path) -> None:
+    found = arrays_of(path)
+    np.savez_compressed(path, labels=found["truth"], guesses=found["predicted"])
+
+
+def rewritten(change: Callable[[dict[str, np.ndarray]], None]) -> Callable[[Path], None]:
+    """Rewrite a file with one of its arrays changed (still a well-formed .npz)."""
+
+    def write(path: Path) -> None:
+        found = arrays_of(path)
+        change(found)
+        np.savez_compressed(path, **found)
+
+    write.__name__ = change.__name__
+    return write
+
+
+def fewer_rows(found: dict[str, np.ndarray]) -> None:
+    for name in ("rows", "truth", "predicted", "proba"):
+        found[name] = found[name][:-5]
+
+
+def halved_proba(found: dict[str, np.ndarray]) -> None:
+    found["proba"] = found["proba"] * np.float32(0.5)
+
+
+def nan_proba(found: dict[str, np.ndarray]) -> None:
+    found["proba"][3, 0] = np.nan
+
+
+def code_outside(found: dict[str, np.ndarray]) -> None:
+    found["predicted"][0] = len(found["classes"]) + 4
+
+
+def changed_prediction(found: dict[str, np.ndarray]) -> None:
+    """Another valid class for one test row: the file is well formed, only its checksum tells."""
+    found["predicted"][0] = (found["predicted"][0] + 1) % len(found["classes"])
+
+
+def float_truth(found: dict[str, np.ndarray]) -> None:
+    found["truth"] = found["truth"].astype(np.float64)
+
+
+def folder_instead(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def missing(path: Path) -> None:
+    path.unlink()
+
+
+def single_array(path: Path) -> None:
+    truth = arrays_of(path)["truth"]
+    with path.open("wb") as handle:  # an .npy written under the .npz name
+        np.save(handle, truth)
+
+
+def swapped(dataset: str, algorithm: str, fold: int, store: str = "cv", key: bool = True) -> Callable[[Path], None]:
+    """Overwrite the file with another trial's (of the same store); ``key=False``: as a file written
+    before files named their trial."""
+
+    def write(path: Path) -> None:
+        source = npz(path.parents[1], store, dataset, algorithm, fold)
+        if key:
+            shutil.copyfile(source, path)
+            return
+        found = arrays_of(source)
+        del found["trial"]
+        np.savez_compressed(path, **found)
+
+    write.__name__ = f"swapped-{dataset}-{algorithm}"
+    return write
+
+
+def legacy(path: Path) -> None:
+    """A store written before predictions checksums were recorded: the column is gone."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE trials DROP COLUMN predictions_sha256")
+    conn.close()
+
+
+def legacy_and(damage: Callable[[Path], None], store: str = "cv", **trial) -> Callable[[Path], None]:
+    """An older store (no checksums) with one file damaged."""
+
+    def write(folder: Path) -> None:
+        damaged(store, damage, **trial)(folder)
+        legacy(folder / f"{store}.sqlite")
+
+    return write
+
+
+# --------------------------------------------------------------------------- cases
+EXPORT = ("results", "export", "cv.sqlite", "--predictions", "--out", "out.csv")
+F1 = ("compare", "cv.sqlite", "--metric", "f1_macro")
+MCNEMAR = ("compare", "holdout.sqlite", "--test", "mcnemar", "--format", "csv")
+SKIP = ("--skip-bad-predictions",)
+#: The one line naming the trial (iris / entropy, fold 1 unless said) and what is wrong with its file.
+TRIAL = r"^error: kept predictions of iris / entropy repeat 0 fold {fold} \(trial [0-9a-f]{{12}}\) failed verification: "
+END = r".*; --skip-bad-predictions leaves such trials out$"
+
+#: Damage -> what the line says of the file (iris / entropy, fold 1 of the CV store).
+KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "truncated": (truncated, r"\.npz is not a readable \.npz file \("),
+    "zero-bytes": (empty, r"\.npz is empty \(0 bytes\)"),
+    "random-bytes": (random_bytes, r"\.npz is not a readable \.npz file \("),
+    "wrong-array-names": (wrong_names, r"\.npz holds the arrays guesses, labels; expected rows, truth, predicted"),
+    "wrong-row-count": (rewritten(fewer_rows), r"\.npz has 70 test rows; the trial tested 75"),
+    "other-dataset": (swapped("wine", "entropy", 1), r"\.npz holds the predictions of trial [0-9a-f]{12} "
+                                                    r"\(another trial's file\)"),
+    "other-dataset-older-file": (swapped("wine", "entropy", 1, key=False), r"\.npz has 89 test rows; the trial "
+                                                                          r"tested 75"),
+    "other-algorithm": (swapped("iris", "gini", 1), r"\.npz holds the predictions of trial [0-9a-f]{12} "
+                                                   r"\(another trial's file\)"),
+    "changed-prediction": (rewritten(changed_prediction), r"\.npz has checksum [0-9a-f]{12}, not the [0-9a-f]{12} "
+                                                         r"recorded with the trial"),
+    "proba-not-summing-to-1": (rewritten(halved_proba), r"class probabilities that do not sum to 1 \(test row \d+ "
+                                                       r"sums to 0\.5\)"),
+    "proba-nan": (rewritten(nan_proba), r"\.npz has NaN or infinite class probabilities"),
+    "code-outside-classes": (rewritten(code_outside), r"\.npz has codes in 'predicted' outside its 3 classes"),
+    "float-truth": (rewritten(float_truth), r"\.npz has 'truth' of dtype float64 .*expected a 1-D integer array"),
+    "folder-instead-of-file": (folder_instead, r"\.npz is a folder, not a predictions file"),
+    "missing-file": (missing, r"\.npz is missing"),
+    "single-npy-array": (single_array, r"\.npz is a single array, not an \.npz file"),
+}
+
+
+def line(what: str, fold: int = 1) -> str:
+    return TRIAL.format(fold=fold) + r".*" + what + END
+
+
+def cv_case(case_id: str, args: tuple[str, ...], kind: str, **extra) -> CliCase:
+    damage, what = KINDS[kind]
+    return CliCase(case_id, args, line(what), files={"cv.sqlite": damaged("cv", damage, dataset="iris",
+                                                                          algorithm="entropy", fold=1)}, **extra)
+
+
+CASES = [
+    *[cv_case(f"export-{kind}", EXPORT, kind) for kind in KINDS],
+    *[cv_case(f"f1-{kind}", F1, kind) for kind in KINDS],
+    # McNemar's test reads two files of one split: either may be the bad one
+    CliCase("mcnemar-truncated-baseline", MCNEMAR, line(r"\.npz is not a readable \.npz file", fold=0),
+            files={"holdout.sqlite": damaged("holdout", truncated, dataset="iris", algorithm="entropy", fold=0)}),
+    CliCase("mcnemar-zero-bytes-other", MCNEMAR,
+            r"^error: kept predictions of iris / gini repeat 0 fold 0 .*is empty \(0 bytes\)" + END,
+            files={"holdout.sqlite": damaged("holdout", empty, dataset="iris", algorithm="gini", fold=0)}),
+    CliCase("mcnemar-other-algorithm", MCNEMAR, line(r"holds the predictions of trial [0-9a-f]{12}", fold=0),
+            files={"holdout.sqlite": damaged("holdout", swapped("iris", "gini", 0, "holdout"), dataset="iris",
+                                             algorithm="entropy", fold=0)}),
+    CliCase("mcnemar-changed-prediction", MCNEMAR, line(r"has checksum [0-9a-f]{12}, not the", fold=0),
+            files={"holdout.sqlite": damaged("holdout", rewritten(changed_prediction), dataset="iris",
+                                             algorithm="entropy", fold=0)}),
+    CliCase("mcnemar-missing-file", MCNEMAR, line(r"\.npz is missing", fold=0),
+            files={"holdout.sqlite": damaged("holdout", missing, dataset="iris", algorithm="entropy", fold=0)}),
+    # an older store (no checksum column): its files are checked by content only, which still sees these
+    CliCase("legacy-export-wrong-row-count", EXPORT, line(r"has 70 test rows; the trial tested 75"),
+            files={"cv.sqlite": legacy_and(rewritten(fewer_rows), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-f1-missing-file", F1, line(r"\.npz is missing"),
+            files={"cv.sqlite": legacy_and(missing, dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-export-zero-bytes", EXPORT, line(r"is empty \(0 bytes\)"),
+            files={"cv.sqlite": legacy_and(empty, dataset="iris", algorithm="entropy", fold=1)}),
+    # the option skips the bad trial and says so, counted, in one line (exit 0)
+    CliCase("export-skip-truncated", (*EXPORT, *SKIP),
+            r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
+            r"\(trial [0-9a-f]{12}\): .*is not a readable \.npz file", code=0,
+            files={"cv.sqlite": damaged("cv", truncated, dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("mcnemar-skip-missing", (*MCNEMAR, *SKIP),
+            r"^skipped 1 trial whose kept predictions failed verification: wine / gini .*is missing$", code=0,
+            files={"holdout.sqlite": damaged("holdout", missing, dataset="wine", algorithm="gini", fold=0)}),
+    CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
+            r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
+    CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),
+            r"^error: no pair of algorithms left for McNemar's test: 2 trials' kept predictions failed verification$",
+            files={"holdout.sqlite": lambda folder: (damaged("holdout", empty, dataset="iris", algorithm="gini",
+                                                             fold=0)(folder),
+                                                     empty(npz(folder, "holdout", "wine", "gini", 0)))}),
+]
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Every file and folder under ``folder`` (outputs aside) -> its bytes' digest, or "dir"."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.name.startswith("out."):
+            continue
+        found[str(path.relative_to(folder))] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def run_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
+    """The harness's checks, plus: nothing under the case folder changed (store, predictions, no -wal)."""
+    write_files(case.files, folder)
+    before = tree_digest(folder)
+    run_cli_case(replace(case, files={}, unchanged=tuple(case.files)), folder, capsys)
+    assert tree_digest(folder) == before, f"{case.id}: the store or its predictions changed"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_kept_predictions(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_case(case, tmp_path, capsys)
+
+
+# --------------------------------------------------------------------------- valid controls and counts
+def _run(folder: Path, args: tuple[str, ...], capsys: pytest.CaptureFixture) -> tuple[int, str, list[str]]:
+    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        code = invoke(list(args))
+    out = capsys.readouterr()
+    return code, out.out, [x for x in out.err.splitlines() if x.strip()]
+
+
+def test_a_valid_store_exports_every_kept_prediction_without_a_word(tmp_path, capsys):
+    damaged("cv")(tmp_path)
+    before = tree_digest(tmp_path)
+    code, _, err = _run(tmp_path, EXPORT, capsys)
+    assert code == 0 and err == []
+    table = pd.read_csv(tmp_path / "out.csv")
+    assert len(table) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"]) and table["trial_key"].nunique() == 8
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_valid_store_scores_f1_from_the_kept_predictions(tmp_path, capsys):
+    damaged("cv")(tmp_path)
+    code, out, err = _run(tmp_path, (*F1, "--format", "csv"), capsys)
+    assert code == 0 and not [x for x in err if x.startswith(("error", "skipped", "warning"))]
+    assert "iris" in out and "wine" in out and "f1" in out.lower()
+
+
+def test_skipping_leaves_the_trial_out_of_the_export(tmp_path, capsys):
+    damaged("cv", rewritten(halved_proba), dataset="wine", algorithm="gini", fold=0)(tmp_path)
+    code, _, err = _run(tmp_path, (*EXPORT, *SKIP), capsys)
+    assert code == 0 and len(err) == 1 and err[0].startswith("skipped 1 trial ")
+    table = pd.read_csv(tmp_path / "out.csv")
+    assert len(table) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"]) - N_TEST["wine"]
+    assert KEYS[("cv", "wine", "gini", 0)] not in set(table["trial_key"])
+
+
+def test_skipping_counts_every_bad_trial(tmp_path, capsys):
+    damaged("cv", empty, dataset="iris", algorithm="gini", fold=1)(tmp_path)
+    missing(npz(tmp_path, "cv", "wine", "entropy", 0))
+    code, _, err = _run(tmp_path, (*EXPORT, *SKIP), capsys)
+    assert code == 0 and len(err) == 1
+    assert err[0].startswith("skipped 2 trials whose kept predictions failed verification: ")
+    assert "iris / gini repeat 0 fold 1" in err[0] and "wine / entropy repeat 0 fold 0" in err[0]
+
+
+def test_an_older_store_is_checked_by_content_and_says_so_once(tmp_path, capsys):
+    legacy_and(None)(tmp_path)
+    code, _, err = _run(tmp_path, EXPORT, capsys)
+    assert code == 0 and len(err) == 1
+    assert err[0] == ("warning: 8 kept predictions files checked by content only: their trials were stored "
+                      "before predictions checksums were recorded")
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"])
+
+
+def test_the_recorded_checksum_is_the_files_content(tmp_path):
+    with sqlite3.connect(BUILT["cv"]) as conn:
+        recorded = dict(conn.execute("SELECT trial_key, predictions_sha256 FROM trials"))
+    for key, value in recorded.items():
+        assert value == P.checksum(P.read(BUILT["cv"], key), key)
+    # the content, not the zip's bytes: a file written again at another time keeps its checksum
+    kept = P.read(BUILT["cv"], key)
+    P.write(tmp_path / "again.sqlite", key, kept)
+    assert P.checksum(P.read(tmp_path / "again.sqlite", key), key) == recorded[key]
+    # and bound to its trial: the same predictions under another key do not pass
+    assert P.checksum(kept, "another") != recorded[key]
+
+
+def test_compare_skips_the_bad_trial_and_counts_it(tmp_path, capsys):
+    damaged("cv", swapped("iris", "gini", 1), dataset="iris", algorithm="entropy", fold=1)(tmp_path)
+    before = tree_digest(tmp_path)
+    code, out, err = _run(tmp_path, (*F1, *SKIP, "--format", "csv"), capsys)
+    assert code == 0 and "iris" in out
+    skipped = [x for x in err if x.startswith("skipped")]
+    assert len(skipped) == 1 and skipped[0].startswith("skipped 1 trial whose kept predictions failed verification: "
+                                                        "iris / entropy repeat 0 fold 1 ")
+    assert not [x for x in err if x.startswith("error")]
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_swapped_file_with_the_same_predictions_is_still_another_trials(tmp_path):
+    # iris, fold 1: entropy and gini trees of depth 3 predict alike; the key the file names tells them apart
+    damaged("cv", swapped("iris", "gini", 1), dataset="iris", algorithm="entropy", fold=1)(tmp_path)
+    kept = P.KeptPredictions(tmp_path / "cv.sqlite")
+    with pytest.raises(P.BadPredictions, match="another trial's file"):
+        kept.get(KEYS[("cv", "iris", "entropy", 1)])
+    assert kept.get(KEYS[("cv", "iris", "gini", 1)]) is not None
+
+
+def test_a_failed_trials_stale_file_is_not_exported(tmp_path, capsys):
+    # a trial rerun under --force that failed keeps no predictions; the file of its earlier try is stale
+    damaged("cv")(tmp_path)
+    with sqlite3.connect(tmp_path / "cv.sqlite") as conn:
+        conn.execute("UPDATE trials SET status = 'failed', predictions_sha256 = NULL WHERE trial_key = ?",
+                     (KEYS[("cv", "wine", "gini", 1)],))
+    conn.close()
+    code, _, err = _run(tmp_path, EXPORT, capsys)
+    assert code == 0 and err == []
+    table = pd.read_csv(tmp_path / "out.csv")
+    assert len(table) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"]) - N_TEST["wine"]
+    assert KEYS[("cv", "wine", "gini", 1)] not in set(table["trial_key"])
