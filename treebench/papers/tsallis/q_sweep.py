@@ -98,9 +98,10 @@ def load_or_sweep(out_dir: Path, config_path: str | Path, dataset: str, algorith
     started = time.perf_counter()
     frame = sweep(config_path, dataset, algorithm, qs)
     seconds = round(time.perf_counter() - started, 1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
-    meta_path.write_text(json.dumps({**wanted, "seconds": seconds}), encoding="utf-8")
+    from treebench.outpaths import write_text, write_with
+
+    write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+    write_text(meta_path, json.dumps({**wanted, "seconds": seconds}))
     return frame, seconds
 
 
