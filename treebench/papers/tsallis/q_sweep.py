@@ -120,7 +120,9 @@ def q_sweep_section(out_dir: Path, *, config: str = "configs/tsallis.yaml", data
 
     qs = q_grid(low, high, step)
     frame, seconds = load_or_sweep(Path(out_dir), config, dataset, algorithm, qs)
-    figure = plot_param(frame, Path(out_dir) / f"{dataset}_q_sweep", param="q", dataset=dataset)[0]
+    from treebench.outpaths import safe_name
+
+    figure = plot_param(frame, Path(out_dir) / f"{safe_name(dataset)}_q_sweep", param="q", dataset=dataset)[0]
     q_acc, q_nodes = best_q(frame)
     means = frame.groupby("q")[["accuracy", "n_nodes"]].mean()
     splits = frame.groupby(["repeat", "fold"]).ngroups
