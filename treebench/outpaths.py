@@ -134,6 +134,8 @@ def check_file(path: str | Path, what: str | None = None) -> Path:
     if path.exists() and not path.is_file():
         raise TreebenchError(f"{shown}: {_q(path)} is not a regular file; accepted: {FILE_ACCEPTED}")
     _refuse_blocker(path.parent, shown, FILE_ACCEPTED)
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise TreebenchError(f"{shown}: folder {_q(path.parent)} is not writable; accepted: {FILE_ACCEPTED}")
     return path
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from treebench.errors import TreebenchError
-from treebench.outpaths import check_file, with_extension
+from treebench.outpaths import check_file, with_extension, write_text
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
@@ -27,8 +27,6 @@ def _names(text: str | None) -> list[str]:
 
 def write_output(text: str, out: Path | None) -> None:
     """Print ``text``, or write it to ``out`` (creating its folder) and say so on stderr."""
-    from treebench.outpaths import write_text
-
     if out is None:
         click.echo(text, nl=False)
         return
@@ -209,7 +207,7 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     name = kind if kind != "param" else f"param-{param}"
     base = figure_base(out) if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
     for suffix in (".png", ".svg"):  # refuse a bad place before drawing anything
-        check_file(with_extension(base, suffix), f"--out {str(out or base)!r}")
+        check_file(with_extension(base, suffix), f"--out {str(out)!r}" if out else None)
     # the config's order, as in compare's tables (an explicit --algorithms keeps its own)
     frame = config_ordered(frame, source_algorithm_order(source))
     ds, algs = _names(datasets) or None, _names(algorithms) or None
@@ -257,14 +255,12 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
                              f"({', '.join(_MODEL_SUFFIXES)}); got {source}")
     base = figure_base(out) if out else base
     for suffix in (".png", ".svg", ".dot"):  # refuse a bad place before drawing anything
-        check_file(with_extension(base, suffix), f"--out {str(out or base)!r}")
+        check_file(with_extension(base, suffix), f"--out {str(out)!r}" if out else None)
     return _draw_model(model, base, title, max_depth)
 
 
 def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Path]:  # noqa: ANN001
     from sklearn.tree import DecisionTreeClassifier
-
-    from treebench.outpaths import write_text
 
     if isinstance(model, DecisionTreeClassifier):  # the sklearn-cart baselines: scikit-learn draws its own
         from sklearn import tree as sktree
