@@ -142,7 +142,7 @@ CASES = [
     CliCase("export: store missing", ("results", "export", "none.sqlite"), r"^error: no results store at 'none\.sqlite'$"),
     CliCase("export: store is a folder", ("results", "export", "results"), r"^error: 'results' is a folder; accepted: a results store file", files=WITH_STORE),
     CliCase("export: --out is a folder", ("results", "export", STORE, "--out", "results"), r"^error: --out 'results' is a folder; accepted: a file path, or - for stdout$", files=WITH_STORE),
-    CliCase("export: --out under a file", ("results", "export", STORE, "--out", "c.yaml/x.csv"), r"^error: cannot create the folder of --out 'c\.yaml/x\.csv': ", files={"c.yaml": GOOD_CONFIG, **WITH_STORE}),
+    CliCase("export: --out under a file", ("results", "export", STORE, "--out", "c.yaml/x.csv"), r"^error: --out 'c\.yaml/x\.csv': 'c\.yaml' is a file, not a folder; accepted: ", files={"c.yaml": GOOD_CONFIG, **WITH_STORE}),
     CliCase("export: parquet to stdout", ("results", "export", STORE, "--format", "parquet", "--out", "-"), r"--out - \(stdout\) works with --format csv only$", files=WITH_STORE),
     CliCase("show: store is a folder", ("results", "show", "results"), r"^error: 'results' is a folder", files={"results/keep.txt": ""}),
 ]

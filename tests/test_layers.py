@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "treebench"
 
 #: Lowest first.  A module may import modules of its own layer or lower ones.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "lazy", "console", "sampling", "yamlcheck", "text_table"),
+    ("errors", "lazy", "console", "sampling", "yamlcheck", "text_table", "outpaths"),
     ("kernels",),
     ("criteria",),
     ("trees",),

@@ -260,19 +260,12 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     if target is None:
         click.echo(frame.to_csv(index=False), nl=False)
         return
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TreebenchError(
-            f"cannot create the folder of --out {str(target)!r}: {exc.strerror or exc}"
-        ) from None
-    try:
-        if fmt == "csv":
-            frame.to_csv(target, index=False)
-        else:
-            frame.to_parquet(target, index=False)
-    except OSError as exc:
-        raise TreebenchError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
+    from treebench.outpaths import write_with
+
+    if fmt == "csv":
+        write_with(target, lambda tmp: frame.to_csv(tmp, index=False), f"--out {str(target)!r}")
+    else:
+        write_with(target, lambda tmp: frame.to_parquet(tmp, index=False), f"--out {str(target)!r}")
     click.echo(f"wrote {len(frame)} trials to {target}")
 
 

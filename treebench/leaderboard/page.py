@@ -247,27 +247,24 @@ def html_page(md: str, out: Path, version: str, built: str) -> str:
                            built=built, version=version)
 
 
-def _atomic(path: Path, text: str) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+#: Every file :func:`write_outputs` may write into ``--out`` (checked before a board runs).
+OUTPUT_FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "leaderboard.md",
+                "index.html", *(f"{name}.{ext}" for name in ("cd", "pareto", "wins") for ext in ("png", "svg")))
 
 
 def write_outputs(board: Board, plan: Plan, provenance: dict[str, Any], out: Path) -> list[Path]:
     """Write every output into ``out``; return the paths (figures as PNG, each also as SVG)."""
     from treebench.leaderboard.figures import pareto_plot, wins_plot
+    from treebench.outpaths import make_folder, write_text, write_with
     from treebench.report.cd_diagram import draw_cd
     from treebench.report.site import environment
 
-    out.mkdir(parents=True, exist_ok=True)
+    what = f"--out {str(out)!r}"
+    make_folder(out, what)
     written = []
     for name, frame in (("leaderboard.csv", board.table), ("pairwise.csv", board.pairwise),
                         ("not_applicable.csv", board.skipped), ("winners.csv", board.winners)):
-        path = out / name
-        frame.to_csv(path.with_name(name + ".tmp"), index=False)
-        path.with_name(name + ".tmp").replace(path)
-        written.append(path)
+        written.append(write_with(out / name, lambda tmp, f=frame: f.to_csv(tmp, index=False), what))
     if board.friedman is not None:
         draw_cd(board.friedman.ranks, board.friedman.cd, board.friedman.groups, out / "cd")
         written.append(out / "cd.png")
@@ -280,7 +277,7 @@ def write_outputs(board: Board, plan: Plan, provenance: dict[str, Any], out: Pat
         written.append(out / "wins.png")
     env = environment()
     md = markdown(board, plan, provenance, env)
-    written.append(_atomic(out / "leaderboard.md", md))
+    written.append(write_text(out / "leaderboard.md", md, what))
     built = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    written.append(_atomic(out / "index.html", html_page(md, out, env.get("treebench", "?"), built)))
+    written.append(write_text(out / "index.html", html_page(md, out, env.get("treebench", "?"), built), what))
     return written

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from treebench.errors import TreebenchError
 from treebench.leaderboard.plan import Options, Plan, make_plan
 
+if TYPE_CHECKING:
+    from treebench.experiment.specs import Config
+
 MIN_FOLDS, MAX_FOLDS = 2, 1000
 MIN_REPEATS, MAX_REPEATS = 1, 10000
+#: The board's lock file in ``--out`` (held for a whole run; see :func:`board_lock`).
+LOCK = ".leaderboard.lock"
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,14 @@ def check(request: Request) -> None:
         raise TreebenchError(f"--max-rows {request.max_rows} is out of range; accepted: 0 (no limit) or a positive integer")
     if request.jobs is not None and request.jobs < 1:
         raise TreebenchError(f"--jobs {request.jobs} is out of range; accepted: a positive integer")
-    if Path(request.out).exists() and not Path(request.out).is_dir():
-        raise TreebenchError(f"--out {str(request.out)!r} is a file; accepted: a folder (created when missing)")
+    from treebench.outpaths import check_folder
+
+    check_folder(request.out, out_option(request))
+
+
+def out_option(request: Request) -> str:
+    """How messages name the output folder: ``--out 'PATH'``."""
+    return f"--out {str(request.out)!r}"
 
 
 def families(request: Request) -> list[str]:
@@ -63,8 +76,15 @@ def families(request: Request) -> list[str]:
     return [*chosen, *(n for n in added if n not in chosen)]
 
 
-def prepare(request: Request) -> Plan:
-    """Check the options, resolve the suite and write the configs."""
+def prepare(request: Request) -> tuple[Plan, list[Config]]:
+    """Check everything a run checks and plan the board in memory; write nothing.
+
+    The options, the names, each group's trials (a dataset too small for
+    ``--folds`` says so here), the store's identity and dataset pins, and
+    the store's lock.  :func:`run` writes the configs only after this, under
+    the board's own lock (:func:`board_lock`), so a refused board leaves
+    ``--out`` as it was.
+    """
     from treebench.leaderboard import suite
     from treebench.leaderboard.catalogue import catalogue
 
@@ -73,7 +93,112 @@ def prepare(request: Request) -> Plan:
     entries = suite.resolve(request.suite, request.max_rows)
     entries = suite.select(entries, list(request.datasets))
     options = Options(request.folds, request.repeats, tuple(request.plugins))
-    return make_plan(entries, catalogue(selected), options, Path(request.out))
+    out = Path(request.out)
+    plan = make_plan(entries, catalogue(selected), options, out)
+    check_files(plan, out, out_option(request))
+    return plan, check_plan(plan, busy_ok=request.dry_run)
+
+
+def check_files(plan: Plan, out: Path, what: str) -> None:
+    """Refuse, creating nothing, a board whose configs, lock or page files could not be written there
+    (e.g. a folder named ``index.html``): found before the run, not after its last trial."""
+    from treebench.leaderboard.page import OUTPUT_FILES
+    from treebench.outpaths import check_file
+
+    for name in (*(g.path.name for g in plan.groups), LOCK, *OUTPUT_FILES):
+        check_file(out / name, what)
+
+
+def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
+    """Validate every group's config in memory and check the store as a run would; write nothing.
+
+    Raises the one-line error the run of a group would stop with: too many
+    trials, a dataset its protocol cannot split, a store of another
+    experiment or other options (e.g. other ``--folds``), a dataset whose
+    content changed, a store being written by another run (unless
+    ``busy_ok``, a dry run).
+    """
+    from treebench.experiment.config import check_trial_count, parse_config
+    from treebench.experiment.runner import experiment_identity
+    from treebench.experiment.runner import plan as plan_trials
+    from treebench.experiment.store import check_run
+
+    configs = []
+    for group in plan.groups:
+        config = parse_config(group.text, str(group.path), base_dir=group.path.parent)
+        check_trial_count(config)
+        identity = experiment_identity(config)
+        with board_words():
+            check_run(plan.store, identity, busy_ok=busy_ok)  # before loading data: a foreign store stops here
+        checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
+        with board_words():
+            check_run(plan.store, identity, checksums, busy_ok=busy_ok)
+        configs.append(config)
+    return configs
+
+
+#: The runner's advice about its ``--store`` option, and what a board offers instead.
+_ADVICE = {
+    "use --store (or the config's store:) to choose another file":
+        "rerun with that board's --folds, --repeats and --plugin, or choose another --out",
+    "use --store to write elsewhere": "choose another --out",
+}
+
+
+@contextlib.contextmanager
+def board_words() -> Iterator[None]:
+    """Re-raise a store's refusal with the leaderboard's options in its advice (it has no ``--store``)."""
+    try:
+        yield
+    except TreebenchError as exc:
+        text = str(exc)
+        for runner, board in _ADVICE.items():
+            text = text.replace(runner, board)
+        raise TreebenchError(text) from None
+
+
+def check_store_again(plan: Plan, configs: list[Config], busy_ok: bool) -> None:
+    """The store's identity and lock once more, under the board lock (a run may have started meanwhile)."""
+    from treebench.experiment.runner import experiment_identity
+    from treebench.experiment.store import check_run
+
+    for config in configs:
+        with board_words():
+            check_run(plan.store, experiment_identity(config), busy_ok=busy_ok)
+
+
+@contextlib.contextmanager
+def board_lock(request: Request) -> Iterator[None]:
+    """Hold ``--out``'s board lock (``.leaderboard.lock``) for a whole run.
+
+    The store's own lock is free between two groups; this one keeps a
+    second board from rewriting the configs of a board that is running.
+    It is only taken (and its file only created) once every check passed,
+    and it is the kernel's (``flock``): a killed run releases it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    from treebench.outpaths import make_folder
+
+    out = Path(request.out)
+    make_folder(out, out_option(request))
+    try:
+        handle = open(out / LOCK, "a+")  # noqa: SIM115 - held until the run ends
+    except OSError as exc:
+        raise TreebenchError(f"{out_option(request)}: cannot create the board's lock file ({exc.strerror}); "
+                             "accepted: a writable folder") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise TreebenchError(f"{out_option(request)}: another treebench leaderboard is running in this folder; "
+                                 "wait for it or choose another --out") from None
+        yield
+    finally:
+        handle.close()  # closing releases the flock
 
 
 def board_keys(plan: Plan) -> tuple[set[str], dict[str, int]]:
@@ -134,26 +259,39 @@ def _join_workers(timeout: float = 60.0) -> None:
 
 
 def run(request: Request, echo=click.echo) -> int:  # noqa: ANN001
-    """Run the board; return the exit status (0 ok, 1 some trial failed, 130 interrupted)."""
+    """Run the board; return the exit status (0 ok, 1 some trial failed, 130 interrupted).
+
+    Everything is checked before the first byte is written (:func:`prepare`).
+    """
+    from treebench.leaderboard.plan import write_configs
+
+    started = time.perf_counter()
+    plan, configs = prepare(request)
+    with board_lock(request):
+        check_store_again(plan, configs, busy_ok=request.dry_run)
+        write_configs(plan, Path(request.out), out_option(request))
+        return _run_board(request, plan, configs, started, echo)
+
+
+def _run_board(request: Request, plan: Plan, configs: list[Config], started: float, echo) -> int:  # noqa: ANN001
+    """Run the checked and written board's groups, then build its page (see :func:`run`)."""
     from treebench.experiment.runner import run_experiment
     from treebench.experiment.store import ResultsStore
     from treebench.leaderboard.board import build
     from treebench.leaderboard.page import write_outputs
 
-    started = time.perf_counter()
-    plan = prepare(request)
     n_algorithms = len(plan.algorithms)
     echo(f"leaderboard: {len(plan.metas)} datasets, {n_algorithms} algorithms, {len(plan.groups)} config(s) "
          f"in {request.out}; {len(plan.skipped)} dataset/algorithm pairs not applicable")
     if request.dry_run:
-        for group in plan.groups:
-            run_experiment(group.path, dry=True, echo=echo)
+        for config in configs:
+            run_experiment(config, dry=True, echo=echo)
         for algorithm, dataset, reason in plan.skipped:
             echo(f"not applicable: {algorithm} on {dataset}: {reason}")
         return 0
     planned = done = skipped = failed = 0
-    for group in plan.groups:
-        summary = run_experiment(group.path, jobs=request.jobs, scheduler=request.scheduler, quiet=request.quiet,
+    for config in configs:  # the checked configs: the files are what they say, not re-read
+        summary = run_experiment(config, jobs=request.jobs, scheduler=request.scheduler, quiet=request.quiet,
                                  echo=echo, table=False)
         planned, done, skipped, failed = (planned + summary.planned, done + summary.done,
                                           skipped + summary.skipped, failed + summary.failed)

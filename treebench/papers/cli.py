@@ -39,6 +39,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
 
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
+    if out_dir is not None:  # before any run: a bad place is found now, not after hours of trials
+        from treebench.outpaths import check_folder
+
+        check_folder(out_dir, f"--out-dir {str(out_dir)!r}")
     if workers is not None:  # as run: 0 and negative refused, more than the cores capped
         from treebench.experiment.executors import check_jobs
 

@@ -16,7 +16,6 @@ when it was built, instead of replacing it by the failure.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
@@ -333,12 +332,9 @@ def save_section(page: PaperPage, built: str) -> Path:
     Written to a temporary file and renamed, so a crash never leaves half of it.
     """
     record = {"built": built, "html": page.body_html, **{name: getattr(page, name) for name in _KEPT_FIELDS}}
-    path = Path(page.out_dir) / SECTION
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    from treebench.outpaths import write_text
+
+    return write_text(Path(page.out_dir) / SECTION, json.dumps(record), f"--out-dir {str(page.out_dir)!r}")
 
 
 def read_section(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from treebench.errors import TreebenchError
+from treebench.outpaths import check_file, with_extension, write_text
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
@@ -29,12 +30,22 @@ def write_output(text: str, out: Path | None) -> None:
     if out is None:
         click.echo(text, nl=False)
         return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise TreebenchError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_text(out, text, f"--out {str(out)!r}")
     click.echo(f"wrote {out}", err=True)
+
+
+def check_outputs(out: Path | None, plot_base: Path | None = None, plot_option: str = "--plot") -> None:
+    """Refuse a bad ``--out`` file or figure base before anything is written (one line; creates nothing)."""
+    if out is not None:
+        check_file(out, f"--out {str(out)!r}")
+    if plot_base is not None:
+        for suffix in (".png", ".svg"):
+            check_file(with_extension(figure_base(plot_base), suffix), f"{plot_option} {str(plot_base)!r}")
+
+
+def figure_base(path: Path) -> Path:
+    """A figure path without a figure extension of its own (``x.png`` -> ``x``; ``x.v2`` stays)."""
+    return path.with_suffix("") if path.suffix.lower() in (".png", ".svg", ".dot") else path
 
 
 @click.command()
@@ -92,6 +103,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    check_outputs(out, plot_path)
     frame = load_frame(source)
     store = store_of(source)
     kept = None  # the kept predictions, each file verified against its trial when read
@@ -137,7 +149,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
         if not table.analysis.bayes:
             raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
-        for p in plot_simplex(table.analysis.bayes, plot_path):
+        for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
 
 
@@ -149,11 +161,11 @@ def _echo_lines(lines: list[str]) -> None:
 
 def _experiment_name(frame, source: str) -> str:
     """The store's experiment name (for default file names), else the source file's stem."""
-    import re
+    from treebench.outpaths import safe_name
 
     names = frame["experiment"].dropna().astype(str).unique() if "experiment" in frame.columns else []
     name = names[0] if len(names) == 1 else Path(source).stem
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "results"
+    return safe_name(name) if name else "results"
 
 
 def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results frame
@@ -217,7 +229,9 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
         raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
     frame = load_frame(source)
     name = kind if kind != "param" else f"param-{param}"
-    base = out.with_suffix("") if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
+    base = figure_base(out) if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
+    for suffix in (".png", ".svg"):  # refuse a bad place before drawing anything
+        check_file(with_extension(base, suffix), f"--out {str(out)!r}" if out else None)
     # the config's order, as in compare's tables (an explicit --algorithms keeps its own)
     frame = config_ordered(frame, source_algorithm_order(source))
     ds, algs = _names(datasets) or None, _names(algorithms) or None
@@ -240,6 +254,8 @@ _MODEL_SUFFIXES = (".joblib", ".pkl", ".pickle")
 def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: str | None, repeat: int,
                fold: int, max_depth: int | None) -> list[Path]:
     """``plot tree``: draw (PNG, SVG) and export (DOT) one fitted tree."""
+    from treebench.outpaths import safe_name
+
     if source.suffix.lower() in _MODEL_SUFFIXES:
         import joblib
 
@@ -255,11 +271,15 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
         model = fitted.model
         title = (f"{fitted.algorithm} on {fitted.dataset}, repeat {fitted.repeat} fold {fitted.fold} "
                  f"({fitted.n_train} training rows)")
-        base = Path("results/plots") / f"{source.stem}-tree-{fitted.dataset}-{fitted.algorithm}-r{repeat}f{fold}"
+        # the labels are user text: one safe file-name component each (no ../, no /, bounded)
+        name = f"{safe_name(source.stem)}-tree-{safe_name(fitted.dataset)}-{safe_name(fitted.algorithm)}-r{repeat}f{fold}"
+        base = Path("results/plots") / name
     else:
         raise TreebenchError(f"plot tree reads an experiment config (.yaml) or a saved estimator "
                              f"({', '.join(_MODEL_SUFFIXES)}); got {source}")
-    base = out.with_suffix("") if out else base
+    base = figure_base(out) if out else base
+    for suffix in (".png", ".svg", ".dot"):  # refuse a bad place before drawing anything
+        check_file(with_extension(base, suffix), f"--out {str(out)!r}" if out else None)
     return _draw_model(model, base, title, max_depth)
 
 
@@ -288,9 +308,5 @@ def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Pa
                                  "scikit-learn's DecisionTreeClassifier (Weka and C5.0 print their own)") from None
         paths = draw_tree(view, base, max_depth=max_depth, title=title)
         dot = to_dot(view, max_depth=max_depth)
-    target = base.with_suffix(".dot")
-    try:
-        target.write_text(dot, encoding="utf-8")
-    except OSError as exc:
-        raise TreebenchError(f"cannot write {target}: {exc.strerror or exc}") from None
+    target = write_text(with_extension(base, ".dot"), dot)
     return [*paths, target]

@@ -36,17 +36,26 @@ def new_grid(n_panels: int, panel_width: float, panel_height: float, max_columns
 
 
 def save(fig: Any, path: Path) -> list[Path]:
-    """Save ``fig`` as ``path.png`` (150 dpi) and ``path.svg``; close it; return both paths."""
+    """Save ``fig`` as ``path.png`` (150 dpi) and ``path.svg``; close it; return both paths.
+
+    Each file is written to a temporary name and renamed (:func:`treebench.outpaths.write_with`);
+    a folder that cannot be made or written is one :class:`~treebench.errors.TreebenchError` line.
+    ``path`` keeps a dot of its own (``tree-c4.5-r0f0`` -> ``tree-c4.5-r0f0.png``).
+    """
+    from treebench.outpaths import with_extension, write_with
+
     plt = _pyplot()
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     out = []
-    for suffix, kwargs in ((".png", {"dpi": 150}), (".svg", {})):
-        target = path.with_suffix(suffix)
-        # svg.hashsalt and metadata keep the SVG byte-stable between runs.
-        fig.savefig(target, bbox_inches="tight", metadata={"Date": None} if suffix == ".svg" else None, **kwargs)
-        out.append(target)
-    plt.close(fig)
+    try:
+        for suffix, kwargs in ((".png", {"dpi": 150}), (".svg", {})):
+            target = with_extension(path, suffix)
+            # svg.hashsalt and metadata keep the SVG byte-stable between runs.
+            meta = {"Date": None} if suffix == ".svg" else None
+            write_with(target, lambda tmp, kw=kwargs, md=meta: fig.savefig(tmp, bbox_inches="tight", metadata=md, **kw))
+            out.append(target)
+    finally:
+        plt.close(fig)
     return out
 
 

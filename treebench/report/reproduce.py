@@ -867,9 +867,13 @@ def report_latex(rep: Report) -> str:
 
 def write_report(rep: Report, out_dir: Path, *, config: str = "", store: str = "") -> list[Path]:
     """Write ``report.md``, ``report.tex`` and ``verdicts.json`` into ``out_dir``; return their paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    md, tex, verdicts = out_dir / "report.md", out_dir / "report.tex", out_dir / "verdicts.json"
-    md.write_text(report_markdown(rep, config=config, store=store), encoding="utf-8")
-    tex.write_text(report_latex(rep), encoding="utf-8")
-    verdicts.write_text(json.dumps(verdicts_document(rep), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return [md, tex, verdicts]
+    from treebench.outpaths import make_folder, write_text
+
+    what = f"--out-dir {str(out_dir)!r}"
+    make_folder(out_dir, what)
+    return [
+        write_text(out_dir / "report.md", report_markdown(rep, config=config, store=store), what),
+        write_text(out_dir / "report.tex", report_latex(rep), what),
+        write_text(out_dir / "verdicts.json", json.dumps(verdicts_document(rep), indent=1, ensure_ascii=False) + "\n",
+                   what),
+    ]

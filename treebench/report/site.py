@@ -806,9 +806,8 @@ def write_index(pages: Sequence[PaperPage], path: Path, **options: Any) -> Path:
     a temporary file first and then renamed, so an interrupted build never
     leaves half a page.
     """
+    from treebench.outpaths import make_folder, write_text
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_index(pages, path.parent, **options), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    make_folder(path.parent)  # before rendering: the page inlines figures read from that folder
+    return write_text(path, render_index(pages, path.parent, **options))

@@ -252,15 +252,13 @@ def plot_simplex(results: list[BayesResult], path, max_points: int = 3000) -> li
     fig.suptitle(f"Bayesian signed-rank posteriors, ROPE ±{rope:g} (row: A, column: B; "
                  "corner numbers: P(B better), P(A better), P(equivalent))", fontsize=9)
     fig.tight_layout()
+    from treebench.outpaths import with_extension, write_with
+
     out = []
     try:
-        base.parent.mkdir(parents=True, exist_ok=True)
-        for suffix in (".png", ".svg"):
-            target = base.with_suffix(suffix)
-            fig.savefig(target, dpi=150)
-            out.append(target)
-    except OSError as exc:
-        raise TreebenchError(f"cannot write {base}: {exc.strerror or exc}") from None
+        for suffix in (".png", ".svg"):  # each to a temporary name, renamed; one line when it cannot be
+            target = with_extension(base, suffix)
+            out.append(write_with(target, lambda tmp: fig.savefig(tmp, dpi=150), f"--plot {str(base)!r}"))
     finally:
         plt.close(fig)
     return out

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from treebench.errors import TreebenchError
-from treebench.report.cli import write_output
+from treebench.report.cli import check_outputs, figure_base, write_output
 
 _TABLES = ("both", "attributes", "values")
 
@@ -41,6 +41,7 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
     from treebench.data.loader import load
     from treebench.papers.certainty.inequality import plot, render
 
+    check_outputs(out, plot_path)  # before writing a byte: a bad --plot must not leave --out half done
     data = load(dataset)
     X = data.X
     if attributes:
@@ -53,5 +54,5 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
     report = inequality_report(X, data.y)
     write_output(render(report, dataset, fmt, table), out)
     if plot_path is not None:
-        for path in plot(report, dataset, plot_path):
+        for path in plot(report, dataset, figure_base(plot_path)):
             click.echo(f"wrote {path}", err=True)

@@ -67,4 +67,4 @@ def plot(report: Any, dataset: str, path: Path) -> list[Path]:
     ax.set_title(f"{dataset}: conditional certainty per attribute (coloured: raises certainty)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, path.with_suffix(""))
+    return save(fig, path)

@@ -268,9 +268,10 @@ def load_or_run(out_dir: Path, dataset: Any = "yeast", **settings: Any) -> tuple
     start = time.perf_counter()
     frame = random_trees(dataset, n_jobs=n_jobs, **settings)
     meta = {"settings": wanted, "seconds": round(time.perf_counter() - start, 1)}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(csv, index=False)
-    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    from treebench.outpaths import write_text, write_with
+
+    write_with(csv, lambda tmp: frame.to_csv(tmp, index=False))
+    write_text(meta_path, json.dumps(meta, indent=1) + "\n")
     return frame, meta
 
 

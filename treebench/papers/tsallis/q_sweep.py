@@ -98,9 +98,10 @@ def load_or_sweep(out_dir: Path, config_path: str | Path, dataset: str, algorith
     started = time.perf_counter()
     frame = sweep(config_path, dataset, algorithm, qs)
     seconds = round(time.perf_counter() - started, 1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
-    meta_path.write_text(json.dumps({**wanted, "seconds": seconds}), encoding="utf-8")
+    from treebench.outpaths import write_text, write_with
+
+    write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+    write_text(meta_path, json.dumps({**wanted, "seconds": seconds}))
     return frame, seconds
 
 
@@ -119,7 +120,9 @@ def q_sweep_section(out_dir: Path, *, config: str = "configs/tsallis.yaml", data
 
     qs = q_grid(low, high, step)
     frame, seconds = load_or_sweep(Path(out_dir), config, dataset, algorithm, qs)
-    figure = plot_param(frame, Path(out_dir) / f"{dataset}_q_sweep", param="q", dataset=dataset)[0]
+    from treebench.outpaths import safe_name
+
+    figure = plot_param(frame, Path(out_dir) / f"{safe_name(dataset)}_q_sweep", param="q", dataset=dataset)[0]
     q_acc, q_nodes = best_q(frame)
     means = frame.groupby("q")[["accuracy", "n_nodes"]].mean()
     splits = frame.groupby(["repeat", "fold"]).ngroups

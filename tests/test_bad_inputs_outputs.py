@@ -1,0 +1,404 @@
+"""Bad input, part 3 (issue 43): where commands write.
+
+Every command that writes (``leaderboard --out``, ``plot --out``, ``compare
+--out/--plot``, ``certainty --out/--plot``, ``reproduce --out-dir``,
+``results export --out``) must refuse a bad place in one line, before it
+writes a byte: a parent that is a file, a folder where a file must go, a file
+where a folder must go, a place that cannot be written.  A refused
+leaderboard (other ``--folds``, a store or board being run) leaves its folder
+as it was.  File names made from user text (a dataset label with ``../``,
+``/``, or 300 characters) stay inside their folder.
+
+Each :class:`~badinput.CliCase` runs in-process through ``tests/badinput.py``
+(exit code, one stderr line, no traceback); on top of that the whole case
+folder is hashed before and after (:func:`tree_digest`): a refused command
+changes nothing in it, not even a ``*.tmp`` or an empty folder.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from badinput import CliCase, run_cli_case, write_files
+
+from treebench.errors import TreebenchError
+
+_listed = [p for p in os.environ.get("TREEBENCH_DATA", "").split(os.pathsep) if p.strip()]
+MIRROR = Path(_listed[0]) if _listed else Path(__file__).resolve().parents[2] / "shared" / "datasets"
+needs_mirror = pytest.mark.skipif(not (MIRROR / "wine.csv.gz").is_file(), reason=f"no dataset mirror at {MIRROR}")
+
+#: The small board every leaderboard case starts from: 2 datasets, 1 criterion, 3 folds (6 trials).
+BOARD = ("leaderboard", "--datasets", "iris,wine", "--criteria", "entropy", "--jobs", "1", "-q")
+#: A config whose dataset labels are hostile file names (fixed train/test pairs take any label).
+TREE_CONFIG = """experiment: names
+seed: 0
+datasets:
+{entries}
+protocol: {{type: cv, folds: 2, repeats: 1}}
+algorithms:
+  - {{name: entropy, criterion: entropy, params: {{max_depth: 2}}}}
+"""
+STORE_CONFIG = """experiment: outputs
+seed: 0
+datasets: [iris]
+protocol: {type: cv, folds: 2, repeats: 1}
+algorithms:
+  - {name: entropy, criterion: entropy, params: {max_depth: 2}}
+  - {name: gini, criterion: gini, params: {max_depth: 2}}
+store: STORE
+"""
+
+
+def tree_config(*labels: str) -> str:
+    """:data:`TREE_CONFIG` with one iris/iris entry per label."""
+    entries = "\n".join(f"  - {{name: {json.dumps(label)}, train: iris, test: iris}}" for label in labels)
+    return TREE_CONFIG.format(entries=entries)
+
+
+# --------------------------------------------------------------------------- folder digests
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Every entry under ``folder`` (hidden ones too) -> its content hash, ``dir`` or its link target."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(root) / name
+            rel = str(path.relative_to(folder))
+            if path.is_symlink():
+                out[rel] = "link:" + os.readlink(path)
+            elif path.is_dir():
+                out[rel] = "dir"
+            else:
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def test_tree_digest_sees_a_new_empty_folder_a_hidden_file_and_a_changed_byte(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    before = tree_digest(tmp_path)
+    (tmp_path / "a.txt").write_text("y")
+    assert tree_digest(tmp_path) != before
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "empty").mkdir()
+    assert tree_digest(tmp_path) != before
+    (tmp_path / "empty").rmdir()
+    (tmp_path / ".x.tmp").write_text("")
+    assert tree_digest(tmp_path) != before
+
+
+# --------------------------------------------------------------------------- prepared inputs (built once)
+def _status(folder: Path, argv: list[str]) -> int:
+    """The exit status of ``treebench ARGV`` run in ``folder``."""
+    from treebench.cli import main
+
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(cwd)
+    return 0
+
+
+def _in(folder: Path, argv: list[str]) -> None:
+    """``treebench ARGV`` in ``folder``; it must succeed."""
+    status = _status(folder, argv)
+    assert status == 0, f"treebench {' '.join(argv)} exited {status}"
+
+
+@functools.cache
+def _cache() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="treebench-outputs-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+@functools.cache
+def _built_board() -> Path:
+    out = _cache() / "board"
+    _in(_cache(), [*BOARD, "--folds", "3", "--out", str(out)])
+    return out
+
+
+@functools.cache
+def _built_store() -> Path:
+    config = _cache() / "store.yaml"
+    config.write_text(STORE_CONFIG.replace("STORE", str(_cache() / "s.sqlite")), encoding="utf-8")
+    _in(_cache(), ["run", str(config), "--jobs", "1", "-q"])
+    return _cache() / "s.sqlite"
+
+
+def board(folder: Path) -> None:
+    """A finished 3-fold board in ``folder/b`` (configs, store, page)."""
+    shutil.rmtree(folder / "b", ignore_errors=True)
+    shutil.copytree(_built_board(), folder / "b")
+
+
+def store(folder: Path) -> None:
+    """A finished results store ``folder/s.sqlite`` (iris, entropy and gini, 2 folds)."""
+    shutil.copyfile(_built_store(), folder / "s.sqlite")
+
+
+#: Lock handles held by the running case (released after each test).
+_HELD: list = []
+
+
+def hold(relative: str):  # noqa: ANN201 - a files-callable
+    """A files-callable taking the kernel lock on ``folder/relative``, as a running treebench would."""
+
+    def take(folder: Path) -> None:
+        handle = open(folder / relative, "a+")  # noqa: SIM115 - held until the test ends
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _HELD.append(handle)
+
+    return take
+
+
+@pytest.fixture(autouse=True)
+def _release_locks():
+    yield
+    while _HELD:
+        _HELD.pop().close()
+
+
+# --------------------------------------------------------------------------- the cases
+FILE = "not a folder\n"
+ACCEPT_FOLDER = r"accepted: a folder path \(created if missing\)$"
+ACCEPT_FILE = r"accepted: a file path in a writable folder$"
+LB = "leaderboard"
+CASES = [
+    # -- leaderboard: refused reruns leave configs and store as they were
+    CliCase("lb-rerun-other-folds", (*BOARD, "--folds", "5", "--out", "b"),
+            r"holds experiment 'leaderboard' with protocol .*folds: 3.*folds: 5.*choose another --out$",
+            files={"b": board}),
+    CliCase("lb-rerun-other-repeats", (*BOARD, "--folds", "3", "--repeats", "2", "--out", "b"),
+            r"repeats: 1.*repeats: 2.*choose another --out$", files={"b": board}),
+    CliCase("lb-store-lock-held", (*BOARD, "--folds", "3", "--out", "b"),
+            r"'.*/b/leaderboard\.sqlite' is being written by another treebench run; wait for it or choose another --out$",
+            files={"b": board, "b/leaderboard.sqlite.lock": hold("b/leaderboard.sqlite.lock")}),
+    CliCase("lb-second-board-while-first-runs", (LB, "--datasets", "iris", "--criteria", "gini", "--folds", "3",
+                                                 "--out", "b", "-q"),
+            r"being written by another treebench run; wait for it or choose another --out$",
+            files={"b": board, "b/leaderboard.sqlite.lock": hold("b/leaderboard.sqlite.lock")}),
+    CliCase("lb-board-lock-held", (*BOARD, "--folds", "3", "--out", "b"),
+            r"^error: --out 'b': another treebench leaderboard is running in this folder; wait for it",
+            files={"b": board, "b/.leaderboard.lock": hold("b/.leaderboard.lock")}),
+    CliCase("lb-dry-run-while-board-runs", (*BOARD, "--folds", "3", "--out", "b", "--dry-run"),
+            r"another treebench leaderboard is running in this folder",
+            files={"b": board, "b/.leaderboard.lock": hold("b/.leaderboard.lock")}),
+    CliCase("lb-unknown-criterion-on-a-board", (LB, "--datasets", "iris", "--criteria", "entropy,nosuch", "--out", "b"),
+            r"unknown criterion or baseline 'nosuch'", files={"b": board}),
+    CliCase("lb-too-many-folds-creates-nothing", (*BOARD, "--folds", "1000", "--out", "new/board"),
+            r"dataset 'iris': cannot make 1000 folds of 150 rows"),
+    CliCase("lb-out-parent-is-a-file", (*BOARD, "--folds", "3", "--out", "f/board"),
+            rf"^error: --out 'f/board': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
+    CliCase("lb-out-is-a-file", (*BOARD, "--folds", "3", "--out", "f"),
+            rf"^error: --out 'f': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
+    CliCase("lb-page-file-is-a-folder", (*BOARD, "--folds", "3", "--out", "c"),
+            rf"^error: --out 'c': 'c/index\.html' is a folder, not a file; {ACCEPT_FILE}",
+            files={"c/index.html/keep": "x"}),
+    CliCase("lb-config-file-is-a-folder", (*BOARD, "--folds", "3", "--out", "c"),
+            rf"'c/config-1\.yaml' is a folder, not a file; {ACCEPT_FILE}", files={"c/config-1.yaml/keep": "x"}),
+    CliCase("lb-store-is-a-folder", (*BOARD, "--folds", "3", "--out", "c"),
+            r"results store '.*/c/leaderboard\.sqlite' is a folder", files={"c/leaderboard.sqlite/keep": "x"}),
+    # -- plot tree: its own --out, and the default folder
+    CliCase("tree-out-parent-is-a-file", ("plot", "tree", "c.yaml", "--out", "f/t"),
+            rf"^error: --out 'f/t': 'f' is a file, not a folder; {ACCEPT_FILE}",
+            files={"c.yaml": tree_config("iris-pair"), "f": FILE}),
+    CliCase("tree-png-is-a-folder", ("plot", "tree", "c.yaml", "--out", "t"),
+            rf"'t\.png' is a folder, not a file; {ACCEPT_FILE}",
+            files={"c.yaml": tree_config("iris-pair"), "t.png/keep": "x"}),
+    CliCase("tree-dot-is-a-folder-nothing-drawn", ("plot", "tree", "c.yaml", "--out", "t.png"),
+            rf"'t\.dot' is a folder, not a file; {ACCEPT_FILE}",
+            files={"c.yaml": tree_config("iris-pair"), "t.dot/keep": "x"}),
+    CliCase("tree-hostile-label-default-folder-is-a-file", ("plot", "tree", "c.yaml"),
+            rf"'results/plots' is a file, not a folder; {ACCEPT_FILE}",
+            files={"c.yaml": tree_config("../../escape"), "results/plots": FILE}),
+    # -- plot scores
+    CliCase("scores-out-parent-is-a-file", ("plot", "scores", "s.sqlite", "--out", "f/x"),
+            rf"^error: --out 'f/x': 'f' is a file, not a folder; {ACCEPT_FILE}", files={"s.sqlite": store, "f": FILE}),
+    CliCase("scores-svg-is-a-folder", ("plot", "scores", "s.sqlite", "--out", "x"),
+            rf"'x\.svg' is a folder, not a file; {ACCEPT_FILE}", files={"s.sqlite": store, "x.svg/keep": "x"}),
+    CliCase("scores-default-results-is-a-file", ("plot", "scores", "s.sqlite"),
+            rf"'results' is a file, not a folder; {ACCEPT_FILE}", files={"s.sqlite": store, "results": FILE}),
+    # -- compare
+    CliCase("compare-out-parent-is-a-file", ("compare", "s.sqlite", "--out", "f/t.md"),
+            rf"^error: --out 'f/t\.md': 'f' is a file, not a folder; {ACCEPT_FILE}",
+            files={"s.sqlite": store, "f": FILE}),
+    CliCase("compare-bad-plot-writes-no-table", ("compare", "s.sqlite", "--test", "bayes", "--out", "t.md",
+                                                 "--plot", "f/p"),
+            rf"^error: --plot 'f/p': 'f' is a file, not a folder; {ACCEPT_FILE}", files={"s.sqlite": store, "f": FILE}),
+    # -- certainty (paper 003)
+    CliCase("certainty-plot-parent-is-a-file", ("certainty", "iris", "--plot", "f/p"),
+            rf"^error: --plot 'f/p': 'f' is a file, not a folder; {ACCEPT_FILE}", files={"f": FILE}),
+    CliCase("certainty-plot-png-is-a-folder", ("certainty", "iris", "--plot", "p"),
+            rf"'p\.png' is a folder, not a file; {ACCEPT_FILE}", files={"p.png/keep": "x"}),
+    CliCase("certainty-bad-plot-writes-no-table", ("certainty", "iris", "--out", "t.md", "--plot", "f/p.png"),
+            r"^error: --plot 'f/p\.png': 'f' is a file, not a folder", files={"f": FILE}),
+    CliCase("certainty-out-parent-is-a-file", ("certainty", "iris", "--out", "f/t.md"),
+            rf"^error: --out 'f/t\.md': 'f' is a file, not a folder; {ACCEPT_FILE}", files={"f": FILE}),
+    # -- reproduce: refused before any run
+    CliCase("reproduce-out-dir-parent-is-a-file", ("reproduce", "mee", "--no-run", "--out-dir", "f/x"),
+            rf"^error: --out-dir 'f/x': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
+    CliCase("reproduce-all-out-dir-parent-is-a-file", ("reproduce", "--all", "--no-run", "--out-dir", "f/x"),
+            rf"^error: --out-dir 'f/x': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
+    # -- results export
+    CliCase("export-out-parent-is-a-file", ("results", "export", "s.sqlite", "--out", "f/t.csv"),
+            rf"^error: --out 'f/t\.csv': 'f' is a file, not a folder; {ACCEPT_FILE}",
+            files={"s.sqlite": store, "f": FILE}),
+    CliCase("export-out-is-a-folder", ("results", "export", "s.sqlite", "--out", "d"),
+            r"^error: --out 'd' is a folder; accepted: a file path", files={"s.sqlite": store, "d/keep": "x"}),
+    # -- a place nobody can write, root included (/proc takes no new files or folders)
+    CliCase("lb-out-under-proc", (*BOARD, "--folds", "3", "--out", "/proc/treebench-board"),
+            rf"^error: --out '/proc/treebench-board': cannot create folder .*; {ACCEPT_FOLDER}"),
+    CliCase("export-out-under-proc-pid", ("results", "export", "s.sqlite", "--out", "/proc/self/t.csv"),
+            rf"^error: --out '/proc/self/t\.csv': folder '/proc/self' is not writable; {ACCEPT_FILE}",
+            files={"s.sqlite": store}),
+]
+
+
+@needs_mirror
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_a_refused_writer_changes_nothing(case: CliCase, tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    write_files(case.files, tmp_path)
+    before = tree_digest(tmp_path)
+    # the files are in place already; the harness checks the rest (exit, one line, no traceback)
+    run_cli_case(dataclasses.replace(case, files={}, unchanged=tuple(case.files)), tmp_path, capsys)
+    after = tree_digest(tmp_path)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"{case.id}: the case folder changed: {changed}"
+
+
+# --------------------------------------------------------------------------- valid controls
+def _run(folder: Path, argv: list[str], capsys) -> str:
+    capsys.readouterr()
+    _in(folder, argv)
+    return capsys.readouterr().out
+
+
+@needs_mirror
+def test_a_board_rerun_with_its_own_options_still_works_and_keeps_its_configs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    _in(tmp_path, [*BOARD, "--folds", "3", "--out", "b"])  # its own board: a copy's configs name the original store
+    configs = {p.name: p.read_bytes() for p in (tmp_path / "b").glob("config-*.yaml")}
+    out = _run(tmp_path, [*BOARD, "--folds", "3", "--out", "b"], capsys)
+    assert "0 trials computed, 6 already stored" in out
+    assert {p.name: p.read_bytes() for p in (tmp_path / "b").glob("config-*.yaml")} == configs
+    assert not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+
+
+@needs_mirror
+def test_a_refused_rerun_leaves_configs_and_store_so_the_board_still_resumes(tmp_path, monkeypatch, capsys):
+    """After a refused --folds 5, the 3-fold board's configs still describe its store: a rerun resumes."""
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    _in(tmp_path, [*BOARD, "--folds", "3", "--out", "b"])
+    assert _status(tmp_path, [*BOARD, "--folds", "5", "--out", "b"]) == 2
+    text = (tmp_path / "b" / "config-1.yaml").read_text(encoding="utf-8")
+    assert "folds: 3" in text and "folds: 5" not in text
+    assert "holds 6 finished trials" in _run(tmp_path, ["run", "b/config-1.yaml", "--dry-run"], capsys)
+
+
+@needs_mirror
+@pytest.mark.filterwarnings("ignore:Glyph 9")  # the tab of a label, drawn in the title
+def test_hostile_labels_name_files_inside_the_plots_folder(tmp_path, monkeypatch, capsys):
+    """``../``, an absolute path, 300 characters and two labels that clean up alike: each tree gets its own
+    PNG, SVG and DOT inside results/plots, with a bounded name."""
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    outside = tmp_path / "outside"
+    labels = ["../../escape", f"{outside}/abs", "L" * 300, "a/b", "a_b", "tab\there"]
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "c.yaml").write_text(tree_config(*labels), encoding="utf-8")
+    plots = tmp_path / "work" / "results" / "plots"
+    names: set[str] = set()
+    for label in labels:
+        written = _run(tmp_path / "work", ["plot", "tree", "c.yaml", "--dataset", label], capsys)
+        paths = [(tmp_path / "work" / line.removeprefix("wrote ")).resolve() for line in written.splitlines()]
+        assert sorted(p.suffix for p in paths) == [".dot", ".png", ".svg"], written
+        for path in paths:
+            assert path.parent == plots.resolve() and path.is_file() and len(path.name) < 255, path
+        names |= {p.name for p in paths}
+    assert len(names) == 3 * len(labels)  # no two labels share a file
+    assert not outside.exists() and not (tmp_path / "escape").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["work"]
+    assert not [p for p in plots.iterdir() if ".tmp" in p.name]
+
+
+@needs_mirror
+def test_a_dotted_out_keeps_its_dots(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    (tmp_path / "c.yaml").write_text(tree_config("iris-pair"), encoding="utf-8")
+    _run(tmp_path, ["plot", "tree", "c.yaml", "--out", "figs/tree.v2"], capsys)
+    assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["tree.v2.dot", "tree.v2.png", "tree.v2.svg"]
+
+
+# --------------------------------------------------------------------------- the module itself
+def test_safe_name_keeps_plain_names_and_cleans_every_hostile_one():
+    from treebench.outpaths import safe_name
+
+    for plain in ("iris", "c4.5", "tsallis_q=2", "openml-task:1".replace(":", "-")):
+        assert safe_name(plain) == plain
+    hostile = ["..", "../x", "/etc/passwd", "a\x00b", "a\nb", "\x1b[31m", "", ".hidden", "a" * 500, "é/ü"]
+    made = [safe_name(text) for text in hostile]
+    for text, name in zip(hostile, made):
+        assert name and len(name) <= 100, (text, name)
+        assert "/" not in name and "\\" not in name and ".." not in name and not name.startswith("."), (text, name)
+        assert name.isprintable(), (text, name)
+    assert len(set(made)) == len(made)
+    assert safe_name("a/b") != safe_name("a_b") != safe_name("a:b") != safe_name("a/b")
+    assert len(safe_name("x" * 500, limit=40)) == 40
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
+    from treebench.outpaths import write_text, write_with
+
+    target = tmp_path / "page.html"
+    write_text(target, "old")
+
+    def broken(tmp: Path) -> None:
+        tmp.write_text("half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(TreebenchError, match=r"cannot write '.*page\.html' \(No space left on device\)"):
+        write_with(target, broken)
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+    with pytest.raises(RuntimeError):  # any other failure: still no temporary
+        write_with(target, lambda tmp: (_ for _ in ()).throw(RuntimeError("boom")))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+def test_a_written_file_gets_the_usual_permissions_and_a_folder_its_parents(tmp_path):
+    from treebench.outpaths import make_folder, write_bytes
+
+    path = write_bytes(tmp_path / "a" / "b" / "x.bin", b"\x00\x01")
+    assert path.read_bytes() == b"\x00\x01"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask
+    assert make_folder(tmp_path / "a" / "b").is_dir()  # existing: nothing to do
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a chmod 0o500 folder anyway; "
+                                               "the /proc cases above cover an unwritable place for root")
+def test_a_read_only_folder_is_named(tmp_path):
+    from treebench.outpaths import make_folder
+
+    locked = tmp_path / "ro"
+    locked.mkdir(mode=0o500)
+    try:
+        with pytest.raises(TreebenchError, match=r"folder '.*ro' is not writable; accepted: a folder path"):
+            make_folder(locked / "x", "--out 'x'")
+    finally:
+        locked.chmod(0o700)

@@ -1,0 +1,250 @@
+"""One guarded way to create output folders, write output files and name them.
+
+Every command that writes (``leaderboard --out``, ``plot --out``,
+``reproduce --out-dir``, ``certainty --plot``, ...) goes through here, so a bad
+place gives one :class:`~treebench.errors.TreebenchError` line naming what is
+wrong and what is accepted, never a traceback:
+
+- :func:`make_folder` creates an output folder (and its parents);
+- :func:`check_folder` and :func:`check_file` say, creating nothing, whether
+  a folder or file could be written there (a command checks before it writes
+  its first byte);
+- :func:`write_text`, :func:`write_bytes` and :func:`write_with` write a file
+  to a temporary name in its own folder and rename it into place, so a crash
+  never leaves half a file, and remove the temporary on any failure;
+- :func:`safe_name` turns user text (a dataset label, an algorithm name, an
+  experiment name) into one file-name component.
+
+``what`` in every function is how the message names the user's input, e.g.
+``"--out 'x/y'"``; by default the path itself, quoted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+from treebench.errors import TreebenchError
+
+#: What the messages say is accepted.
+FOLDER_ACCEPTED = "a folder path (created if missing)"
+FILE_ACCEPTED = "a file path in a writable folder"
+#: The longest file-name component :func:`safe_name` returns (file systems allow 255 bytes).
+MAX_NAME = 100
+#: Characters kept in a file name besides letters and digits.
+_KEPT = frozenset("-_.+=,@")
+
+
+def _what(path: Path, what: str | None) -> str:
+    return what if what is not None else repr(str(path))
+
+
+def _q(path: Path) -> str:
+    return repr(str(path))
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (as a link target or a file of any kind)."""
+    probe = path
+    while not os.path.lexists(probe) and probe != probe.parent:
+        probe = probe.parent
+    return probe
+
+
+def _refuse_blocker(path: Path, what: str, accepted: str) -> None:
+    """Raise if an ancestor of ``path`` (or ``path`` itself, as a folder) cannot hold folders."""
+    existing = _nearest_existing(path)
+    if existing.is_dir():
+        if not os.access(existing, os.W_OK | os.X_OK) and existing != path:
+            raise TreebenchError(f"{what}: folder {_q(existing)} is not writable; accepted: {accepted}")
+        return
+    if os.path.islink(existing) and not existing.exists():
+        raise TreebenchError(f"{what}: {_q(existing)} is a broken symbolic link; accepted: {accepted}")
+    kind = "a file" if existing.is_file() else "a special file"
+    raise TreebenchError(f"{what}: {_q(existing)} is {kind}, not a folder; accepted: {accepted}")
+
+
+def check_folder(path: str | Path, what: str | None = None) -> Path:
+    """Refuse, creating nothing, a folder path that cannot be created or written.
+
+    Parameters
+    ----------
+    path
+        The output folder (may not exist yet).
+    what
+        How the message names the user's input, e.g. ``"--out 'x/y'"``.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    TreebenchError
+        A part of the path is a file (or a special file), a broken link, or
+        the folder (or the existing folder it would be created in) is not
+        writable.
+    """
+    path = Path(path)
+    shown = _what(path, what)
+    _refuse_blocker(path, shown, FOLDER_ACCEPTED)
+    if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+        raise TreebenchError(f"{shown}: folder {_q(path)} is not writable; accepted: {FOLDER_ACCEPTED}")
+    return path
+
+
+def make_folder(path: str | Path, what: str | None = None) -> Path:
+    """Create the output folder ``path`` and its parents (nothing when it exists); return it.
+
+    Raises
+    ------
+    TreebenchError
+        As :func:`check_folder`, and for anything the system refuses
+        (a read-only file system, a full disk), in one line.
+    """
+    path = check_folder(path, what)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TreebenchError(
+            f"{_what(path, what)}: cannot create folder {_q(path)} ({exc.strerror or exc}); accepted: {FOLDER_ACCEPTED}"
+        ) from None
+    return path
+
+
+def check_file(path: str | Path, what: str | None = None) -> Path:
+    """Refuse, creating nothing, a file path that cannot be written.
+
+    Raises
+    ------
+    TreebenchError
+        ``path`` is a folder or a special file, or its folder could not be
+        created or written (:func:`check_folder`).
+    """
+    path = Path(path)
+    shown = _what(path, what)
+    if path.is_dir():
+        raise TreebenchError(f"{shown}: {_q(path)} is a folder, not a file; accepted: {FILE_ACCEPTED}")
+    if path.exists() and not path.is_file():
+        raise TreebenchError(f"{shown}: {_q(path)} is not a regular file; accepted: {FILE_ACCEPTED}")
+    _refuse_blocker(path.parent, shown, FILE_ACCEPTED)
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise TreebenchError(f"{shown}: folder {_q(path.parent)} is not writable; accepted: {FILE_ACCEPTED}")
+    return path
+
+
+def _file_mode() -> int:
+    """The mode a plain ``open(..., "w")`` would give a new file (0o666 less the umask)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_with(path: str | Path, writer: Callable[[Path], object], what: str | None = None) -> Path:
+    """Write ``path`` through ``writer(temporary_path)``, then rename the temporary into place.
+
+    The temporary lives in ``path``'s folder (so the rename is atomic) and
+    keeps ``path``'s suffix (matplotlib and pandas choose the format by it).
+    It is removed whatever goes wrong; the folder is created when missing.
+
+    Parameters
+    ----------
+    path
+        The file to write.
+    writer
+        Writes the whole content to the path it is given.
+    what
+        How the message names the user's input.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    TreebenchError
+        :func:`check_file`'s refusals, and any ``OSError`` of the writing, in one line.
+    """
+    path = check_file(path, what)
+    make_folder(path.parent, what if what is not None else _q(path))
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:MAX_NAME]}.", suffix=f".tmp{path.suffix}")
+    except OSError as exc:
+        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({exc.strerror or exc}); "
+                             f"accepted: {FILE_ACCEPTED}") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        writer(tmp)
+        os.chmod(tmp, _file_mode())  # mkstemp's 0600 would make outputs private
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({exc.strerror or exc}); "
+                             f"accepted: {FILE_ACCEPTED}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def write_text(path: str | Path, text: str, what: str | None = None) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`write_with`); return ``path``."""
+    return write_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), what)
+
+
+def write_bytes(path: str | Path, data: bytes, what: str | None = None) -> Path:
+    """Write ``data`` to ``path`` atomically (:func:`write_with`); return ``path``."""
+    return write_with(path, lambda tmp: tmp.write_bytes(data), what)
+
+
+def with_extension(base: str | Path, suffix: str) -> Path:
+    """``base`` with ``suffix`` added: ``plots/c4.5-r0f0`` -> ``plots/c4.5-r0f0.png``.
+
+    ``Path.with_suffix`` would replace the ``.5-r0f0`` of such a name; only a
+    known figure or text extension already on ``base`` is replaced.
+    """
+    base = Path(base)
+    if base.suffix.lower() in (".png", ".svg", ".dot", ".pdf", ".csv", ".json", ".md"):
+        return base.with_suffix(suffix)
+    return base.with_name(base.name + suffix)
+
+
+def safe_name(text: object, limit: int = MAX_NAME) -> str:
+    """One file-name component made from user text; distinct texts get distinct names.
+
+    Letters, digits and ``-_.+=,@`` are kept; any other character (a path
+    separator, a control character, a space) becomes ``_``; leading dots and
+    underscores go (no ``..``, no hidden file).  When the text had to change
+    or is longer than ``limit``, the first 8 hex digits of its SHA-256 are
+    appended, so two labels that clean up to the same name (``a/b``, ``a:b``)
+    still name two files.
+
+    Parameters
+    ----------
+    text
+        The user's text (converted with ``str``).
+    limit
+        The longest name returned (at least 16).
+
+    Returns
+    -------
+    str
+        A non-empty name of at most ``limit`` characters.
+    """
+    raw = str(text)
+    limit = max(16, limit)
+    normal = unicodedata.normalize("NFC", raw)
+    kept = "".join(c if (c.isalnum() or c in _KEPT) and c.isprintable() else "_" for c in normal)
+    kept = re.sub(r"_+", "_", kept).lstrip("._")
+    kept = re.sub(r"\.{2,}", ".", kept).rstrip(". ")
+    if kept == raw and 0 < len(kept) <= limit:
+        return kept
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    stem = kept[: limit - len(digest) - 1].rstrip("._")
+    return f"{stem}-{digest}" if stem else digest
