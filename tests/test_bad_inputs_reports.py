@@ -4,6 +4,11 @@
   test does (it used to drop them, or ignore ``--datasets``), and an empty store is one line, not a
   traceback.
 * ``leaderboard --suite FILE`` with a binary file or a folder: one line, nothing written.
+* One table under two names (a card and its alias or OpenML id) in a config, ``--datasets`` or a
+  suite file: refused, naming the entry it repeats.
+* The leaderboard's ``--scheduler`` checked as ``run`` checks it, a board where no criterion applies
+  refused up front, ``plot tree`` of an unfitted model or of a trial whose stored params are not
+  JSON: one line each, the board or store unchanged.
 * ``reproduce --all --no-run`` with a kept ``section.json`` or ``verdicts.json`` that cannot be read
   (truncated, empty, a folder, another JSON shape, not UTF-8): the command names the file in its
   output, the page says it where the paper is and the verdicts headline counts only what it read and
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -137,6 +143,135 @@ def test_suite_files(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "board").exists()  # refused before anything is written
 
 
+# --------------------------------------------------------------------------- one table under two names
+DUPLICATE_CONFIG = ("experiment: d\nseed: 0\ndatasets: [wdbc, {other}]\nprotocol: {{type: cv, folds: 2, repeats: 1}}\n"
+                    "algorithms:\n  - {{name: a, criterion: entropy}}\n")
+SAME = r"is the same table as 'wdbc' \(card 'wdbc', the same protocol\); accepted: each dataset once$"
+BOARD = ("leaderboard", "--criteria", "entropy", "--folds", "2", "--out", "board")
+ONCE = r"is the same dataset as '{}' \(card 'wdbc'\): it would count twice in every rank, test and win; accepted: each dataset once$"
+TWO_NAMES_CASES = [
+    CliCase("config-card-and-alias", ("run", "c.yaml", "--dry-run"),
+            r"^error: c\.yaml:3: datasets\[1\]: dataset 'breast-cancer' " + SAME,
+            {"c.yaml": DUPLICATE_CONFIG.format(other="breast-cancer")}),
+    CliCase("config-card-and-openml-id", ("run", "c.yaml", "--dry-run"),
+            r"^error: c\.yaml:3: datasets\[1\]: dataset 'openml:1510' " + SAME,
+            {"c.yaml": DUPLICATE_CONFIG.format(other="'openml:1510'")}),
+    CliCase("board-card-and-alias", (*BOARD, "--datasets", "wdbc,breast-cancer"),
+            r"^error: --datasets: 'breast-cancer' " + ONCE.format("wdbc")),
+    CliCase("board-openml-id-and-card", (*BOARD, "--datasets", "openml:1510,iris,wdbc"),
+            r"^error: --datasets: 'wdbc' " + ONCE.format("openml:1510")),
+    CliCase("board-suite-card-and-alias", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy", "--folds", "2",
+                                           "--out", "board"),
+            r"^error: --suite s\.txt: 'breast-cancer' " + ONCE.format("wdbc"), {"s.txt": "wdbc\nbreast-cancer\n"}),
+]
+
+
+@pytest.mark.parametrize("case", TWO_NAMES_CASES, ids=[c.id for c in TWO_NAMES_CASES])
+def test_one_table_under_two_names_is_refused(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_cli_case(case, tmp_path, capsys)
+    assert not (tmp_path / "board").exists() and not (tmp_path / "results").exists()
+
+
+# --------------------------------------------------------------------------- smaller leaderboard and plot cases
+@pytest.fixture(scope="module")
+def finished_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tiny board: iris, entropy, 2 folds."""
+    folder = tmp_path_factory.mktemp("board")
+    assert _cli(["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out",
+                 str(folder / "board"), "--quiet"]) == 0
+    return folder / "board"
+
+
+ON_BOARD = ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out", "{board}")
+BOARD_CASES = [
+    CliCase("board-scheduler-malformed", (*ON_BOARD, "--scheduler", "nonsense"),
+            r"^error: --scheduler 'nonsense' is not a Dask scheduler address; accepted: SCHEME://HOST:PORT"),
+    CliCase("board-scheduler-no-port", (*ON_BOARD, "--scheduler", "tcp://"),
+            r"^error: --scheduler 'tcp://' is not a Dask scheduler address"),
+    CliCase("board-scheduler-refused", (*ON_BOARD, "--scheduler", "tcp://127.0.0.1:1"),
+            r"^error: cannot reach the Dask scheduler at 'tcp://127\.0\.0\.1:1': .*\(waited at most 5 s\)$"),
+    CliCase("board-scheduler-and-jobs", (*ON_BOARD, "--scheduler", "tcp://127.0.0.1:1", "--jobs", "2"),
+            r"^error: --jobs and --scheduler exclude each other"),
+    CliCase("board-nothing-applies", ("leaderboard", "--datasets", "iris,wine", "--criteria", "belief", "--folds", "2",
+                                      "--out", "{board}"),
+            r"^error: no selected criterion applies to any selected dataset \(belief, belief-default on iris, wine: "
+            r"needs uncertain labels .*\); accepted: at least one criterion that applies to a selected dataset$"),
+]
+
+
+@pytest.mark.parametrize("case", BOARD_CASES, ids=[c.id for c in BOARD_CASES])
+def test_board_options_refused_before_writing(case: CliCase, finished_board: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture) -> None:
+    board = tmp_path / "board"
+    shutil.copytree(finished_board, board)
+    before = _tree_digest(board)
+    filled = CliCase(case.id, tuple(a.replace("{board}", str(board)) for a in case.args), case.message)
+    run_cli_case(filled, tmp_path, capsys)
+    assert _tree_digest(board) == before
+
+
+def test_a_board_refused_for_too_many_trials_names_the_boards_own_options() -> None:
+    from treebench.errors import TreebenchError
+    from treebench.leaderboard.run import board_words
+
+    with pytest.raises(TreebenchError) as info, board_words():
+        raise TreebenchError("g.yaml: the config plans 2000000 trials (outer splits x algorithms), more than "
+                             "1000000; accepted: at most 1000000 (raise it with treebench run --max-trials N)")
+    assert "treebench run --max-trials" not in str(info.value) and "lower --folds or --repeats" in str(info.value)
+
+
+def _pickle(obj_source: str) -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        import pickle
+
+        from sklearn.tree import DecisionTreeClassifier  # noqa: F401 - used by the evaluated source
+
+        from treebench import TreeClassifier  # noqa: F401 - used by the evaluated source
+
+        (folder / "m.pkl").write_bytes(pickle.dumps(eval(obj_source)))
+    return write
+
+
+PLOT = ("plot", "tree", "m.pkl", "--out", "pics/t")
+PLOT_CASES = [
+    CliCase("plot-unfitted-treebench-tree", PLOT, r"^error: cannot draw an unfitted TreeClassifier; accepted: a fitted tree$",
+            {"m.pkl": _pickle("TreeClassifier()")}),
+    CliCase("plot-unfitted-sklearn-tree", PLOT,
+            r"^error: cannot draw an unfitted DecisionTreeClassifier; accepted: a fitted tree$",
+            {"m.pkl": _pickle("DecisionTreeClassifier()")}),
+    CliCase("plot-not-a-tree", PLOT, r"^error: cannot draw list: plot tree draws treebench's trees",
+            {"m.pkl": _pickle("[1, 2]")}),
+]
+
+
+@pytest.mark.parametrize("case", PLOT_CASES, ids=[c.id for c in PLOT_CASES])
+def test_plot_tree_of_what_is_no_fitted_tree(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_cli_case(case, tmp_path, capsys)
+    assert not (tmp_path / "pics").exists()
+
+
+def test_plot_tree_of_a_trial_whose_params_are_not_json(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text("experiment: pt\nseed: 0\ndatasets: [iris]\nprotocol: {type: cv, folds: 2, "
+                                     "repeats: 1}\nalgorithms:\n  - {name: e, criterion: entropy}\n", encoding="utf-8")
+    assert _cli(["run", "c.yaml", "--jobs", "1", "--quiet"]) == 0
+    conn = sqlite3.connect(tmp_path / "results" / "pt.sqlite")
+    try:
+        conn.execute("UPDATE trials SET params = '{oops'")
+        conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    before = _tree_digest(tmp_path / "results")
+    capsys.readouterr()
+    assert _cli(["plot", "tree", "c.yaml", "--algorithm", "e"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert re.search(r"^error: trial \w+ in results/pt\.sqlite: its params '\{oops' are not a JSON object", err[0]), err
+    assert _tree_digest(tmp_path / "results") == before
+
+
 # --------------------------------------------------------------------------- kept report parts
 def _tree_digest(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` by its relative path and sha256 (folders as ``dir``)."""
@@ -248,5 +383,6 @@ def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.Ca
 
 
 def test_the_cases_are_many_and_distinct() -> None:
-    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
-    assert len(ids) == len(set(ids)) >= 22
+    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES] + sorted(
+        SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
+    assert len(ids) == len(set(ids)) >= 35

@@ -277,7 +277,7 @@ def _datasets(
             return None
         try:
             if is_ref(name):
-                return _openml_card(name, registry)
+                return openml_card(name, registry)
             return registry.get(name)
         except TreebenchError as exc:
             check.add(where, str(exc))
@@ -295,6 +295,7 @@ def _datasets(
 
     specs: list[DatasetSpec] = []
     labels: set[str] = set()
+    tables: dict[tuple, str] = {}
     for index, entry in enumerate(raw):
         where = ("datasets", index)
         name = entry.get("name") if isinstance(entry, dict) else entry
@@ -354,9 +355,23 @@ def _datasets(
         if spec.label in labels:
             check.add(where, f"dataset {spec.label!r} is listed twice")
             continue
+        # one table under two names (a card and its alias, or its OpenML id) would count twice
+        # in every rank, test and win: refused, naming the entry it repeats
+        table = _table_key(spec)
+        if table in tables:
+            first = tables[table]
+            check.add(where, f"dataset {spec.label!r} is the same table as {first!r} (card {spec.name!r}, "
+                             "the same protocol); accepted: each dataset once")
+            continue
+        tables[table] = spec.label
         labels.add(spec.label)
         specs.append(spec)
     return specs
+
+
+def _table_key(spec: DatasetSpec) -> tuple:
+    """What makes two dataset entries one table: the card, the split files, the protocol, the encoding."""
+    return (spec.name, spec.train, spec.test, spec.protocol, spec.nominal, spec.openml_task)
 
 
 def _single(label, card, protocol, has_protocol, where, registry, check) -> DatasetSpec | None:
@@ -382,7 +397,7 @@ def _single(label, card, protocol, has_protocol, where, registry, check) -> Data
     )
 
 
-def _openml_card(name: str, registry):  # noqa: ANN202 - a Card
+def openml_card(name: str, registry):  # noqa: ANN202 - a Card
     """The card of ``openml:ID``: the one whose ``openml.id`` is ID (a user card first)."""
     from treebench.data.openml import parse_ref
 

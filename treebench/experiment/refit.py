@@ -79,7 +79,7 @@ def refit_trial(config_path: str | Path, *, dataset: str | None = None, algorith
     grid_keys = set().union(*points) if points else set()
     if stored is not None and isinstance(stored.get("params"), str):
         # the grid's choice; what a learner tuned inside its own fit it tunes again the same way
-        params = {**params, **{k: v for k, v in json.loads(stored["params"]).items() if k in grid_keys}}
+        params = {**params, **{k: v for k, v in _stored_params(stored, config.store).items() if k in grid_keys}}
     elif len(points) > 1:
         raise TreebenchError(f"{name!r} tunes its parameters and {config.store} holds no finished trial of "
                              f"{label!r} repeat {repeat}, fold {fold}: run the config first")
@@ -94,3 +94,16 @@ def refit_trial(config_path: str | Path, *, dataset: str | None = None, algorith
     seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
     model = learner.fit_final(params, data.X.iloc[train], labels[train], seed)
     return RefittedTrial(model, label, name, repeat, fold, params, len(train))
+
+
+def _stored_params(row, store) -> dict:  # noqa: ANN001 - a store row (pandas Series) and its path
+    """The parameters a stored trial ran with (its ``params`` JSON object), or one line saying why not."""
+    try:
+        params = json.loads(row["params"])
+    except ValueError:
+        params = None
+    if not isinstance(params, dict):
+        raise TreebenchError(f"trial {row['trial_key']} in {store}: its params {str(row['params'])[:60]!r} are not "
+                             "a JSON object (the store was edited or damaged); accepted: rerun the trial "
+                             "(delete its row, then treebench run)")
+    return params

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +53,12 @@ def check(request: Request) -> None:
         raise TreebenchError(f"--max-rows {request.max_rows} is out of range; accepted: 0 (no limit) or a positive integer")
     if request.jobs is not None and request.jobs < 1:
         raise TreebenchError(f"--jobs {request.jobs} is out of range; accepted: a positive integer")
+    if request.scheduler is not None:  # as `treebench run`: the address's form first, reachability later
+        from treebench.experiment.executors import check_scheduler
+
+        if request.jobs is not None:
+            raise TreebenchError("--jobs and --scheduler exclude each other: a Dask cluster has its own workers")
+        check_scheduler(request.scheduler)
     from treebench.outpaths import check_folder
 
     check_folder(request.out, out_option(request))
@@ -96,7 +102,12 @@ def prepare(request: Request) -> tuple[Plan, list[Config]]:
     out = Path(request.out)
     plan = make_plan(entries, catalogue(selected), options, out)
     check_files(plan, out, out_option(request))
-    return plan, check_plan(plan, busy_ok=request.dry_run)
+    configs = check_plan(plan, busy_ok=request.dry_run)
+    if request.scheduler is not None and not request.dry_run:
+        from treebench.experiment.executors import probe_scheduler
+
+        probe_scheduler(request.scheduler)  # as run: an unreachable cluster within seconds, before writing
+    return plan, configs
 
 
 def check_files(plan: Plan, out: Path, what: str) -> None:
@@ -123,10 +134,14 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
     from treebench.experiment.runner import plan as plan_trials
     from treebench.experiment.store import check_run
 
+    if not plan.groups:  # nothing applies: say why here, not "no results store" after the run
+        raise TreebenchError(f"no selected criterion applies to any selected dataset ({_why_none(plan.skipped)}); "
+                             "accepted: at least one criterion that applies to a selected dataset")
     configs = []
     for group in plan.groups:
         config = parse_config(group.text, str(group.path), base_dir=group.path.parent)
-        check_trial_count(config)
+        with board_words():
+            check_trial_count(config)
         identity = experiment_identity(config)
         with board_words():
             check_run(plan.store, identity, busy_ok=busy_ok)  # before loading data: a foreign store stops here
@@ -137,17 +152,31 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
     return configs
 
 
+def _why_none(skipped: Sequence[tuple[str, str, str]]) -> str:
+    """The not-applicable pairs grouped by reason: ``a, b on x, y: reason`` (at most three reasons)."""
+    by_reason: dict[str, tuple[dict, dict]] = {}
+    for algorithm, dataset, reason in skipped:
+        algorithms, datasets = by_reason.setdefault(reason, ({}, {}))
+        algorithms[algorithm], datasets[dataset] = None, None
+    parts = [f"{', '.join(a)} on {', '.join(d)}: {reason}" for reason, (a, d) in list(by_reason.items())[:3]]
+    more = len(by_reason) - len(parts)
+    return "; ".join(parts) + (f"; {more} more reason(s)" if more > 0 else "")
+
+
 #: The runner's advice about its ``--store`` option, and what a board offers instead.
 _ADVICE = {
     "use --store (or the config's store:) to choose another file":
         "rerun with that board's --folds, --repeats and --plugin, or choose another --out",
     "use --store to write elsewhere": "choose another --out",
+    "(raise it with treebench run --max-trials N)":
+        "(select fewer datasets or criteria, or lower --folds or --repeats: a board has no --max-trials)",
 }
 
 
 @contextlib.contextmanager
 def board_words() -> Iterator[None]:
-    """Re-raise a store's refusal with the leaderboard's options in its advice (it has no ``--store``)."""
+    """Re-raise a runner's refusal with the leaderboard's options in its advice (it has no ``--store``
+    and no ``--max-trials``)."""
     try:
         yield
     except TreebenchError as exc:

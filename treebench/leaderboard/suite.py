@@ -137,6 +137,7 @@ def suite_file(path: str) -> list[str]:
     if not names:
         raise TreebenchError(f"--suite {path!r} lists no dataset; write one dataset name per line")
     _check_names(names, f"--suite {path}", [])
+    _check_once(names, f"--suite {path}")
     return names
 
 
@@ -168,6 +169,34 @@ def _check_names(names: list[str], where: str, accepted: list[str]) -> None:
         raise TreebenchError(f"{where}: unknown dataset {name!r}{hint}; accepted: {listed}")
 
 
+def _card_name(name: str, registry) -> str | None:  # noqa: ANN001 - a CardRegistry
+    """The card ``name`` resolves to (a card, an alias or ``openml:ID``), or None (a task, unknown)."""
+    try:
+        if name.startswith("openml:"):
+            from treebench.experiment.config import openml_card
+
+            return openml_card(name, registry).name
+        return registry.get(name).name
+    except TreebenchError:
+        return None
+
+
+def _check_once(names: list[str], where: str) -> None:
+    """Refuse two names of one table (a card and its alias, or its OpenML id): it would count twice."""
+    from treebench.data.cards import CardRegistry
+
+    registry = CardRegistry(_settings().card_folders)
+    seen: dict[str, str] = {}
+    for name in names:
+        card = _card_name(name, registry)
+        if card is None:
+            continue
+        if card in seen and seen[card] != name:
+            raise TreebenchError(f"{where}: {name!r} is the same dataset as {seen[card]!r} (card {card!r}): it "
+                                 "would count twice in every rank, test and win; accepted: each dataset once")
+        seen.setdefault(card, name)
+
+
 def select(entries: list[str], wanted: list[str]) -> list[str]:
     """Keep the ``--datasets`` names, in the order given.
 
@@ -178,4 +207,5 @@ def select(entries: list[str], wanted: list[str]) -> list[str]:
     if not wanted:
         return entries
     _check_names(wanted, "--datasets", entries)
+    _check_once(wanted, "--datasets")
     return list(dict.fromkeys(wanted))

@@ -289,6 +289,9 @@ def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Pa
     if isinstance(model, DecisionTreeClassifier):  # the sklearn-cart baselines: scikit-learn draws its own
         from sklearn import tree as sktree
 
+        if getattr(model, "tree_", None) is None:
+            raise TreebenchError(f"cannot draw an unfitted {type(model).__name__}; accepted: a fitted tree")
+
         from treebench.report.figures import new_figure, save
 
         fig, ax = new_figure(min(max(6.0, 1.2 * model.get_n_leaves()), 60.0), 2.0 + 1.2 * min(model.get_depth(),
@@ -301,6 +304,9 @@ def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Pa
         from treebench.report.tree_plot import draw_tree
         from treebench.trees.view import to_dot, view_of
 
+        if getattr(model, "tree_", None) is None and hasattr(model, "fit") and \
+                type(model).__module__.startswith("treebench."):
+            raise TreebenchError(f"cannot draw an unfitted {type(model).__name__}; accepted: a fitted tree")
         try:
             view = view_of(model)
         except TreebenchError:
