@@ -93,6 +93,12 @@ MCNEMAR_CASES = [
     CliCase("mcnemar-empty-store", MC, r"^error: no finished trial in .*store\.sqlite: nothing to compare \(0 trial", **STORE),
     CliCase("wilcoxon-empty-store", ("compare", "store.sqlite", "--test", "wilcoxon"),
             r"^error: no finished trial with a value for 'accuracy'", **STORE),
+    CliCase("wilcoxon-algorithm-twice", ("compare", "store.sqlite", "--test", "wilcoxon", "--algorithms", "a,a,b"),
+            r"^error: algorithm 'a' is named twice; accepted: each algorithm once$", **STORE),
+    CliCase("mcnemar-dataset-twice", (*MC, "--datasets", "iris,iris"),
+            r"^error: dataset 'iris' is named twice; accepted: each dataset once$", **STORE),
+    CliCase("plot-scores-algorithm-twice", ("plot", "scores", "store.sqlite", "--algorithms", "b,b", "--out", "p/x"),
+            r"^error: algorithm 'b' is named twice; accepted: each algorithm once$", **STORE),
     CliCase("ttest-unknown-dataset", ("compare", "store.sqlite", "--datasets", "nope"),
             r"^error: unknown dataset 'nope' in the results; accepted: iris, wine$", **STORE),
 ]

@@ -143,6 +143,9 @@ def chosen_names(wanted: Sequence[str] | None, available: tuple[str, ...], what:
     """
     if not wanted:
         return available
+    twice = [w for i, w in enumerate(wanted) if w in wanted[:i]]
+    if twice:  # a name given twice would make a second, identical row or column
+        raise TreebenchError(f"{what} {twice[0]!r} is named twice; accepted: each {what} once")
     unknown = [w for w in wanted if w not in available]
     if unknown:
         raise TreebenchError(
