@@ -319,10 +319,10 @@ def test_hostile_labels_name_files_inside_the_plots_folder(tmp_path, monkeypatch
     outside = tmp_path / "outside"
     labels = ["../../escape", f"{outside}/abs", "L" * 300, "a/b", "a_b", "tab\there"]
     (tmp_path / "work").mkdir()
-    (tmp_path / "work" / "c.yaml").write_text(tree_config(*labels), encoding="utf-8")
     plots = tmp_path / "work" / "results" / "plots"
     names: set[str] = set()
-    for label in labels:
+    for label in labels:  # one config each: one table under several labels is refused (counted twice)
+        (tmp_path / "work" / "c.yaml").write_text(tree_config(label), encoding="utf-8")
         written = _run(tmp_path / "work", ["plot", "tree", "c.yaml", "--dataset", label], capsys)
         paths = [(tmp_path / "work" / line.removeprefix("wrote ")).resolve() for line in written.splitlines()]
         assert sorted(p.suffix for p in paths) == [".dot", ".png", ".svg"], written
