@@ -149,6 +149,44 @@ def test_suite_files(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert not (tmp_path / "board").exists()  # refused before anything is written
 
 
+# --------------------------------------------------------------------------- finished results are never an output
+LONG = "x" * 300
+NO_LOSS_CASES = [
+    CliCase("export-onto-its-store", ("results", "export", "store.sqlite", "--out", "store.sqlite"),
+            r"^error: --out 'store\.sqlite': 'store\.sqlite' is a results store \(SQLite\); writing there would lose its "
+            r"trials", **STORE),
+    CliCase("export-predictions-onto-its-store", ("results", "export", "store.sqlite", "--predictions", "--out",
+                                                  "store.sqlite"), r"is a results store \(SQLite\)", **STORE),
+    CliCase("compare-onto-its-store", ("compare", "store.sqlite", "--out", "store.sqlite"),
+            r"is a results store \(SQLite\)", **STORE),
+    CliCase("certainty-onto-a-store", ("certainty", "iris", "--out", "store.sqlite"), r"is a results store \(SQLite\)",
+            **STORE),
+    CliCase("export-into-kept-predictions", ("results", "export", "store.sqlite", "--out",
+                                             "store.sqlite.predictions/x.npz"),
+            r"is inside a store's kept predictions; writing there would corrupt them", **STORE),
+    CliCase("compare-out-name-too-long", ("compare", "store.sqlite", "--out", f"{LONG}.md"),
+            r"the name 'x{24}'\.\.\. is 303 bytes long; accepted: .*each name at most 255 bytes$", **STORE),
+    CliCase("plot-out-empty", ("plot", "scores", "store.sqlite", "--out", ""),
+            r"^error: '\.' names no file \(an empty path, '\.' or '\.\.'\)", **STORE),
+    CliCase("bayes-plot-under-proc", ("compare", "store.sqlite", "--test", "bayes", "--plot", "/proc/treebench-x"),
+            r"^error: --plot '/proc/treebench-x': cannot write in '/proc'", **STORE),
+    CliCase("ttest-ratio-infinite", ("compare", "store.sqlite", "--test-train-ratio", "inf"),
+            r"^error: --test-train-ratio inf is out of range; accepted: a finite number >= 0", **STORE),
+    CliCase("certainty-attribute-twice", ("certainty", "iris", "--attribute", "petallength", "--attribute",
+                                          "petallength"),
+            r"^error: --attribute 'petallength' is given twice; accepted: each attribute once$", **STORE),
+]
+
+
+@pytest.mark.parametrize("case", NO_LOSS_CASES, ids=[c.id for c in NO_LOSS_CASES])
+def test_finished_results_are_never_an_output(case: CliCase, mcnemar_store: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
+    before = _tree_digest(tmp_path)
+    run_cli_case(case, tmp_path, capsys)
+    assert _tree_digest(tmp_path) == before
+
+
 # --------------------------------------------------------------------------- one table under two names
 DUPLICATE_CONFIG = ("experiment: d\nseed: 0\ndatasets: [wdbc, {other}]\nprotocol: {{type: cv, folds: 2, repeats: 1}}\n"
                     "algorithms:\n  - {{name: a, criterion: entropy}}\n")
@@ -190,6 +228,13 @@ def finished_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 ON_BOARD = ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out", "{board}")
 BOARD_CASES = [
+    CliCase("board-criteria-all-in-a-list", ("leaderboard", "--criteria", "all,entropy", "--datasets", "iris",
+                                             "--out", "{board}"),
+            r"^error: --criteria 'all,entropy': all selects every criterion and stands alone"),
+    CliCase("board-criteria-twice", ("leaderboard", "--criteria", "entropy,entropy", "--datasets", "iris",
+                                     "--out", "{board}"), r"^error: --criteria names 'entropy' twice"),
+    CliCase("board-datasets-twice", ("leaderboard", "--criteria", "entropy", "--datasets", "iris,iris",
+                                     "--out", "{board}"), r"^error: --datasets names 'iris' twice"),
     CliCase("board-scheduler-malformed", (*ON_BOARD, "--scheduler", "nonsense"),
             r"^error: --scheduler 'nonsense' is not a Dask scheduler address; accepted: SCHEME://HOST:PORT"),
     CliCase("board-scheduler-no-port", (*ON_BOARD, "--scheduler", "tcp://"),
@@ -213,6 +258,19 @@ def test_board_options_refused_before_writing(case: CliCase, finished_board: Pat
     before = _tree_digest(board)
     filled = CliCase(case.id, tuple(a.replace("{board}", str(board)) for a in case.args), case.message)
     run_cli_case(filled, tmp_path, capsys)
+    assert _tree_digest(board) == before
+
+
+def test_a_folder_in_place_of_the_boards_store_lock(finished_board: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    board = tmp_path / "board"
+    shutil.copytree(finished_board, board)
+    (board / "leaderboard.sqlite.lock").unlink(missing_ok=True)
+    (board / "leaderboard.sqlite.lock").mkdir()
+    before = _tree_digest(board)
+    case = CliCase("board-store-lock-folder", tuple(a.replace("{board}", str(board)) for a in ON_BOARD),
+                   r"leaderboard\.sqlite\.lock' is a folder, not a file; accepted: a board folder whose results store")
+    run_cli_case(case, tmp_path, capsys)
     assert _tree_digest(board) == before
 
 
@@ -288,16 +346,9 @@ def _tree_digest(folder: Path) -> dict[str, str]:
     return out
 
 
-def _folder(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
-    (path / "x").write_text("a folder where the kept file was", encoding="utf-8")
-
-
 SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-truncated": (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), r"is not valid JSON"),
     "section-empty": (lambda p: p.write_bytes(b""), r"is empty"),
-    "section-folder": (_folder, r"is a folder, not a file"),
     "section-list": (lambda p: p.write_text("[1, 2, 3]", encoding="utf-8"), r"holds a JSON list, not an object"),
     "section-no-html": (lambda p: p.write_text('{"built": "x", "html": ""}', encoding="utf-8"), r"has no page text"),
     "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
@@ -305,7 +356,6 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
 VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "verdicts-truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), r"is not valid JSON"),
     "verdicts-empty": (lambda p: p.write_bytes(b""), r"is empty"),
-    "verdicts-folder": (_folder, r"is a folder, not a file"),
     "verdicts-list": (lambda p: p.write_text("[]", encoding="utf-8"), r"holds a JSON list, not an object"),
     "verdicts-claims-not-a-list": (lambda p: p.write_text('{"claims": {"a": 1}}', encoding="utf-8"),
                                    r"have no list of claims"),
@@ -380,6 +430,26 @@ def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_si
     assert _tree_digest(good_site / "toy") == kept
 
 
+@pytest.mark.parametrize("name", ["section.json", "verdicts.json", "report.md"])
+def test_a_folder_where_a_report_file_goes_is_refused_before_anything(name: str, good_site: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    _folder_in_place(good_site / "toy" / name)
+    before = _tree_digest(good_site)
+    capsys.readouterr()
+    assert _cli(["reproduce", "--all", "--no-run", "--out-dir", "site"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(rf"^error: --out-dir 'site': 'site/toy/{re.escape(name)}' is a folder, not a "
+                                       "file; accepted: a file path in a writable folder$", err[0]), err
+    assert _tree_digest(good_site) == before
+
+
+def _folder_in_place(path: Path) -> None:
+    if path.exists():
+        path.unlink()
+    path.mkdir()
+    (path / "x").write_text("a folder where a report file goes", encoding="utf-8")
+
+
 def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.CaptureFixture) -> None:
     code, err, page = _reproduce(capsys)
     assert code == 1  # the inputs are gone: the papers were not rebuilt, which the exit status says
@@ -389,6 +459,6 @@ def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.Ca
 
 
 def test_the_cases_are_many_and_distinct() -> None:
-    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES] + sorted(
+    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + NO_LOSS_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES] + sorted(
         SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
-    assert len(ids) == len(set(ids)) >= 35
+    assert len(ids) == len(set(ids)) >= 45

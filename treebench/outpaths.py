@@ -69,6 +69,49 @@ def _refuse_blocker(path: Path, what: str, accepted: str) -> None:
     raise TreebenchError(f"{what}: {_q(existing)} is {kind}, not a folder; accepted: {accepted}")
 
 
+#: The longest file-name component most file systems take (bytes).
+NAME_MAX = 255
+#: How a SQLite database file starts (a results store).
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _refuse_bad_form(path: Path, raw: str | Path, shown: str, accepted: str) -> None:
+    """Refuse an empty path and a name longer than the file system takes, before touching anything."""
+    if not str(raw).strip():
+        raise TreebenchError(f"{shown}: the path is empty; accepted: {accepted}")
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise TreebenchError(f"{shown}: the name {part[:24]!r}... is {size} bytes long; "
+                                 f"accepted: {accepted}, each name at most {NAME_MAX} bytes")
+
+
+def _refuse_results(path: Path, shown: str) -> None:
+    """Refuse to replace finished results: a results store (any SQLite file) or a kept predictions file."""
+    if any(parent.name.endswith(".predictions") for parent in path.parents):
+        raise TreebenchError(f"{shown}: {_q(path)} is inside a store's kept predictions; writing there would "
+                             f"corrupt them; accepted: {FILE_ACCEPTED} outside a *.predictions folder")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_SQLITE_MAGIC))
+    except OSError:
+        return
+    if head == _SQLITE_MAGIC:
+        raise TreebenchError(f"{shown}: {_q(path)} is a results store (SQLite); writing there would lose its "
+                             f"trials; accepted: {FILE_ACCEPTED} that is not a results store")
+
+
+def _probe(folder: Path, shown: str, accepted: str) -> None:
+    """Create and remove a temporary file in the existing ``folder``: the only sure test that a file
+    can be written there (``os.access`` says yes to root in ``/proc``, a read-only mount, ...)."""
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".treebench-probe-")
+    except OSError as exc:
+        raise TreebenchError(f"{shown}: cannot write in {_q(folder)} ({exc.strerror or exc}); accepted: {accepted}") from None
+    os.close(fd)
+    os.unlink(name)
+
+
 def check_folder(path: str | Path, what: str | None = None) -> Path:
     """Refuse, creating nothing, a folder path that cannot be created or written.
 
@@ -91,11 +134,15 @@ def check_folder(path: str | Path, what: str | None = None) -> Path:
         the folder (or the existing folder it would be created in) is not
         writable.
     """
-    path = Path(path)
+    raw, path = path, Path(path)
     shown = _what(path, what)
+    _refuse_bad_form(path, raw, shown, FOLDER_ACCEPTED)
     _refuse_blocker(path, shown, FOLDER_ACCEPTED)
     if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
         raise TreebenchError(f"{shown}: folder {_q(path)} is not writable; accepted: {FOLDER_ACCEPTED}")
+    existing = _nearest_existing(path)
+    if existing.is_dir():
+        _probe(existing, shown, FOLDER_ACCEPTED)
     return path
 
 
@@ -127,15 +174,20 @@ def check_file(path: str | Path, what: str | None = None) -> Path:
         ``path`` is a folder or a special file, or its folder could not be
         created or written (:func:`check_folder`).
     """
-    path = Path(path)
+    raw, path = path, Path(path)
     shown = _what(path, what)
+    _refuse_bad_form(path, raw, shown, FILE_ACCEPTED)
     if path.is_dir():
         raise TreebenchError(f"{shown}: {_q(path)} is a folder, not a file; accepted: {FILE_ACCEPTED}")
     if path.exists() and not path.is_file():
         raise TreebenchError(f"{shown}: {_q(path)} is not a regular file; accepted: {FILE_ACCEPTED}")
+    _refuse_results(path, shown)
     _refuse_blocker(path.parent, shown, FILE_ACCEPTED)
     if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
         raise TreebenchError(f"{shown}: folder {_q(path.parent)} is not writable; accepted: {FILE_ACCEPTED}")
+    existing = _nearest_existing(path.parent)
+    if existing.is_dir():
+        _probe(existing, shown, FILE_ACCEPTED)
     return path
 
 
@@ -210,6 +262,8 @@ def with_extension(base: str | Path, suffix: str) -> Path:
     known figure or text extension already on ``base`` is replaced.
     """
     base = Path(base)
+    if not base.name or base.name == "..":  # "" and "." read as the current folder: no file name to extend
+        raise TreebenchError(f"{_q(base)} names no file (an empty path, '.' or '..'); accepted: {FILE_ACCEPTED}")
     if base.suffix.lower() in (".png", ".svg", ".dot", ".pdf", ".csv", ".json", ".md"):
         return base.with_suffix(suffix)
     return base.with_name(base.name + suffix)

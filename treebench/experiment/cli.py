@@ -242,19 +242,25 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
             raise TreebenchError(
                 "--format parquet needs pyarrow, which is not installed: pip install pyarrow"
             ) from None
-    with ResultsStore(path) as opened:
-        frame = opened.to_frame(all_columns=True)
     if skip_bad and not with_predictions:
         raise TreebenchError("--skip-bad-predictions goes with --predictions")
+    if with_predictions and target is not None and not out:
+        target = path.with_name(path.stem + f"-predictions.{fmt}")
+    if target is not None:  # the place first: a bad one is found before the predictions are read
+        from treebench.outpaths import check_file
+
+        check_file(target, f"--out {str(target)!r}")
+    with ResultsStore(path) as opened:
+        frame = opened.to_frame(all_columns=True)
     report: list[str] = []
+    trials = len(frame)
     if with_predictions:
         from treebench.experiment.predictions import KeptPredictions, as_frame
 
         kept = KeptPredictions(path, skip_bad=skip_bad)
         frame = as_frame(path, frame, kept)  # each file verified against its trial
         report = kept.report_lines()
-        if target is not None and not out:
-            target = path.with_name(path.stem + f"-predictions.{fmt}")
+        trials = int(frame["trial_key"].nunique()) if "trial_key" in frame.columns else trials
     for line in report:
         click.echo(line, err=True)
     if target is None:
@@ -266,7 +272,8 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         write_with(target, lambda tmp: frame.to_csv(tmp, index=False), f"--out {str(target)!r}")
     else:
         write_with(target, lambda tmp: frame.to_parquet(tmp, index=False), f"--out {str(target)!r}")
-    click.echo(f"wrote {len(frame)} trials to {target}")
+    what = f"{len(frame)} predictions of {trials} trials" if with_predictions else f"{len(frame)} trials"
+    click.echo(f"wrote {what} to {target}")
 
 
 @results.command("show")

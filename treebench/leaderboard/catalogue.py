@@ -111,6 +111,12 @@ def parse_selection(text: str) -> list[str]:
     chosen = [t.strip() for t in text.split(",") if t.strip()]
     if not chosen:
         raise TreebenchError(f"--criteria is empty; accepted: {ALL} or a comma-separated list of {', '.join(accepted)}")
+    if ALL in chosen:  # `all` stands alone: inside a list it would read as an unknown name
+        raise TreebenchError(f"--criteria {text!r}: {ALL} selects every criterion and stands alone; "
+                             f"accepted: {ALL}, or a comma-separated list of {', '.join(accepted)}")
+    twice = [n for i, n in enumerate(chosen) if n in chosen[:i]]
+    if twice:
+        raise TreebenchError(f"--criteria names {twice[0]!r} twice; accepted: each criterion or baseline once")
     for name in chosen:
         if name not in accepted:
             close = difflib.get_close_matches(name, accepted, n=1)

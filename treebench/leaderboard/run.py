@@ -118,6 +118,10 @@ def check_files(plan: Plan, out: Path, what: str) -> None:
 
     for name in (*(g.path.name for g in plan.groups), LOCK, *OUTPUT_FILES):
         check_file(out / name, what)
+    lock = plan.store.with_name(plan.store.name + ".lock")  # the store's own lock (the store: check_plan)
+    if lock.is_dir():
+        raise TreebenchError(f"{what}: {str(lock)!r} is a folder, not a file; accepted: a board folder whose "
+                             "results store and its lock can be files")
 
 
 def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:

@@ -207,5 +207,8 @@ def select(entries: list[str], wanted: list[str]) -> list[str]:
     if not wanted:
         return entries
     _check_names(wanted, "--datasets", entries)
+    twice = [w for i, w in enumerate(wanted) if w in wanted[:i]]
+    if twice:  # as every other command: a name given twice is refused, not quietly merged
+        raise TreebenchError(f"--datasets names {twice[0]!r} twice; accepted: each dataset once")
     _check_once(wanted, "--datasets")
     return list(dict.fromkeys(wanted))

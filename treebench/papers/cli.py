@@ -60,6 +60,11 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             )
         for config in present:  # a store of another experiment stops everything, as it stops run
             check_store(config, skip_bad_config=True)
+        root = out_dir or Path("results")
+        shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
+        for spec in catalogue.values():  # every place written, before any paper runs
+            R.check_report_places(root / spec.key, shown)
+        R.check_report_places(root, shown, root / R.INDEX, files=())
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
         options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -97,6 +102,12 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"results/reference/{spec.reference}"
         )
     check_store(config)
+    from treebench.papers.reproduce import INDEX, check_report_places
+
+    folder = Path(out_dir or Path("results") / spec.key)
+    shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
+    check_report_places(folder, shown or repr(str(folder)),
+                        folder.parent / INDEX if folder.name == spec.key else None)
     lines: list[str] = []
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
     options += ["--out-dir", str(out_dir)] if out_dir else []

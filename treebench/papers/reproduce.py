@@ -326,6 +326,26 @@ def publish(pages: Sequence[PaperPage], path: Path, *, command: str = "") -> Pat
     return write_index(pages, path, title=page_title(pages), command=command, built=built)
 
 
+#: The files a paper's report folder receives (its figures are named by the spec, checked as drawn).
+REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION)
+
+
+def check_report_places(folder: Path, what: str, page: Path | None = None,
+                        files: tuple[str, ...] = REPORT_FILES) -> None:
+    """Refuse, creating nothing, a report folder whose fixed files (or the page) could not be written.
+
+    Found before a run of hours or a report of minutes, not after: a folder where ``report.md``
+    must go, a parent that is a file, a place no file can be created in.
+    """
+    from treebench.outpaths import check_file, check_folder
+
+    check_folder(folder, what)
+    for name in files:
+        check_file(Path(folder) / name, what)
+    if page is not None:
+        check_file(page, what)
+
+
 def save_section(page: PaperPage, built: str) -> Path:
     """Keep a paper's rendered part (``page.body_html``) in its folder as :data:`SECTION`; return the file.
 

@@ -99,8 +99,9 @@ def corrected_ttest(x: np.ndarray, y: np.ndarray, test_train_ratio: float = DEFA
         ``n_test / n_train`` of one trial: ``1/(K-1)`` for K-fold
         cross-validation, ``0.3/0.7`` for a 70/30 hold-out.
     """
-    if not test_train_ratio >= 0:
-        raise TreebenchError(f"test/train ratio must be >= 0, got {test_train_ratio}")
+    if not 0 <= test_train_ratio < float("inf"):  # an infinite ratio makes every p equal 1
+        raise TreebenchError(f"--test-train-ratio {test_train_ratio} is out of range; accepted: a finite number >= 0 "
+                             "(n_test / n_train, e.g. 1/9 for 10-fold cross-validation)")
     d = _differences(x, y)
     return _t_test(d, 1.0 / max(d.size, 1) + test_train_ratio)
 
