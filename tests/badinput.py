@@ -69,6 +69,38 @@ def _digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def tree_digest(folder: Path, skip_prefix: str | None = None) -> dict[str, str]:
+    """Every entry under ``folder`` (hidden ones too) -> its content hash, ``dir`` or its link target.
+
+    Entries whose name starts with ``skip_prefix`` (a case's own outputs) are left out.
+    """
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            if skip_prefix is not None and name.startswith(skip_prefix):
+                continue
+            path = Path(root) / name
+            rel = str(path.relative_to(folder))
+            if path.is_symlink():
+                out[rel] = "link:" + os.readlink(path)
+            elif path.is_dir():
+                out[rel] = "dir"
+            else:
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def exit_code(args: list[str]) -> int:
+    """``treebench ARGS`` in this process; its exit code (``main`` returns when all went well)."""
+    from treebench.cli import main
+
+    try:
+        main(args)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    return 0
+
+
 def run_cli_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
     from treebench.cli import main
 

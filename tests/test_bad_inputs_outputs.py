@@ -21,7 +21,6 @@ import atexit
 import dataclasses
 import fcntl
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -29,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from badinput import CliCase, run_cli_case, write_files
+from badinput import CliCase, run_cli_case, tree_digest, write_files
 
 from treebench.errors import TreebenchError
 
@@ -66,22 +65,6 @@ def tree_config(*labels: str) -> str:
 
 
 # --------------------------------------------------------------------------- folder digests
-def tree_digest(folder: Path) -> dict[str, str]:
-    """Every entry under ``folder`` (hidden ones too) -> its content hash, ``dir`` or its link target."""
-    out = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = Path(root) / name
-            rel = str(path.relative_to(folder))
-            if path.is_symlink():
-                out[rel] = "link:" + os.readlink(path)
-            elif path.is_dir():
-                out[rel] = "dir"
-            else:
-                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
 def test_tree_digest_sees_a_new_empty_folder_a_hidden_file_and_a_changed_byte(tmp_path):
     (tmp_path / "a.txt").write_text("x")
     before = tree_digest(tmp_path)

@@ -13,7 +13,6 @@ store, its predictions folder and every other file of the case folder are unchan
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -23,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from badinput import CliCase, run_cli_case, write_files
+from badinput import CliCase, exit_code, run_cli_case, write_files
+from badinput import tree_digest as shared_tree_digest
 
-from treebench.cli import main
 from treebench.experiment import predictions as P
 
 #: Filled by the module fixture: store name -> built store, and (store, dataset, algorithm, fold) -> trial key.
@@ -48,15 +47,6 @@ PROTOCOLS = {"cv": "{type: cv, folds: 2, repeats: 1}", "holdout": "{type: holdou
 N_TEST = {"iris": 75, "wine": 89}
 
 
-def invoke(args: list[str]) -> int:
-    """``treebench ARGS`` in this process; its exit code (``main`` returns when all went well)."""
-    try:
-        main(args)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    return 0
-
-
 @pytest.fixture(scope="module", autouse=True)
 def built(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("kept")
@@ -64,7 +54,7 @@ def built(tmp_path_factory) -> dict[str, Path]:
         store = folder / f"{name}.sqlite"
         config = folder / f"{name}.yaml"
         config.write_text(CONFIG.format(name=name, protocol=protocol, store=store), encoding="utf-8")
-        assert invoke(["run", str(config), "--jobs", "1", "--quiet"]) == 0
+        assert exit_code(["run", str(config), "--jobs", "1", "--quiet"]) == 0
         BUILT[name] = store
         with sqlite3.connect(store) as conn:
             for key, dataset, algorithm, fold in conn.execute("SELECT trial_key, dataset, algorithm, fold FROM trials"):
@@ -290,13 +280,8 @@ CASES = [
 
 
 def tree_digest(folder: Path) -> dict[str, str]:
-    """Every file and folder under ``folder`` (outputs aside) -> its bytes' digest, or "dir"."""
-    found = {}
-    for path in sorted(folder.rglob("*")):
-        if path.name.startswith("out."):
-            continue
-        found[str(path.relative_to(folder))] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
+    """Every file and folder under ``folder`` but the case's outputs (``out.*``)."""
+    return shared_tree_digest(folder, skip_prefix="out.")
 
 
 def run_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
@@ -317,7 +302,7 @@ def _run(folder: Path, args: tuple[str, ...], capsys: pytest.CaptureFixture) -> 
     capsys.readouterr()
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
-        code = invoke(list(args))
+        code = exit_code(list(args))
     out = capsys.readouterr()
     return code, out.out, [x for x in out.err.splitlines() if x.strip()]
 

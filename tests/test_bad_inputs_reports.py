@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -26,14 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from badinput import CliCase, run_cli_case
+from badinput import CliCase, exit_code, run_cli_case, tree_digest
 from test_report_html import (
     parse,
     workspace,  # noqa: F401 - the fixture good_site builds on
     workspace_specs,
 )
-
-from treebench.cli import main
 
 
 # --------------------------------------------------------------------------- compare --test mcnemar
@@ -45,7 +42,7 @@ def mcnemar_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "experiment: mc\nseed: 0\ndatasets: [iris, wine]\nprotocol: {type: holdout, test_size: 0.3, repeats: 1}\n"
         "predictions: true\nalgorithms:\n  - {name: a, criterion: entropy, params: {max_depth: 1}}\n"
         "  - {name: b, criterion: gini, params: {max_depth: 3}}\n", encoding="utf-8")
-    code = _cli(["run", str(folder / "c.yaml"), "--jobs", "1", "--quiet", "--store", str(folder / "mc.sqlite")])
+    code = exit_code(["run", str(folder / "c.yaml"), "--jobs", "1", "--quiet", "--store", str(folder / "mc.sqlite")])
     assert code == 0
     empty = folder / "empty.sqlite"
     shutil.copy(folder / "mc.sqlite", empty)
@@ -57,14 +54,6 @@ def mcnemar_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         conn.close()
     return folder
-
-
-def _cli(args: list[str]) -> int:
-    try:
-        main(args)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    return 0
 
 
 def _copy_store(source: Path, folder: Path) -> None:
@@ -107,10 +96,10 @@ MCNEMAR_CASES = [
 @pytest.mark.parametrize("case", MCNEMAR_CASES, ids=[c.id for c in MCNEMAR_CASES])
 def test_compare_names_and_empty_stores(case: CliCase, mcnemar_store: Path, tmp_path: Path,
                                         capsys: pytest.CaptureFixture) -> None:
-    before = _tree_digest(mcnemar_store)
+    before = tree_digest(mcnemar_store)
     _copy_store(mcnemar_store / ("empty.sqlite" if "empty-store" in case.id else "mc.sqlite"), tmp_path)
     run_cli_case(case, tmp_path, capsys)  # the store copy unchanged, exit 2, one line
-    assert _tree_digest(mcnemar_store) == before
+    assert tree_digest(mcnemar_store) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["store.sqlite", *(["store.sqlite.predictions"] if (tmp_path / "store.sqlite.predictions").exists() else [])])
 
@@ -119,11 +108,11 @@ def test_mcnemar_keeps_the_chosen_datasets_and_their_order(mcnemar_store: Path, 
                                                           capsys: pytest.CaptureFixture) -> None:
     _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
     capsys.readouterr()
-    assert _cli(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine",
+    assert exit_code(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine",
                  "--format", "csv"]) == 0
     rows = capsys.readouterr().out.strip().splitlines()
     assert rows[0].startswith("dataset,algorithm") and [r.split(",")[0] for r in rows[1:]] == ["wine"]
-    assert _cli(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine,iris",
+    assert exit_code(["compare", str(tmp_path / "store.sqlite"), "--test", "mcnemar", "--datasets", "wine,iris",
                  "--format", "csv"]) == 0
     assert [r.split(",")[0] for r in capsys.readouterr().out.strip().splitlines()[1:]] == ["wine", "iris"]
 
@@ -182,9 +171,9 @@ NO_LOSS_CASES = [
 def test_finished_results_are_never_an_output(case: CliCase, mcnemar_store: Path, tmp_path: Path,
                                                capsys: pytest.CaptureFixture) -> None:
     _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
-    before = _tree_digest(tmp_path)
+    before = tree_digest(tmp_path)
     run_cli_case(case, tmp_path, capsys)
-    assert _tree_digest(tmp_path) == before
+    assert tree_digest(tmp_path) == before
 
 
 # --------------------------------------------------------------------------- one table under two names
@@ -221,7 +210,7 @@ def test_one_table_under_two_names_is_refused(case: CliCase, tmp_path: Path, cap
 def finished_board(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tiny board: iris, entropy, 2 folds."""
     folder = tmp_path_factory.mktemp("board")
-    assert _cli(["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out",
+    assert exit_code(["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out",
                  str(folder / "board"), "--quiet"]) == 0
     return folder / "board"
 
@@ -255,10 +244,10 @@ def test_board_options_refused_before_writing(case: CliCase, finished_board: Pat
                                               capsys: pytest.CaptureFixture) -> None:
     board = tmp_path / "board"
     shutil.copytree(finished_board, board)
-    before = _tree_digest(board)
+    before = tree_digest(board)
     filled = CliCase(case.id, tuple(a.replace("{board}", str(board)) for a in case.args), case.message)
     run_cli_case(filled, tmp_path, capsys)
-    assert _tree_digest(board) == before
+    assert tree_digest(board) == before
 
 
 def test_a_folder_in_place_of_the_boards_store_lock(finished_board: Path, tmp_path: Path,
@@ -267,11 +256,11 @@ def test_a_folder_in_place_of_the_boards_store_lock(finished_board: Path, tmp_pa
     shutil.copytree(finished_board, board)
     (board / "leaderboard.sqlite.lock").unlink(missing_ok=True)
     (board / "leaderboard.sqlite.lock").mkdir()
-    before = _tree_digest(board)
+    before = tree_digest(board)
     case = CliCase("board-store-lock-folder", tuple(a.replace("{board}", str(board)) for a in ON_BOARD),
                    r"leaderboard\.sqlite\.lock' is a folder, not a file; accepted: a board folder whose results store")
     run_cli_case(case, tmp_path, capsys)
-    assert _tree_digest(board) == before
+    assert tree_digest(board) == before
 
 
 def test_a_board_refused_for_too_many_trials_names_the_boards_own_options() -> None:
@@ -319,7 +308,7 @@ def test_plot_tree_of_a_trial_whose_params_are_not_json(tmp_path: Path, capsys: 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yaml").write_text("experiment: pt\nseed: 0\ndatasets: [iris]\nprotocol: {type: cv, folds: 2, "
                                      "repeats: 1}\nalgorithms:\n  - {name: e, criterion: entropy}\n", encoding="utf-8")
-    assert _cli(["run", "c.yaml", "--jobs", "1", "--quiet"]) == 0
+    assert exit_code(["run", "c.yaml", "--jobs", "1", "--quiet"]) == 0
     conn = sqlite3.connect(tmp_path / "results" / "pt.sqlite")
     try:
         conn.execute("UPDATE trials SET params = '{oops'")
@@ -327,25 +316,16 @@ def test_plot_tree_of_a_trial_whose_params_are_not_json(tmp_path: Path, capsys: 
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
-    before = _tree_digest(tmp_path / "results")
+    before = tree_digest(tmp_path / "results")
     capsys.readouterr()
-    assert _cli(["plot", "tree", "c.yaml", "--algorithm", "e"]) == 2
+    assert exit_code(["plot", "tree", "c.yaml", "--algorithm", "e"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Traceback" not in err[0], err
     assert re.search(r"^error: trial \w+ in results/pt\.sqlite: its params '\{oops' are not a JSON object", err[0]), err
-    assert _tree_digest(tmp_path / "results") == before
+    assert tree_digest(tmp_path / "results") == before
 
 
 # --------------------------------------------------------------------------- kept report parts
-def _tree_digest(folder: Path) -> dict[str, str]:
-    """Every file under ``folder`` by its relative path and sha256 (folders as ``dir``)."""
-    out = {}
-    for path in sorted(folder.rglob("*")):
-        rel = str(path.relative_to(folder))
-        out[rel] = "dir" if path.is_dir() else hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
 SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-truncated": (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), r"is not valid JSON"),
     "section-empty": (lambda p: p.write_bytes(b""), r"is empty"),
@@ -385,7 +365,7 @@ def good_site(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Path:  # noqa
 
 def _reproduce(capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
     capsys.readouterr()
-    code = _cli(["reproduce", "--all", "--no-run", "--out-dir", "site"])
+    code = exit_code(["reproduce", "--all", "--no-run", "--out-dir", "site"])
     out = capsys.readouterr()
     assert "Traceback" not in out.err + out.out
     return code, out.err, Path("site/index.html").read_text(encoding="utf-8")
@@ -397,7 +377,7 @@ def test_an_unreadable_kept_part_is_named(damage: str, good_site: Path, capsys: 
 
     spoil, message = SECTION_DAMAGE[damage]
     spoil(good_site / "toy" / SECTION)
-    kept = _tree_digest(good_site / "toy")
+    kept = tree_digest(good_site / "toy")
     code, err, page = _reproduce(capsys)
     assert code == 1
     named = [line for line in err.splitlines() if "toy" in line and "kept part" in line]
@@ -405,7 +385,7 @@ def test_an_unreadable_kept_part_is_named(damage: str, good_site: Path, capsys: 
     assert any(__import__("re").search(message, line) for line in named), (message, named)
     part = page[page.index('id="paper-toy"'):].split("</section>")[0]
     assert "kept part" in " ".join(parse(part).text) and '<span class="status kept">' not in part
-    assert _tree_digest(good_site / "toy") == kept  # a refused part is left as it was, for the user to look at
+    assert tree_digest(good_site / "toy") == kept  # a refused part is left as it was, for the user to look at
 
 
 @pytest.mark.parametrize("damage", sorted(VERDICTS_DAMAGE))
@@ -416,7 +396,7 @@ def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_si
     spoil, message = VERDICTS_DAMAGE[damage]
     claims_before = len(json.loads((good_site / "toy" / "verdicts.json").read_text(encoding="utf-8"))["claims"])
     spoil(good_site / "toy" / "verdicts.json")
-    kept = _tree_digest(good_site / "toy")
+    kept = tree_digest(good_site / "toy")
     code, err, page = _reproduce(capsys)
     assert code == 1
     named = [line for line in err.splitlines() if "kept verdicts" in line]
@@ -427,20 +407,20 @@ def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_si
     assert ("claims recomputed" in headline or "claim recomputed" in headline) and (
         f"{read} claim" in headline if read else True)
     assert '<span class="status kept">' in page[page.index('id="paper-toy"'):].split("</section>")[0]
-    assert _tree_digest(good_site / "toy") == kept
+    assert tree_digest(good_site / "toy") == kept
 
 
 @pytest.mark.parametrize("name", ["section.json", "verdicts.json", "report.md"])
 def test_a_folder_where_a_report_file_goes_is_refused_before_anything(name: str, good_site: Path,
                                                                        capsys: pytest.CaptureFixture) -> None:
     _folder_in_place(good_site / "toy" / name)
-    before = _tree_digest(good_site)
+    before = tree_digest(good_site)
     capsys.readouterr()
-    assert _cli(["reproduce", "--all", "--no-run", "--out-dir", "site"]) == 2
+    assert exit_code(["reproduce", "--all", "--no-run", "--out-dir", "site"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.search(rf"^error: --out-dir 'site': 'site/toy/{re.escape(name)}' is a folder, not a "
                                        "file; accepted: a file path in a writable folder$", err[0]), err
-    assert _tree_digest(good_site) == before
+    assert tree_digest(good_site) == before
 
 
 def _folder_in_place(path: Path) -> None:

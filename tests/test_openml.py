@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from badinput import exit_code as cli
 
 from treebench.data.cards import CardRegistry, parse_card
 from treebench.data.settings import ENV_CACHE, ENV_CARDS, ENV_OFFLINE, ENV_OPENML_SERVER, Settings
@@ -33,16 +34,6 @@ def openml_env(folder: Path, monkeypatch: pytest.MonkeyPatch, server: str | None
     else:
         monkeypatch.setenv(ENV_OPENML_SERVER, server)
     return folder / "cards"
-
-
-def cli(args: list[str]) -> int:
-    from treebench.cli import main
-
-    try:
-        main(args)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    return 0
 
 
 # --------------------------------------------------------------------------- datasets add

@@ -23,6 +23,17 @@ def one_of(value: object, accepted: list[str] | tuple[str, ...], what: str) -> T
     return TreebenchError(f"unknown {what} {value!r}; accepted: {listing}")
 
 
+def first_repeat(names: Sequence[str]) -> str | None:
+    """The first name that ``names`` gives a second time, or ``None``: for the one-line refusal of a
+    selection that names something twice (it would make a second, identical row, column or run)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
 def no_such_parameter(owner: str, key: object, accepted: Sequence[str], listing: str | None = None) -> TreebenchError:
     """"OWNER has no parameter KEY (did you mean ...?); accepted: ..." for an unknown parameter.
 

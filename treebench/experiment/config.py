@@ -263,7 +263,6 @@ def _datasets(
     raw: Any, protocol: ProtocolSpec | None, has_protocol: bool, check: Checker
 ) -> list[DatasetSpec]:
     from treebench.data.cards import CardRegistry
-    from treebench.data.openml import is_ref
     from treebench.data.settings import Settings
 
     if not isinstance(raw, list) or not raw:
@@ -276,9 +275,7 @@ def _datasets(
         if check.text(name, where) is None:
             return None
         try:
-            if is_ref(name):
-                return openml_card(name, registry)
-            return registry.get(name)
+            return card_named(name, registry)
         except TreebenchError as exc:
             check.add(where, str(exc))
             return None
@@ -395,6 +392,13 @@ def _single(label, card, protocol, has_protocol, where, registry, check) -> Data
     return DatasetSpec(
         label=str(label), name=card.name, protocol=protocol, expected_rows=card.expected.rows
     )
+
+
+def card_named(name: str, registry):  # noqa: ANN001, ANN202 - a CardRegistry, a Card
+    """The card a dataset entry names: a card name, an alias or ``openml:ID``."""
+    from treebench.data.openml import is_ref
+
+    return openml_card(name, registry) if is_ref(name) else registry.get(name)
 
 
 def openml_card(name: str, registry):  # noqa: ANN202 - a Card

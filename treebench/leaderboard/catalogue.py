@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, first_repeat
 from treebench.leaderboard.suite import DatasetMeta
 
 #: The documented grids of the criteria's own parameters (docs/leaderboard.md, "Grids").
@@ -114,9 +114,9 @@ def parse_selection(text: str) -> list[str]:
     if ALL in chosen:  # `all` stands alone: inside a list it would read as an unknown name
         raise TreebenchError(f"--criteria {text!r}: {ALL} selects every criterion and stands alone; "
                              f"accepted: {ALL}, or a comma-separated list of {', '.join(accepted)}")
-    twice = [n for i, n in enumerate(chosen) if n in chosen[:i]]
-    if twice:
-        raise TreebenchError(f"--criteria names {twice[0]!r} twice; accepted: each criterion or baseline once")
+    twice = first_repeat(chosen)
+    if twice is not None:
+        raise TreebenchError(f"--criteria names {twice!r} twice; accepted: each criterion or baseline once")
     for name in chosen:
         if name not in accepted:
             close = difflib.get_close_matches(name, accepted, n=1)

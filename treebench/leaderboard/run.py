@@ -144,10 +144,9 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
     configs = []
     for group in plan.groups:
         config = parse_config(group.text, str(group.path), base_dir=group.path.parent)
-        with board_words():
-            check_trial_count(config)
         identity = experiment_identity(config)
         with board_words():
+            check_trial_count(config)
             check_run(plan.store, identity, busy_ok=busy_ok)  # before loading data: a foreign store stops here
         checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
         with board_words():

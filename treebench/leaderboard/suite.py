@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, first_repeat
 
 SUITE_FORMS = "bundled, openml-suite:ID (or :ALIAS), or a file listing one dataset per line"
 
@@ -171,12 +171,12 @@ def _check_names(names: list[str], where: str, accepted: list[str]) -> None:
 
 def _card_name(name: str, registry) -> str | None:  # noqa: ANN001 - a CardRegistry
     """The card ``name`` resolves to (a card, an alias or ``openml:ID``), or None (a task, unknown)."""
-    try:
-        if name.startswith("openml:"):
-            from treebench.experiment.config import openml_card
+    from treebench.experiment.config import card_named
 
-            return openml_card(name, registry).name
-        return registry.get(name).name
+    if name.startswith(("openml-task:", "openml-suite:")):  # a task brings its own splits: no card
+        return None
+    try:
+        return card_named(name, registry).name
     except TreebenchError:
         return None
 
@@ -207,8 +207,8 @@ def select(entries: list[str], wanted: list[str]) -> list[str]:
     if not wanted:
         return entries
     _check_names(wanted, "--datasets", entries)
-    twice = [w for i, w in enumerate(wanted) if w in wanted[:i]]
-    if twice:  # as every other command: a name given twice is refused, not quietly merged
-        raise TreebenchError(f"--datasets names {twice[0]!r} twice; accepted: each dataset once")
+    twice = first_repeat(wanted)
+    if twice is not None:  # as every other command: a name given twice is refused, not quietly merged
+        raise TreebenchError(f"--datasets names {twice!r} twice; accepted: each dataset once")
     _check_once(wanted, "--datasets")
     return list(dict.fromkeys(wanted))

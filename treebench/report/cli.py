@@ -95,6 +95,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     STORE_OR_CONFIG is a results store (.sqlite) or an experiment config (.yaml).
     """
+    from treebench.experiment.predictions import KeptPredictions
     from treebench.report.formats import render
     from treebench.report.source import load_frame, store_of
     from treebench.report.table import build_table, source_algorithm_order
@@ -109,12 +110,11 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     kept = None  # the kept predictions, each file verified against its trial when read
     if metric in PREDICTION_METRICS and store is not None and (
             metric not in frame.columns or frame[metric].isna().any()):
-        from treebench.experiment.predictions import KeptPredictions, with_metric
+        from treebench.experiment.predictions import with_metric
 
         kept = KeptPredictions(store, skip_bad=skip_bad)
         frame = with_metric(frame, store, metric, kept)  # computed again from the kept predictions
     if test == "mcnemar":
-        from treebench.experiment.predictions import KeptPredictions
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
         if store is None:
@@ -286,11 +286,11 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
 def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Path]:  # noqa: ANN001
     from sklearn.tree import DecisionTreeClassifier
 
+    is_tree = isinstance(model, DecisionTreeClassifier) or type(model).__module__.startswith("treebench.")
+    if is_tree and hasattr(model, "fit") and getattr(model, "tree_", None) is None:
+        raise TreebenchError(f"cannot draw an unfitted {type(model).__name__}; accepted: a fitted tree")
     if isinstance(model, DecisionTreeClassifier):  # the sklearn-cart baselines: scikit-learn draws its own
         from sklearn import tree as sktree
-
-        if getattr(model, "tree_", None) is None:
-            raise TreebenchError(f"cannot draw an unfitted {type(model).__name__}; accepted: a fitted tree")
 
         from treebench.report.figures import new_figure, save
 
@@ -304,9 +304,6 @@ def _draw_model(model, base: Path, title: str, max_depth: int | None) -> list[Pa
         from treebench.report.tree_plot import draw_tree
         from treebench.trees.view import to_dot, view_of
 
-        if getattr(model, "tree_", None) is None and hasattr(model, "fit") and \
-                type(model).__module__.startswith("treebench."):
-            raise TreebenchError(f"cannot draw an unfitted {type(model).__name__}; accepted: a fitted tree")
         try:
             view = view_of(model)
         except TreebenchError:

@@ -634,7 +634,7 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    read = {p.spec.key: _kept_claims(p) for p in pages if p.report is None and p.status == KEPT}
+    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir)) for p in pages if p.report is None and p.status == KEPT}
     kept = {key: claims for key, (claims, _) in read.items()}
     unread = [(key, problem) for key, (_, problem) in read.items() if problem]
     columns, _ = _claim_fields(outcomes)
@@ -710,22 +710,17 @@ def read_kept_verdicts(out_dir: Path) -> tuple[list[dict[str, Any]], str | None]
     so far and a one-line problem: the file unreadable or of the wrong shape, or some of its
     claims not claims.
     """
-    doc, problem = read_kept_json(Path(out_dir) / "verdicts.json", "the kept verdicts")
+    path = Path(out_dir) / "verdicts.json"
+    doc, problem = read_kept_json(path, "the kept verdicts")
     if doc is None:
-        return [], problem or f"the kept verdicts {Path(out_dir) / 'verdicts.json'} are missing"
+        return [], problem or f"the kept verdicts {path} are missing"
     claims = doc.get("claims")
     if not isinstance(claims, list):
-        return [], f"the kept verdicts {Path(out_dir) / 'verdicts.json'} have no list of claims"
+        return [], f"the kept verdicts {path} have no list of claims"
     good = [c for c in claims if isinstance(c, dict) and isinstance(c.get("verdict", ""), str)]
     if len(good) < len(claims):
-        return good, (f"{len(claims) - len(good)} of the {len(claims)} claims in the kept verdicts "
-                      f"{Path(out_dir) / 'verdicts.json'} are unreadable")
+        return good, f"{len(claims) - len(good)} of the {len(claims)} claims in the kept verdicts {path} are unreadable"
     return good, None
-
-
-def _kept_claims(page: PaperPage) -> tuple[list[dict[str, Any]], str | None]:
-    """A kept paper's readable claims and, if any could not be read, why."""
-    return read_kept_verdicts(Path(page.out_dir))
 
 
 def _run_cell(page: PaperPage) -> str:

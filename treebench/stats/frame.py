@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, first_repeat
 from treebench.stats.metrics import Metric
 
 #: Columns that identify one trial of one algorithm on one dataset; two
@@ -143,9 +143,9 @@ def chosen_names(wanted: Sequence[str] | None, available: tuple[str, ...], what:
     """
     if not wanted:
         return available
-    twice = [w for i, w in enumerate(wanted) if w in wanted[:i]]
-    if twice:  # a name given twice would make a second, identical row or column
-        raise TreebenchError(f"{what} {twice[0]!r} is named twice; accepted: each {what} once")
+    twice = first_repeat(wanted)
+    if twice is not None:  # a name given twice would make a second, identical row or column
+        raise TreebenchError(f"{what} {twice!r} is named twice; accepted: each {what} once")
     unknown = [w for w in wanted if w not in available]
     if unknown:
         raise TreebenchError(

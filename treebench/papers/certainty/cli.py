@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, first_repeat
 from treebench.report.cli import check_outputs, figure_base, write_output
 
 _TABLES = ("both", "attributes", "values")
@@ -50,9 +50,9 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
             raise TreebenchError(
                 f"dataset {dataset!r} has no attribute {unknown[0]!r}; accepted: {', '.join(map(str, X.columns))}"
             )
-        twice = [a for i, a in enumerate(attributes) if a in attributes[:i]]
-        if twice:
-            raise TreebenchError(f"--attribute {twice[0]!r} is given twice; accepted: each attribute once")
+        twice = first_repeat(attributes)
+        if twice is not None:
+            raise TreebenchError(f"--attribute {twice!r} is given twice; accepted: each attribute once")
         X = X[list(attributes)]
     report = inequality_report(X, data.y)
     write_output(render(report, dataset, fmt, table), out)
