@@ -161,13 +161,21 @@ def test_the_checker_catches_each_broken_invariant():
         {"claim": "eq", "kind": "equivalence", "verdict": "reproduced", "interval": [-2.0, 0.5], "margin": 1.0},
         {"claim": "sig", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
          "test": {"name": "t", "p": 0.04, "p_adjusted": 0.06, "alpha": 0.05}},
-        {"claim": "diff", "kind": "difference", "verdict": "same direction, smaller", "interval": [-0.1, 0.2]},
+        {"claim": "diff", "kind": "difference", "verdict": "reproduced, smaller", "interval": [-0.1, 0.2]},
     ]
     doc = {"claims": claims, "summary": summary(["reproduced"] * 3)}
     problems = check_document(doc)
     assert len(problems) == 4 and problems[0].startswith("summary counts")
     assert any("outside ± 1.0" in p for p in problems) and any(">= alpha" in p for p in problems)
     assert any("covering 0" in p for p in problems)
+    wrong_null = [
+        {"claim": "inc", "kind": "difference", "verdict": "inconclusive", "interval": [0.2, 0.9], "paper_effect": 0.5},
+        {"claim": "nr", "kind": "trend", "verdict": "not reproduced", "interval": [-0.2, 0.9], "paper_effect": 0.5},
+        {"claim": "ok", "kind": "difference", "verdict": "not reproduced", "interval": [-0.2, 0.3], "paper_effect": 0.5},
+    ]
+    problems = check_document({"claims": wrong_null, "summary": summary(c["verdict"] for c in wrong_null)})
+    assert problems == ["inc: inconclusive with interval (0.2, 0.9) excluding 0",
+                        "nr: not reproduced with interval (-0.2, 0.9) holding the paper's effect 0.5"]
 
 
 # -- the rules on the real specs ------------------------------------------------------------------

@@ -46,8 +46,10 @@ from treebench.report.verdicts import (  # re-exported: the specs and the report
     SIGNIFICANCE,
     SMALLER,
     TREND,
+    grade_difference,
     judge,
     not_testable,
+    power_to_detect,
 )
 
 if TYPE_CHECKING:
@@ -196,6 +198,20 @@ class Effect:
         """The verdict without the reason of ``not testable``."""
         return NOT_TESTABLE if self.verdict.startswith(NOT_TESTABLE) else self.verdict
 
+    @property
+    def outcome(self) -> str:
+        """The replication grade of the effect's interval against 0 and the paper's effect
+        (:func:`~treebench.report.verdicts.grade_difference`): the verdict of a ``difference`` or
+        ``trend``, shown beside the test's verdict for a ``significance`` claim."""
+        if math.isnan(self.ours):
+            return self.verdict if self.verdict.startswith(NOT_TESTABLE) else not_testable("no effect")
+        return grade_difference(self.paper, self.low, self.high)
+
+    @property
+    def power(self) -> float:
+        """The rerun's power to detect the paper's effect (:func:`~treebench.report.verdicts.power_to_detect`)."""
+        return power_to_detect(self.paper, self.low, self.high)
+
     def paper_text(self) -> str:
         """The paper's effect as text: value and source."""
         if math.isnan(self.paper):
@@ -210,6 +226,9 @@ class Effect:
         text = f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
         if self.kind == EQUIVALENCE and not math.isnan(self.margin):
             text += f", margin ± {abs(self.margin):g}"
+        if self.kind in (DIFFERENCE, TREND, SIGNIFICANCE) and self.outcome == INCONCLUSIVE \
+                and not math.isnan(self.power):
+            text += f", power to detect the paper's effect {self.power:.0%}"
         if self.kind == COUNT and self.counted:
             ties = self.counted - self.holds - self.fails
             text += f", holds on {self.holds} of {self.counted}" + (f" ({ties} tied)" if ties else "")

@@ -597,8 +597,12 @@ def _verdict_intro(rep: Report) -> list[str]:
         "",
     ]
     lines += [f"- *{kind}*: {rule}" for kind, rule in KIND_RULES.items()]
-    lines += ["", "A *difference* above 0 is *same direction, smaller* (or *larger*) when the interval lies "
-              "wholly below (above) the paper's effect.  An *equivalence* interval that is neither inside nor "
+    lines += ["", "A *difference* or *trend* is graded as replications are (LeBel et al. 2019, \"A brief guide to "
+              "evaluate replications\"): above 0 it is *reproduced, smaller* (or *larger*) when the interval lies "
+              "wholly below (above) the paper's effect; holding 0 it is *not reproduced* when it excludes the "
+              "paper's effect and *inconclusive* when it holds it too (the rerun's power to detect the paper's "
+              "effect is given beside it).  A *significance* claim also shows that grade of its effect "
+              "(*outcome*).  An *equivalence* interval that is neither inside nor "
               "wholly outside the margin is *inconclusive*.  A *significance* claim tested unit by unit (cells, "
               "datasets) needs every unit to reject after Holm: its p is the largest adjusted one."]
     if excluded:

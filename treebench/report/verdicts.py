@@ -8,15 +8,17 @@ rule, implemented once here and used by every table, page and count
 kind                      reproduced when
 ========================  ===============================================================
 ``difference``            our 95 % interval of the effect excludes 0 in the paper's
-                          direction (``same direction, smaller``/``larger`` when it lies
-                          wholly below/above the paper's effect)
+                          direction and holds the paper's effect (``reproduced, smaller``
+                          / ``larger`` when it lies wholly below/above it; ``inconclusive``
+                          when it holds both 0 and the paper's effect)
 ``equivalence``           our interval lies inside ± the claim's margin
                           (``inconclusive`` when it is wider than that)
 ``significance``          the paper's test on our data rejects at the paper's level after
                           the stated correction (Holm-adjusted p < alpha), our effect in
                           the paper's direction
 ``trend``                 the interval of the net share of datasets going the claim's way
-                          excludes 0 upwards
+                          excludes 0 upwards (graded against the paper's share as a
+                          ``difference`` is against the paper's effect)
 ``count``                 the claim holds on every dataset it names (means compared)
 ========================  ===============================================================
 
@@ -43,8 +45,8 @@ KINDS = (DIFFERENCE, EQUIVALENCE, SIGNIFICANCE, TREND, COUNT)
 
 # -- grades ----------------------------------------------------------------------------------------
 REPRODUCED = "reproduced"
-LARGER = "same direction, larger"
-SMALLER = "same direction, smaller"
+LARGER = "reproduced, larger"
+SMALLER = "reproduced, smaller"
 INCONCLUSIVE = "inconclusive"
 NOT_REPRODUCED = "not reproduced"
 REVERSED = "reversed"
@@ -82,24 +84,54 @@ def _slack(*xs: float) -> float:
 def grade_difference(paper: float, low: float, high: float) -> str:
     """``difference``: our interval ``[low, high]`` against 0 and the paper's effect (both oriented).
 
-    ``reversed`` below 0; ``not reproduced`` covering 0; above 0:
-    ``same direction, smaller`` when wholly below a positive paper effect,
-    ``same direction, larger`` when wholly above it, else ``reproduced``
-    (also when the paper gives no positive effect to compare with).
+    The outcome grades of a replication (LeBel, Vanpaemel, Cheung & Campbell
+    2019, "A brief guide to evaluate replications", Meta-Psychology 3), from
+    our 95 % interval and the paper's estimate ``paper``:
+
+    - ``reversed``: the interval lies wholly below 0;
+    - above 0 (an effect in the paper's direction is detected): ``reproduced``
+      when the interval holds the paper's effect (or the paper gives no
+      positive effect to compare with), ``reproduced, smaller`` /
+      ``reproduced, larger`` when it lies wholly below / above it;
+    - holding 0 (no effect detected): ``not reproduced`` when the interval
+      excludes the paper's effect (the rerun contradicts it), ``inconclusive``
+      when it holds it too, or when the paper gives no effect to contradict
+      (the rerun cannot tell; :func:`power_to_detect` says how likely it was to).
     """
     if _nan(low, high):
         return not_testable("no interval")
     eps = _slack(low, high, paper)
     if high < -eps:
         return REVERSED
+    known = not _nan(paper) and paper > 0
     if low <= eps:
-        return NOT_REPRODUCED
-    if not _nan(paper) and paper > 0:
+        if known and high < paper - eps:
+            return NOT_REPRODUCED
+        return INCONCLUSIVE
+    if known:
         if high < paper - eps:
             return SMALLER
         if low > paper + eps:
             return LARGER
     return REPRODUCED
+
+
+def power_to_detect(paper: float, low: float, high: float, level: float = 0.95) -> float:
+    """The rerun's power to detect the paper's effect: P(our ``level`` interval excludes 0 | true effect = ``paper``).
+
+    Normal approximation with the standard error implied by the interval's
+    width (``(high - low) / (2 z)``): the chance that an estimate centred on
+    the paper's effect lands more than ``z`` standard errors from 0.  NaN when
+    either is missing or the interval has no width.
+    """
+    from scipy.stats import norm
+
+    if _nan(paper, low, high) or high <= low:
+        return math.nan
+    z = float(norm.ppf(0.5 + level / 2))
+    se = (high - low) / (2 * z)
+    shift = abs(paper) / se
+    return float(norm.sf(z - shift) + norm.cdf(-z - shift))
 
 
 def grade_equivalence(low: float, high: float, margin: float) -> str:
@@ -136,21 +168,17 @@ def grade_significance(p_adjusted: float, alpha: float, ours: float) -> str:
     return NOT_REPRODUCED
 
 
-def grade_trend(low: float, high: float) -> str:
+def grade_trend(low: float, high: float, paper: float = math.nan) -> str:
     """``trend``: the net share of datasets going the claim's way, with its interval.
 
-    ``reproduced`` when the interval lies above 0 (more datasets go the
-    claim's way than against it, beyond resampling noise), ``reversed``
-    below 0, else ``not reproduced``.
+    Graded like a :func:`grade_difference` with the paper's own net share
+    ``paper`` as its effect: ``reproduced`` when the interval lies above 0
+    (more datasets go the claim's way than against it, beyond resampling
+    noise) and holds the paper's share, ``reproduced, smaller``/``larger``
+    beside it, ``reversed`` below 0, ``inconclusive`` or ``not reproduced``
+    when it holds 0.
     """
-    if _nan(low, high):
-        return not_testable("no interval")
-    eps = _slack(low, high)
-    if low > eps:
-        return REPRODUCED
-    if high < -eps:
-        return REVERSED
-    return NOT_REPRODUCED
+    return grade_difference(paper, low, high)
 
 
 def grade_count(holds: int, fails: int, n: int) -> str:
@@ -186,7 +214,7 @@ def judge(effect: Any) -> str:
             return effect.verdict
         return grade_significance(test.p_adjusted, test.alpha, effect.ours)
     if kind == TREND:
-        return grade_trend(effect.low, effect.high)
+        return grade_trend(effect.low, effect.high, effect.paper)
     if kind == COUNT:
         return grade_count(effect.holds, effect.fails, effect.counted)
     return grade_difference(effect.paper, effect.low, effect.high)
@@ -195,10 +223,11 @@ def judge(effect: Any) -> str:
 def rule_text(kind: str) -> str:
     """One sentence: the rule of ``kind`` (for the report's verdict rows)."""
     return {
-        DIFFERENCE: "reproduced when the 95 % interval excludes 0 in the paper's direction",
+        DIFFERENCE: "reproduced when the 95 % interval excludes 0 in the paper's direction and holds the paper's "
+                    "effect; inconclusive when it holds both 0 and the paper's effect",
         EQUIVALENCE: "reproduced when the 95 % interval lies inside ± the margin; inconclusive when wider",
         SIGNIFICANCE: "reproduced when the paper's test rejects on our data after its correction (p < alpha)",
-        TREND: "reproduced when the interval of the net share of datasets lies above 0",
+        TREND: "reproduced when the interval of the net share of datasets lies above 0 and holds the paper's share",
         COUNT: "reproduced when the claim holds on every dataset it names",
     }.get(kind, "")
 
@@ -243,6 +272,9 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
     record["paper_effect"] = _num(effect.paper)
     record["interval"] = [_num(effect.low), _num(effect.high)]
     record["measure"] = effect.measure
+    if effect.kind in (DIFFERENCE, TREND, SIGNIFICANCE):
+        record["outcome"] = str(effect.outcome)
+        record["power"] = _num(effect.power)
     if effect.kind == EQUIVALENCE:
         record["margin"] = _num(effect.margin)
     if effect.kind == COUNT:
@@ -301,7 +333,9 @@ def check_document(doc: dict[str, Any]) -> list[str]:
 
     Summary counts equal the claims' verdicts; no equivalence reproduced with an
     interval outside ± margin; no significance reproduced with ``p_adjusted >=
-    alpha``; no difference reproduced (or smaller/larger) with an interval covering 0.
+    alpha``; no difference reproduced (or smaller/larger) with an interval covering 0;
+    a difference or trend ``inconclusive`` or ``not reproduced`` only with an interval
+    holding 0, ``not reproduced`` only when it excludes the paper's effect.
     """
     problems = []
     claims: Sequence[dict[str, Any]] = doc.get("claims", [])
@@ -324,4 +358,13 @@ def check_document(doc: dict[str, Any]) -> list[str]:
         elif c["kind"] == DIFFERENCE:
             if lo is None or hi is None or lo <= 0 <= hi:
                 problems.append(f"{c['claim']}: difference reproduced with interval {lo, hi} covering 0")
+    for c in claims:
+        # the two grades of an interval holding 0 differ only by whether it holds the paper's effect
+        grade, lo, hi, paper = grade_of(c["verdict"]), *c.get("interval", [None, None]), c.get("paper_effect")
+        if c["kind"] not in (DIFFERENCE, TREND) or grade not in (INCONCLUSIVE, NOT_REPRODUCED) or lo is None:
+            continue
+        if not lo - SLACK <= 0 <= hi + SLACK:
+            problems.append(f"{c['claim']}: {grade} with interval {lo, hi} excluding 0")
+        elif grade == NOT_REPRODUCED and (paper is None or lo - SLACK <= paper <= hi + SLACK):
+            problems.append(f"{c['claim']}: not reproduced with interval {lo, hi} holding the paper's effect {paper}")
     return problems
