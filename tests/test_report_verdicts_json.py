@@ -134,7 +134,16 @@ def test_verdicts_json_keeps_its_invariants(reports, key, seed):
             if claim["verdict"] == REPRODUCED:
                 assert -claim["margin"] <= lo <= hi <= claim["margin"]
         if claim["kind"] == SIGNIFICANCE and claim["verdict"] == REPRODUCED:
-            assert claim["test"]["p_adjusted"] < claim["test"]["alpha"]
+            if not claim["test"]["as_applied"]:
+                assert lo > 0  # no test named: the effect is graded
+            elif "units" in claim:
+                units = [u["grade"] for u in claim["units"] if not u["grade"].startswith("not testable")]
+                assert units.count(REPRODUCED) > len(units) / 2
+            else:
+                assert claim["test"]["p"] < claim["test"]["alpha"]
+        if claim["kind"] == SIGNIFICANCE:
+            assert set(claim["views"]) <= {"Holm across claims", "every unit after Holm",
+                                           "our test, majority of units"}
         if claim["kind"] == DIFFERENCE and claim["verdict"] == REPRODUCED:
             assert not lo <= 0 <= hi
     for cell in doc["cells"]:
@@ -160,13 +169,21 @@ def test_the_checker_catches_each_broken_invariant():
     claims = [
         {"claim": "eq", "kind": "equivalence", "verdict": "reproduced", "interval": [-2.0, 0.5], "margin": 1.0},
         {"claim": "sig", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
-         "test": {"name": "t", "p": 0.04, "p_adjusted": 0.06, "alpha": 0.05}},
+         "test": {"name": "t", "as_applied": True, "p": 0.06, "alpha": 0.05}},
         {"claim": "diff", "kind": "difference", "verdict": "reproduced, smaller", "interval": [-0.1, 0.2]},
     ]
     doc = {"claims": claims, "summary": summary(["reproduced"] * 3)}
     problems = check_document(doc)
     assert len(problems) == 4 and problems[0].startswith("summary counts")
     assert any("outside ± 1.0" in p for p in problems) and any(">= alpha" in p for p in problems)
+    units = [{"claim": "cells", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
+              "test": {"name": "t", "as_applied": True, "p": None, "alpha": 0.05},
+              "units": [{"unit": "a", "grade": "reproduced"}, {"unit": "b", "grade": "not reproduced"}]},
+             {"claim": "named none", "kind": "significance", "verdict": "reproduced", "interval": [-0.1, 0.2],
+              "test": {"name": "ours", "as_applied": False, "p": 0.01, "alpha": 0.05}}]
+    assert check_document({"claims": units, "summary": summary(["reproduced"] * 2)}) == [
+        "cells: significance reproduced while its units give not reproduced",
+        "named none: significance (no test named) reproduced with interval (-0.1, 0.2) reaching 0"]
     assert any("covering 0" in p for p in problems)
     wrong_null = [
         {"claim": "inc", "kind": "difference", "verdict": "inconclusive", "interval": [0.2, 0.9], "paper_effect": 0.5},

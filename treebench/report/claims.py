@@ -87,7 +87,15 @@ class ClaimTest:
     summary
         One line on the parts (how many significant before and after Holm).
     correction
-        The multiplicity correction the verdict's p went through, in words.
+        The multiplicity correction of the strict second view (Holm across claims, or
+        over the units), in words; the verdict uses no correction the paper did not apply.
+    as_applied
+        Whether this is the paper's own test (False: the paper names none, the test is
+        ours, and the verdict is the effect's replication grade, :attr:`Effect.outcome`).
+    units
+        For a claim tested unit by unit: ``(unit, grade)``, each unit graded by the
+        paper's test on our data at the paper's level, uncorrected
+        (:func:`~treebench.report.verdicts.grade_units` makes the claim's verdict).
     """
 
     name: str
@@ -100,10 +108,18 @@ class ClaimTest:
     parts: list[tuple[str, float, float]] = field(default_factory=list)
     summary: str = ""
     correction: str = ""
+    as_applied: bool = True
+    units: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def p_verdict(self) -> float:
+        """The p the verdict uses: the paper's test on our data as the paper applied it, with no
+        correction across claims (NaN for a test run unit by unit: its units are graded one by one)."""
+        return math.nan if self.parts else self.ours_p
 
     @property
     def p_adjusted(self) -> float:
-        """The p-value the verdict uses, after the stated correction.
+        """The p-value of the strict second view, after :attr:`correction`.
 
         A test run unit by unit (``parts``) backs the claim only when every
         unit rejects, so its p is the largest Holm-adjusted p of the units;
@@ -268,7 +284,7 @@ def adjust_families(outcomes: Sequence[ClaimOutcome], attribute: str = "effect")
                 setattr(t, adj, float(value))
         for t in members:
             t.correction = (f"Holm over the paper's {len(members)} claim{'s' if len(members) != 1 else ''} "
-                            f"tested this way ({family})")
+                            f"tested this way ({family}; a second view: the paper corrects nothing across claims)")
 
 
 def rejudge(outcomes: Sequence[ClaimOutcome]) -> None:
@@ -473,7 +489,14 @@ def _unit_points(arrays: list[np.ndarray], summary: object) -> np.ndarray:
 
 
 #: The correction of a test run unit by unit (:attr:`ClaimTest.p_adjusted`).
-_UNITS_CORRECTION = "Holm over the {n} {units}; the claim needs every one to reject (largest adjusted p)"
+_UNITS_CORRECTION = ("Holm over the {n} {units}, every one rejecting (largest adjusted p): a second view; "
+                     "the verdict grades each unit uncorrected")
+
+
+def _unit_grades(raw: Sequence[tuple[str, float]], alpha: float) -> list[tuple[str, str]]:
+    """Each unit's grade by its uncorrected p (already 1 where the unit goes against the claim)."""
+    return [(u, not_testable("the test could not be computed") if math.isnan(p)
+             else REPRODUCED if p < alpha else NOT_REPRODUCED) for u, p in raw]
 
 
 def _table_source(n: int, what: str = "") -> str:
@@ -611,6 +634,7 @@ class OneWayClaim:
         match = Matcher.of(ok)
         agreements, total = 0, 0
         omnibus: list[tuple[str, float]] = []
+        unit_grades: list[tuple[str, str]] = []
         for label, group in sub.groupby("dataset_label", sort=False):
             paper_best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
             paper_worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
@@ -632,6 +656,10 @@ class OneWayClaim:
             total += 1
             same = sorted(res.best) == paper_best and sorted(res.worst) == paper_worst
             agreements += same
+            marked = str(label), same and res.p_value < self.alpha
+            unit_grades.append((marked[0], REPRODUCED if marked[1] else NOT_REPRODUCED)
+                               if paper_best or paper_worst else
+                               (marked[0], not_testable("the paper marks no best or worst")))
             out.details.append(
                 f"{label}: paper best {', '.join(paper_best) or '–'} / worst {', '.join(paper_worst) or '–'}; "
                 f"ours ({'Kruskal-Wallis' if res.test == 'kruskal' else 'ANOVA'}, p = {res.p_value:.4f}) "
@@ -641,7 +669,7 @@ class OneWayClaim:
         if total:
             out.ours = f"same marks on {agreements} of {total} datasets"
             out.literal = agreements == total
-        test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha)
+        test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha, units=unit_grades)
         if omnibus:
             adjusted = holm([p for _, p in omnibus])
             test.parts = [(label, p, float(q)) for (label, p), q in zip(omnibus, adjusted)]
@@ -798,6 +826,7 @@ class UnderlineClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.units = _unit_grades(raw, self.alpha)
             test.correction = _UNITS_CORRECTION.format(n=len(raw), units="underlined cells")
             test.summary = (f"{sum(p <= self.alpha for _, p in raw)} of {len(raw)} underlined cells significant at "
                             f"{self.alpha:g} ({int(np.sum(adjusted <= self.alpha))} after Holm over the cells)")
@@ -1100,8 +1129,8 @@ class FoldsClaim:
             f"{self.a} better than {self.b}" if self.significant else f"{self.a} equivalent to {self.b}")
         out = ClaimOutcome(self.text, self.stated or paper_says, "–", "not run", None)
         name = FOLD_TEST_NAMES.get(self.test, self.test)
-        test = ClaimTest(f"{name} over each dataset's outer folds (our choice: the paper names no test), "
-                         "Holm over the datasets", self.alpha)
+        test = ClaimTest(f"{name} over each dataset's outer folds (our choice: the paper names no test)",
+                         self.alpha, as_applied=False)
         measure = (f"mean {self.a} − {self.b} over datasets ({self.metric}, {_unit_name(unit, self.metric)}; "
                    f"+ = {self.a} better)")
         paper = self._paper(cells, sign, out)
@@ -1123,6 +1152,7 @@ class FoldsClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.units = _unit_grades(raw, self.alpha)
             test.correction = _UNITS_CORRECTION.format(n=len(raw), units="datasets")
             hits = int(np.sum(adjusted <= self.alpha))
             what = f"{self.a} significantly better" if self.significant else "significantly different"

@@ -68,7 +68,16 @@ from treebench.report.spec import (
     section_builder,
 )
 from treebench.report.table import build_table
-from treebench.report.verdicts import KINDS, rule_text, summary, summary_text, verdicts_document
+from treebench.report.verdicts import (
+    KINDS,
+    SIGNIFICANCE,
+    rule_text,
+    summary,
+    summary_text,
+    units_text,
+    verdicts_document,
+    views,
+)
 from treebench.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from treebench.stats.metrics import METRICS, frame_metrics
 
@@ -554,10 +563,19 @@ def _test_cell(effect: Effect | None) -> str:
         return "– (the paper names no test)"
     test = effect.test
     text = str(test)
-    if test.correction:
-        text += f"; correction: {test.correction}"
-    if not math.isnan(test.p_adjusted):
-        text += f"; p for the verdict {test.p_adjusted:.4g} (alpha {test.alpha:g})"
+    if not test.as_applied:
+        text += "; the verdict grades the effect (the paper names no test)"
+    elif test.units:
+        text += f"; verdict from the units, uncorrected: {units_text(test.units)}"
+    elif not math.isnan(test.p_verdict):
+        text += f"; p for the verdict {test.p_verdict:.4g} (alpha {test.alpha:g}), no correction across claims"
+    if effect.kind == SIGNIFICANCE and not math.isnan(effect.ours):
+        text += f"; outcome of the effect: {effect.outcome}"
+    second = views(effect)
+    if second:
+        text += "; second views: " + ", ".join(f"{name} → {grade}" for name, grade in second.items())
+        if test.correction:
+            text += f" ({test.correction})"
     return text
 
 
@@ -603,8 +621,11 @@ def _verdict_intro(rep: Report) -> list[str]:
               "paper's effect and *inconclusive* when it holds it too (the rerun's power to detect the paper's "
               "effect is given beside it).  A *significance* claim also shows that grade of its effect "
               "(*outcome*).  An *equivalence* interval that is neither inside nor "
-              "wholly outside the margin is *inconclusive*.  A *significance* claim tested unit by unit (cells, "
-              "datasets) needs every unit to reject after Holm: its p is the largest adjusted one."]
+              "wholly outside the margin is *inconclusive*.  A *significance* claim uses the paper's test as the "
+              "paper applied it: no correction across claims, and a claim tested unit by unit (cells, datasets) is "
+              "reproduced when a majority of its units reject uncorrected.  Stricter rules the paper did not apply "
+              "(Holm across claims; every unit rejecting after Holm) are shown as second views, never as the "
+              "verdict."]
     if excluded:
         lines += ["", f"Left out of every claim and count: {excluded}."]
     return lines + ["", f"- over all datasets: {_tally(rep.claims, 'effect')}",

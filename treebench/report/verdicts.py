@@ -13,9 +13,10 @@ kind                      reproduced when
                           when it holds both 0 and the paper's effect)
 ``equivalence``           our interval lies inside ± the claim's margin
                           (``inconclusive`` when it is wider than that)
-``significance``          the paper's test on our data rejects at the paper's level after
-                          the stated correction (Holm-adjusted p < alpha), our effect in
-                          the paper's direction
+``significance``          the paper's test on our data, as the paper applied it (no
+                          correction the paper did not use), rejects at the paper's level,
+                          our effect in the paper's direction; unit by unit, on a majority
+                          of the units; with no test named, graded as a ``difference``
 ``trend``                 the interval of the net share of datasets going the claim's way
                           excludes 0 upwards (graded against the paper's share as a
                           ``difference`` is against the paper's effect)
@@ -154,18 +155,46 @@ def grade_equivalence(low: float, high: float, margin: float) -> str:
     return INCONCLUSIVE
 
 
-def grade_significance(p_adjusted: float, alpha: float, ours: float) -> str:
-    """``significance``: the paper's test on our data, after its correction, at the paper's level.
+def grade_significance(p: float, alpha: float, ours: float) -> str:
+    """``significance``: the paper's test on our data, as the paper applied it, at the paper's level.
 
-    ``reproduced`` when ``p_adjusted < alpha`` and our effect goes the
-    paper's way (``ours > 0``, or no effect to check); ``reversed`` when the
-    test rejects with our effect the other way; else ``not reproduced``.
+    ``reproduced`` when ``p < alpha`` and our effect goes the paper's way
+    (``ours > 0``, or no effect to check); ``reversed`` when the test
+    rejects with our effect the other way; else ``not reproduced``.
     """
-    if _nan(p_adjusted):
+    if _nan(p):
         return not_testable("the test could not be computed")
-    if p_adjusted < alpha:
+    if p < alpha:
         return REVERSED if not _nan(ours) and ours < 0 else REPRODUCED
     return NOT_REPRODUCED
+
+
+#: A claim tested unit by unit (each cell, each dataset) is reproduced when more than this share of
+#: the units its test could be run on reproduce (reversed likewise): the claim's units taken as
+#: one claim, none allowed to decide alone and no correction the papers did not apply.
+UNIT_MAJORITY = 0.5
+
+
+def grade_units(grades: Sequence[str]) -> str:
+    """A claim of several units (``grades``: each unit's): ``reproduced`` on a majority of the testable ones.
+
+    ``reversed`` when a majority is reversed, ``not testable`` when no unit
+    is testable, else ``not reproduced``.
+    """
+    testable = [grade_of(g) for g in grades if grade_of(g) != NOT_TESTABLE]
+    if not testable:
+        return not_testable("no unit could be tested")
+    if testable.count(REPRODUCED) > UNIT_MAJORITY * len(testable):
+        return REPRODUCED
+    if testable.count(REVERSED) > UNIT_MAJORITY * len(testable):
+        return REVERSED
+    return NOT_REPRODUCED
+
+
+def units_text(grades: Sequence[tuple[str, str]]) -> str:
+    """``k of n units reproduced`` (testable units only)."""
+    testable = [g for _, g in grades if grade_of(g) != NOT_TESTABLE]
+    return f"{sum(grade_of(g) == REPRODUCED for g in testable)} of {len(testable)} units reproduced"
 
 
 def grade_trend(low: float, high: float, paper: float = math.nan) -> str:
@@ -212,12 +241,37 @@ def judge(effect: Any) -> str:
             return not_testable("no test to run")
         if _nan(effect.ours) and effect.verdict.startswith(NOT_TESTABLE):
             return effect.verdict
-        return grade_significance(test.p_adjusted, test.alpha, effect.ours)
+        if not test.as_applied:  # the paper names no test: what it states is an effect
+            return grade_difference(effect.paper, effect.low, effect.high)
+        if test.units:
+            return grade_units([g for _, g in test.units])
+        return grade_significance(test.p_verdict, test.alpha, effect.ours)
     if kind == TREND:
         return grade_trend(effect.low, effect.high, effect.paper)
     if kind == COUNT:
         return grade_count(effect.holds, effect.fails, effect.counted)
     return grade_difference(effect.paper, effect.low, effect.high)
+
+
+def views(effect: Any) -> dict[str, str]:
+    """The named second views of a claim's grade: stricter rules the paper did not apply, never the verdict.
+
+    ``Holm across claims`` (the claim's test Holm-adjusted with the paper's
+    other claims tested the same way), ``every unit after Holm`` (a test run
+    unit by unit, every unit rejecting after Holm over the units), ``our
+    test, majority of units`` (where the paper names no test).
+    """
+    out: dict[str, str] = {}
+    test = getattr(effect, "test", None)
+    if effect is None or test is None or effect.kind != SIGNIFICANCE:
+        return out
+    if not _nan(test.ours_p_holm):
+        out["Holm across claims"] = grade_significance(test.ours_p_holm, test.alpha, effect.ours)
+    if test.parts:
+        out["every unit after Holm"] = grade_significance(test.p_adjusted, test.alpha, effect.ours)
+    if not test.as_applied and test.units:
+        out["our test, majority of units"] = grade_units([g for _, g in test.units])
+    return out
 
 
 def rule_text(kind: str) -> str:
@@ -226,7 +280,9 @@ def rule_text(kind: str) -> str:
         DIFFERENCE: "reproduced when the 95 % interval excludes 0 in the paper's direction and holds the paper's "
                     "effect; inconclusive when it holds both 0 and the paper's effect",
         EQUIVALENCE: "reproduced when the 95 % interval lies inside ± the margin; inconclusive when wider",
-        SIGNIFICANCE: "reproduced when the paper's test rejects on our data after its correction (p < alpha)",
+        SIGNIFICANCE: "reproduced when the paper's test, as the paper applied it, rejects on our data (p < alpha; "
+                      "unit by unit: on a majority of the units); where the paper names no test, graded as a "
+                      "difference",
         TREND: "reproduced when the interval of the net share of datasets lies above 0 and holds the paper's share",
         COUNT: "reproduced when the claim holds on every dataset it names",
     }.get(kind, "")
@@ -281,8 +337,12 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
         record["holds"] = {"on": effect.holds, "against": effect.fails, "of": effect.counted}
     test = effect.test
     if test is not None:
-        record["test"] = {"name": test.name, "p": _num(test.p), "p_adjusted": _num(test.p_adjusted),
-                          "alpha": _num(test.alpha), "correction": test.correction}
+        record["test"] = {"name": test.name, "as_applied": bool(test.as_applied), "p": _num(test.p_verdict),
+                          "alpha": _num(test.alpha), "p_strict": _num(test.p_adjusted),
+                          "correction_strict": test.correction}
+        if test.units:
+            record["units"] = [{"unit": u, "grade": g} for u, g in test.units]
+    record["views"] = views(effect)
     record["datasets"] = list(effect.datasets)
     return record
 
@@ -352,8 +412,16 @@ def check_document(doc: dict[str, Any]) -> list[str]:
                 problems.append(f"{c['claim']}: equivalence reproduced with interval {lo, hi} outside ± {m}")
         elif c["kind"] == SIGNIFICANCE:
             t = c.get("test") or {}
-            if t.get("p_adjusted") is None or t.get("alpha") is None or t["p_adjusted"] >= t["alpha"]:
-                problems.append(f"{c['claim']}: significance reproduced with p_adjusted {t.get('p_adjusted')} "
+            if not t.get("as_applied", True):
+                if lo is None or hi is None or lo <= 0:
+                    problems.append(f"{c['claim']}: significance (no test named) reproduced with interval "
+                                    f"{lo, hi} reaching 0")
+            elif c.get("units"):
+                if grade_units([u["grade"] for u in c["units"]]) != grade_of(c["verdict"]):
+                    problems.append(f"{c['claim']}: significance {c['verdict']} while its units give "
+                                    f"{grade_units([u['grade'] for u in c['units']])}")
+            elif t.get("p") is None or t.get("alpha") is None or t["p"] >= t["alpha"]:
+                problems.append(f"{c['claim']}: significance reproduced with p {t.get('p')} "
                                 f">= alpha {t.get('alpha')}")
         elif c["kind"] == DIFFERENCE:
             if lo is None or hi is None or lo <= 0 <= hi:
