@@ -15,9 +15,9 @@ from treebench.papers.belief.spec import ALGORITHMS, C45_CLAIM, DEFAULT_CONFUSED
 from treebench.papers.belief.tables import belief_section
 from treebench.papers.reproduce import reading_configs
 from treebench.report.claims import NOT_REPRODUCED, REPRODUCED, REVERSED, FoldsClaim
-from treebench.report.verdicts import views
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import build_report, report_markdown
+from treebench.report.verdicts import views
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = get_paper("belief")

@@ -203,6 +203,8 @@ class Effect:
     datasets: list[str] = field(default_factory=list)
     verdict: str = not_testable("nothing computed")
     test: ClaimTest | None = None
+    margin_source: str = ""
+    fixed_margin: float = math.nan
 
     @property
     def null(self) -> bool:
@@ -241,7 +243,7 @@ class Effect:
         ci = "" if math.isnan(self.low) else f" [{_num(self.low)}, {_num(self.high)}]"
         text = f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
         if self.kind == EQUIVALENCE and not math.isnan(self.margin):
-            text += f", margin ± {abs(self.margin):g}"
+            text += f", margin ± {abs(self.margin):.3g}" + (f" ({self.margin_source})" if self.margin_source else "")
         if self.kind in (DIFFERENCE, TREND, SIGNIFICANCE) and self.outcome == INCONCLUSIVE \
                 and not math.isnan(self.power):
             text += f", power to detect the paper's effect {self.power:.0%}"
@@ -325,6 +327,9 @@ class ClaimOutcome:
         The same over the calibrated datasets only (set by the report).
     verdict, verdict_calibrated
         The two verdicts as text (``effect.verdict`` and ``calibrated.verdict``).
+    paper_on_paper
+        The same claim graded by the same rule on the paper's own published numbers
+        (:mod:`treebench.report.paper_frame`); ``None`` until the report sets it.
     """
 
     text: str
@@ -337,6 +342,7 @@ class ClaimOutcome:
     calibrated: Effect | None = None
     verdict: str = ""
     verdict_calibrated: str = ""
+    paper_on_paper: Effect | None = None
 
     def set_effect(self, effect: Effect) -> ClaimOutcome:
         """Attach the effect over all datasets and its verdict; returns self."""
@@ -382,6 +388,30 @@ def _unit(cells: pd.DataFrame, metric: str) -> str:
         if len(units):
             return str(units.iloc[0])
     return "raw"
+
+
+#: The power at which an equivalence margin is the smallest difference the paper's design detects.
+DESIGN_POWER = 0.8
+
+
+def design_margin(differences: np.ndarray, alpha: float, power: float = DESIGN_POWER) -> float:
+    """The smallest mean difference a Wilcoxon signed-rank test over these datasets detects with ``power``.
+
+    The paired t-test's approximation, ``(t_{n-1, 1-alpha/2} + t_{n-1, power}) * sd / sqrt(n)``, with
+    the Wilcoxon test's asymptotic relative efficiency to the t-test under normality (3/pi) shrinking
+    ``n``: the design's own resolution, from the spread ``sd`` of the paper's per-dataset differences.
+    NaN with fewer than 3 datasets (0 when the differences do not vary; the caller then keeps the
+    fixed margin).
+    """
+    from scipy.stats import t as student
+
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size < 3:
+        return math.nan
+    n_eff = d.size * 3.0 / math.pi
+    df = d.size - 1
+    return float((student.ppf(1 - alpha / 2, df) + student.ppf(power, df)) * d.std(ddof=1) / math.sqrt(n_eff))
 
 
 def _margin(margin: float, unit: str, metric: str) -> float:
@@ -589,14 +619,24 @@ class WilcoxonClaim:
             d = sign * (wide[self.a] - wide[self.b]).dropna()
             if len(d):
                 paper = (float(d.mean()), len(d), _table_source(len(d)))
+        margin = self.margin
+        if not self.significant and math.isnan(margin) and wide is not None and self.a in wide and self.b in wide:
+            margin = design_margin((wide[self.a] - wide[self.b]).dropna().to_numpy(), self.alpha)
+            margin = math.nan if margin == 0 else margin  # no spread, no resolution: the fixed margin
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
             return _measured(measure, paper, [], None, kind=self.kind, empty=algs, test=test)
         units = rerun.units(algs, self.metric, unit, list(rerun.paper_datasets(self.metric)))
-        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
-                         margin=_margin(self.margin, unit, self.metric),
-                         empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
+        effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
+                           margin=_margin(margin, unit, self.metric),
+                           empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
+        if not self.significant and not math.isnan(margin):
+            effect.margin_source = (f"the smallest difference the paper's Wilcoxon test over its {len(wide[[self.a, self.b]].dropna())} "
+                                    f"datasets detects with 80 % power at {self.alpha:g}, from the spread of its own "
+                                    "per-dataset differences")
+            effect.fixed_margin = _margin(math.nan, unit, self.metric)
+        return effect
 
 
 @dataclass(frozen=True)
@@ -818,6 +858,9 @@ class UnderlineClaim:
                                                                          else m[:, k:].min(axis=1)))
                                                      for i in range(k)], axis=0))
             for i, alg in enumerate(chosen):
+                if len(rows) < 2:  # one value per cell (the paper's own table): no paired test to run
+                    raw.append((f"{label} / {alg}", math.nan))
+                    continue
                 ps = []
                 for j in range(len(opponents)):
                     r = run_paired(self.test, rows[:, i], rows[:, k + j])

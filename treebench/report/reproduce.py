@@ -327,7 +327,37 @@ def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,
     adjust_families(outcomes, "effect")
     adjust_families(outcomes, "calibrated")
     rejudge(outcomes)
+    grade_paper_on_paper(spec, kept_cells, outcomes)
     return calibration, outcomes
+
+
+def grade_paper_on_paper(spec: PaperSpec, cells: pd.DataFrame, outcomes: list[ClaimOutcome]) -> None:
+    """Grade every claim, by its own rule, on the paper's published numbers (``outcome.paper_on_paper``).
+
+    The paper's table becomes trials (:func:`~treebench.report.paper_frame.paper_cells`) and each claim
+    is evaluated on them exactly as on the rerun; Holm across claims is applied as on ours.
+    """
+    from treebench.report.paper_frame import paper_cells
+
+    published, frame = paper_cells(cells) if len(cells) else (cells, pd.DataFrame())
+    if frame.empty:
+        for outcome in outcomes:
+            measure = outcome.effect.measure if outcome.effect is not None else "–"
+            outcome.paper_on_paper = Effect(measure, verdict=not_testable("the paper prints no table to grade"))
+        return
+    own = [evaluate_claim(claim, published, frame) for claim in spec.claims]
+    adjust_families(own, "effect")
+    rejudge(own)
+    for outcome, mine in zip(outcomes, own):
+        effect = mine.effect
+        if effect is not None and effect.verdict.startswith(NOT_TESTABLE):
+            # the rerun's wording ("not rerun", "could not be computed") read on a table of means
+            reason = effect.verdict[len(NOT_TESTABLE) + 2:-1]
+            effect.verdict = not_testable(f"the paper's table cannot carry this rule: {reason}; it prints one "
+                                          "value per cell, so a test over each cell's splits cannot be rerun "
+                                          "on it" if effect.test is not None and not math.isnan(effect.ours)
+                                          else f"the paper's table cannot carry this rule: {reason}")
+        outcome.paper_on_paper = effect
 
 
 def _chosen(builders: tuple[SectionBuilder, ...], extras: bool | dict) -> list[SectionBuilder]:
@@ -579,6 +609,16 @@ def _test_cell(effect: Effect | None) -> str:
     return text
 
 
+def _paper_on_paper_cell(effect: Effect | None) -> str:
+    """The grade of the claim's rule on the paper's own numbers, with their effect and interval."""
+    if effect is None:
+        return "–"
+    if math.isnan(effect.ours):
+        return effect.verdict
+    ci = "" if math.isnan(effect.low) else f" [{effect.low:+.3g}, {effect.high:+.3g}]"
+    return f"{effect.verdict} ({effect.ours:+.3g}{ci})"
+
+
 def _verdict_rows(rep: Report) -> list[list[str]]:
     rows = []
     for c in rep.claims:
@@ -586,7 +626,8 @@ def _verdict_rows(rep: Report) -> list[list[str]]:
         cal, cal_verdict = _effect_cells(c.calibrated)
         measure = c.effect.measure if c.effect is not None else "–"
         kind = getattr(c.effect, "kind", "–")
-        rows.append([c.text, kind, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect)])
+        rows.append([c.text, kind, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect),
+                     _paper_on_paper_cell(c.paper_on_paper)])
     return rows
 
 
@@ -768,7 +809,8 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
             lines.append("")
     lines += ["## Verdicts", ""] + _verdict_intro(rep) + [""]
     lines += ["| claim | kind | effect (+ = as claimed) | all datasets | verdict | calibrated datasets | verdict "
-              "(calibrated) | the paper's test, on ours |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "(calibrated) | the paper's test, on ours | the same rule on the paper's own numbers |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
@@ -845,11 +887,12 @@ def report_latex(rep: Report) -> str:
     out += [_latex_prose(x[2:] if x.startswith("- ") else x) if x else "" for x in _verdict_intro(rep)]
     out += [r"\begin{itemize}"]
     parts = dict(_test_parts(rep))
-    for text, kind, measure, both, verdict, cal, cal_verdict, test in _verdict_rows(rep):
+    for text, kind, measure, both, verdict, cal, cal_verdict, test, own in _verdict_rows(rep):
         out += [rf"\item \textbf{{{_tex(text)}}} ({_tex(kind)}) --- {_tex(measure)}.", r"\begin{itemize}",
                 rf"\item all datasets: {_tex(both)}: \textbf{{{_tex(verdict)}}}",
                 rf"\item calibrated datasets: {_tex(cal)}: \textbf{{{_tex(cal_verdict)}}}",
-                rf"\item {_tex(test)}"]
+                rf"\item {_tex(test)}",
+                rf"\item the same rule on the paper's own numbers: {_tex(own)}"]
         out += [rf"\item {_tex(p)}" for p in parts.get(text, [])]
         out.append(r"\end{itemize}")
     out.append(r"\end{itemize}")

@@ -263,6 +263,8 @@ def views(effect: Any) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     test = getattr(effect, "test", None)
+    if effect is not None and effect.kind == EQUIVALENCE and not _nan(getattr(effect, "fixed_margin", math.nan)):
+        out[f"fixed margin ± {effect.fixed_margin:g}"] = grade_equivalence(effect.low, effect.high, effect.fixed_margin)
     if effect is None or test is None or effect.kind != SIGNIFICANCE:
         return out
     if not _nan(test.ours_p_holm):
@@ -333,6 +335,7 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
         record["power"] = _num(effect.power)
     if effect.kind == EQUIVALENCE:
         record["margin"] = _num(effect.margin)
+        record["margin_source"] = getattr(effect, "margin_source", "") or "fixed (verdicts.MARGINS or the claim's own)"
     if effect.kind == COUNT:
         record["holds"] = {"on": effect.holds, "against": effect.fails, "of": effect.counted}
     test = effect.test
@@ -376,6 +379,9 @@ def verdicts_document(report: Any) -> dict[str, Any]:
         record = claim_record(outcome)
         calibrated = getattr(outcome, "calibrated", None)
         record["verdict_calibrated"] = str(getattr(calibrated, "verdict", not_testable("not computed")))
+        own = getattr(outcome, "paper_on_paper", None)
+        record["paper_on_paper"] = None if own is None else {
+            "verdict": str(own.verdict), "effect": _num(own.ours), "interval": [_num(own.low), _num(own.high)]}
         claims.append(record)
     spec = report.spec
     return {
