@@ -67,6 +67,7 @@ from treebench.report.spec import (
     SectionContext,
     section_builder,
 )
+from treebench.report.systematic import systematic, systematic_markdown
 from treebench.report.table import build_table
 from treebench.report.verdicts import (
     KINDS,
@@ -791,6 +792,8 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
     lines += [f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): "
               f"{headline(rep)}.", ""]
+    lines += ["## Systematic deviation", ""]
+    lines += systematic_markdown(systematic(rep.cells, s.baselines, s.excluded)) + [""]
     lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
     lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "se paper / ours", "agrees (± bound)",
