@@ -30,13 +30,14 @@ from treebench.report.anomalies import (
 from treebench.report.causes import KINDS, load_causes
 from treebench.report.cells import AGREEMENT_Z, agreement, compare_cells, standard_errors
 from treebench.report.reference import COLUMNS, load_reference
-from treebench.report.reproduce import build_report, report_markdown, write_report
+from treebench.report.reproduce import build_report, report_markdown, with_causes, write_report
 from treebench.report.site import PaperPage, render_index
 from treebench.report.verdicts import (
     DIFFERENCE,
     EQUIVALENCE,
     REPRODUCED,
     SIGNIFICANCE,
+    cell_records,
     check_document,
     summary,
     summary_text,
@@ -279,6 +280,33 @@ def test_the_registry_feeds_the_calibration_lines_and_the_cells(tmp_path):
     abalone_cells = rep.cells[rep.cells["dataset_label"] == "Abalone"]
     assert abalone_cells["cause"].str.contains("minimum leaf of about 50").all()
     assert "Known causes (the paper's cause registry" in report_markdown(rep)
+
+
+def test_a_cause_sits_only_on_the_cells_it_explains_and_is_stale_on_an_agreeing_one(tmp_path):
+    spec = get_paper("tsallis")
+    reference = load_reference(spec.reference)
+    frame = fake_store(spec, reference, 4, 0.01)  # every cell near the paper's: they agree
+    registry = tmp_path / "causes.yaml"
+    registry.write_text(
+        "causes:\n"
+        "  - {dataset: Vehicle, kind: misprint, explains: [rows], text: 946 is a typo, source: {kind: text, where: T1}}\n"
+        "  - {dataset: Car, algorithm: tsallis, metric: accuracy, kind: reading, text: q tie rule,\n"
+        "     source: {kind: measurement, where: here}}\n", encoding="utf-8")
+    compared = compare_cells(reference, frame, spec.our_std)
+    car = (compared["dataset_label"] == "Car") & (compared["algorithm"] == "tsallis")
+    accuracy = car & (compared["metric"] == "accuracy")
+    assert accuracy.sum() == 1 and car.sum() > 1
+    for agrees in (True, False):
+        compared.loc[accuracy, "agrees"] = agrees
+        cells = with_causes(compared, load_causes(registry))
+        assert (cells.loc[cells["dataset_label"] == "Vehicle", "cause"] == "").all()  # shape: calibration only
+        assert (cells.loc[~accuracy, "cause"] == "").all()  # other metrics, other algorithms: not explained
+        text = cells.loc[accuracy, "cause"].iloc[0]
+        assert text == ("stale (the cell agrees with the paper): " if agrees else "") + \
+            "reading: q tie rule (measurement: here)"
+        flagged = [c for c in cell_records(cells) if c["cause_stale"]]
+        assert [(c["dataset"], c["algorithm"], c["metric"]) for c in flagged] == (
+            [("Car", "tsallis", "accuracy")] if agrees else [])
 
 
 def test_a_bad_registry_entry_is_one_line_naming_it(tmp_path):

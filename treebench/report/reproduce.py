@@ -291,10 +291,20 @@ def with_causes(cells: pd.DataFrame, causes: Causes | None) -> pd.DataFrame:
         cells["cause"] = pd.Series(dtype=str)
         return cells
     registry = causes or Causes()
-    cells["cause"] = ["; ".join(c.line() for c in registry.for_cell(r.get("dataset", ""), r.get("dataset_label", ""),
-                                                                     r.get("algorithm", "")))
-                      for r in cells.to_dict("records")]
+    texts = []
+    for r in cells.to_dict("records"):
+        found = registry.for_cell(r.get("dataset", ""), r.get("dataset_label", ""), r.get("algorithm", ""),
+                                  r.get("metric", ""))
+        text = "; ".join(c.line() for c in found)
+        if text and r.get("agrees") is True:  # nothing to explain: the registry is out of date for this cell
+            text = f"{STALE} {text}"
+        texts.append(text)
+    cells["cause"] = texts
     return cells
+
+
+#: The flag of a cause attached to a cell that agrees with the paper.
+STALE = "stale (the cell agrees with the paper):"
 
 
 def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,

@@ -364,6 +364,7 @@ def cell_records(cells: Any) -> list[dict[str, Any]]:
             "se_paper": _num(r.get("se_paper")), "se_ours": _num(r.get("se_ours")),
             "agrees": None if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)) else bool(agrees),
             "why": str(r.get("agree_why", "") or ""), "cause": str(r.get("cause", "") or "") or None,
+            "cause_stale": str(r.get("cause", "") or "").startswith("stale ("),
         })
     return out
 
