@@ -385,3 +385,17 @@ def test_literal_view_is_named_and_not_counted(reports):
     assert all(hasattr(c, "literal") and not hasattr(c, "agrees") for c in rep.claims)
     html = render_index([PaperPage(rep.spec, rep)], Path("."), env={})
     assert "literal reading (means, no interval; not counted)" in html
+
+
+# -- the forest plot ----------------------------------------------------------------------------------
+def test_every_report_draws_its_claims_as_a_forest_plot(reports):
+    from treebench.report.forest import GRADE_COLOURS
+
+    rep, folder = reports[("serrurier2015", 1)]
+    write_report(rep, folder)
+    svg = (folder / "forest.svg").read_text(encoding="utf-8")
+    assert (folder / "forest.png").stat().st_size > 0
+    assert "](forest.svg)" in (folder / "report.md").read_text(encoding="utf-8")
+    for claim in rep.claims:  # each row labelled with its grade, in its grade's colour
+        grade = claim.verdict.split(" (")[0]
+        assert grade in svg and GRADE_COLOURS[grade].lower() in svg.lower()

@@ -56,6 +56,7 @@ from treebench.report.claims import (
     not_testable,
     rejudge,
 )
+from treebench.report.forest import FOREST, forest_plot
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
 from treebench.report.sections import Section
@@ -825,6 +826,9 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
               "(calibrated) | the paper's test, on ours | the same rule on the paper's own numbers |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
+    if rep.claims:
+        lines += ["", f"![The claims at a glance: the paper's effect, our 95 % interval coloured by grade]"
+                      f"({FOREST}.svg)"]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
     lines += ["", "## Anomaly flags", ""] + anomalies_markdown(rep)
@@ -952,6 +956,7 @@ def write_report(rep: Report, out_dir: Path, *, config: str = "", store: str = "
 
     what = f"--out-dir {str(out_dir)!r}"
     make_folder(out_dir, what)
+    forest_plot(rep.claims, Path(out_dir) / FOREST)
     return [
         write_text(out_dir / "report.md", report_markdown(rep, config=config, store=store), what),
         write_text(out_dir / "report.tex", report_latex(rep), what),
