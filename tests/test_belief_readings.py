@@ -14,9 +14,10 @@ from treebench.papers import get_paper
 from treebench.papers.belief.spec import ALGORITHMS, C45_CLAIM, DEFAULT_CONFUSED, OTHER_CONFUSED
 from treebench.papers.belief.tables import belief_section
 from treebench.papers.reproduce import reading_configs
-from treebench.report.claims import NOT_REPRODUCED, REPRODUCED, FoldsClaim
+from treebench.report.claims import NOT_REPRODUCED, REPRODUCED, REVERSED, FoldsClaim
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import build_report, report_markdown
+from treebench.report.verdicts import views
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = get_paper("belief")
@@ -114,10 +115,12 @@ def test_no_gain_in_e_is_not_reproduced_and_a_loss_is_reversed(tmp_path):
     worse_frame = _frame(delta_e=-0.05, delta_c45=0.08)
     _, worse = _claims(worse_frame, tmp_path)
     c45 = C45_CLAIM.evaluate(pd.DataFrame(), worse_frame)
-    # the fold tests are one-sided in the claim's direction (behind: p = 1), so the significance rule says
-    # "not reproduced"; the reversal shows in the effect's interval, wholly below 0
-    assert worse.verdict == NOT_REPRODUCED and worse.effect.high < 0
+    # the paper names no test, so the verdict grades the effect: its interval lies wholly below 0; the fold
+    # tests (ours, one-sided in the claim's direction: behind gives p = 1) are a second view
+    assert worse.verdict == REVERSED and worse.effect.high < 0
     assert all(p == 1.0 for _, p, _ in worse.effect.test.parts)  # behind: no evidence for the claim
+    assert views(worse.effect) == {"every unit after Holm": NOT_REPRODUCED,
+                                   "our test, majority of units": NOT_REPRODUCED}
     assert c45.verdict == NOT_REPRODUCED and c45.literal is False  # C4.5 clearly worse: not "equivalent"
 
 
