@@ -213,3 +213,28 @@ def test_tiny_run_gives_c45_the_simulated_crisp_labels(tmp_path):
             frame = store.to_frame()
         errors[name] = float(frame["error"].mean())
     assert errors["noisy"] > errors["plain"] + 0.1  # ~44 % of class 0 relabelled 1 at random
+
+
+def test_flags_and_shares_use_the_labels_the_trials_used(tmp_path):
+    """The "below majority" bar and the printed share come from the trials' own simulated labels."""
+    from treebench.experiment.config import load_config
+    from treebench.experiment.runner import plan
+    from treebench.experiment.trial import load_data, trial_labels
+    from treebench.papers.belief.labels import label_summaries
+    from treebench.report.anomalies import majority_rates, simulated_labels
+
+    config = tmp_path / "belief.yaml"
+    config.write_text("experiment: belief-labels\nseed: 5\ndatasets: [wdbc]\n"
+                      "label_uncertainty: {uncertain_class: 1, share: 0.5, confused: 0.6}\n"
+                      "protocol: {type: cv, folds: 2, repeats: 1}\n"
+                      "algorithms:\n  - {name: entropy, criterion: entropy}\n")
+    trial = plan(load_config(config))[1]
+    masses, labels = trial_labels(trial, load_data(trial.dataset))
+    given_masses, given_labels = simulated_labels(config)["wdbc"]
+    assert np.array_equal(given_masses, masses) and np.array_equal(given_labels, labels)
+    shares = np.bincount(labels) / len(labels)
+    card = majority_rates(["wdbc"])["wdbc"]
+    assert majority_rates(["wdbc"], config)["wdbc"] == pytest.approx(shares.max()) != pytest.approx(card)
+    summary = label_summaries(config)["wdbc"]
+    assert summary.crisp_counts == tuple(np.bincount(labels)) and summary.majority_rate == pytest.approx(shares.max())
+    assert summary.no_majority == pytest.approx(float(np.mean(masses[labels == 1, 1] <= 0.5)))

@@ -201,8 +201,8 @@ def equal_reliability_for(target: float, n_experts: int = 5, named_only: bool = 
     (to 1e-12); ``target`` must lie strictly between the shares at
     reliabilities 1 and (nearly) 0.
     """
-    lo, hi = 1e-9, 1.0
-    share_lo = expected_no_majority([lo] * n_experts, named_only)
+    lo, hi = 1e-6, 1.0
+    share_lo = min(expected_no_majority([lo] * n_experts, named_only), 1.0)
     if not 0.0 < target < share_lo:
         raise TreebenchError(f"target share {target!r} is out of reach; accepted: 0 < target < {share_lo:.3f}")
     for _ in range(100):
