@@ -211,7 +211,11 @@ def test_confused_examples_join_the_uncertain_class_when_an_expert_names_it():
 
 def test_named_only_redraws_the_votes_no_expert_cast():
     """Paper 004's K-complex class is every pattern some expert named: no class-1 example has q = 0."""
-    from treebench.data.label_uncertainty import LabelUncertainty, no_majority_share, simulate_label_masses
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        no_majority_share,
+        simulate_label_masses,
+    )
 
     y = np.array([0] * 200 + [1] * 2000)
     loose = LabelUncertainty(share=1.0, experts=(0.3, 0.3, 0.3))
@@ -228,7 +232,11 @@ def test_named_only_redraws_the_votes_no_expert_cast():
 
 
 def test_expected_no_majority_and_the_reliability_that_gives_one_half():
-    from treebench.data.label_uncertainty import equal_reliability_for, expected_no_majority, vote_distribution
+    from treebench.data.label_uncertainty import (
+        equal_reliability_for,
+        expected_no_majority,
+        vote_distribution,
+    )
 
     # two experts 0.5 and 1.0: V = 1 or 2 with probability 1/2 each
     assert vote_distribution([0.5, 1.0]) == pytest.approx([0.0, 0.5, 0.5])
