@@ -221,7 +221,13 @@ def test_flags_and_shares_use_the_labels_the_trials_used(tmp_path):
     from treebench.experiment.runner import plan
     from treebench.experiment.trial import load_data, trial_labels
     from treebench.papers.belief.labels import label_summaries
-    from treebench.report.anomalies import majority_rates, simulated_labels
+    from treebench.report.anomalies import (
+        SIMULATED_SOURCE,
+        find_anomalies,
+        majority_rates,
+        majority_source,
+        simulated_labels,
+    )
 
     config = tmp_path / "belief.yaml"
     config.write_text("experiment: belief-labels\nseed: 5\ndatasets: [wdbc]\n"
@@ -238,3 +244,8 @@ def test_flags_and_shares_use_the_labels_the_trials_used(tmp_path):
     summary = label_summaries(config)["wdbc"]
     assert summary.crisp_counts == tuple(np.bincount(labels)) and summary.majority_rate == pytest.approx(shares.max())
     assert summary.no_majority == pytest.approx(float(np.mean(masses[labels == 1, 1] <= 0.5)))
+    assert majority_source(config) == SIMULATED_SOURCE and majority_source(None) == "the card's class counts"
+    trials = pd.DataFrame({"dataset": ["wdbc"] * 2, "algorithm": ["a", "b"], "status": "ok",
+                           "accuracy": [shares.max() - 0.01, shares.max() + 0.01]})
+    flags = find_anomalies(trials, majority=majority_rates(["wdbc"], config), majority_source=majority_source(config))
+    assert [f.algorithm for f in flags] == ["a"] and SIMULATED_SOURCE in flags[0].text

@@ -107,6 +107,22 @@ def simulated_labels(config: str | Path) -> dict[str, tuple[np.ndarray, np.ndarr
     return out
 
 
+#: The source of :func:`majority_rates` for a config that simulates expert labels.
+SIMULATED_SOURCE = "the simulated crisp labels' class counts"
+
+
+def majority_source(config: str | Path | None) -> str:
+    """What :func:`majority_rates` with ``config`` counts: the simulated labels or the cards."""
+    from treebench.errors import TreebenchError
+    from treebench.experiment.config import load_config
+
+    try:
+        simulated = config is not None and load_config(config).label_uncertainty is not None
+    except (TreebenchError, OSError):
+        simulated = False
+    return SIMULATED_SOURCE if simulated else "the card's class counts"
+
+
 def majority_rates(datasets: Sequence[str], config: str | Path | None = None) -> dict[str, float]:
     """Dataset -> the share of its largest class, from the dataset cards (cards without counts are left out).
 
@@ -235,7 +251,8 @@ def _grid_edges(ok: pd.DataFrame, grids: Mapping[str, Mapping[str, list[float]]]
 
 def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list[float]]] | None = None,
                    ranges: Mapping[tuple[str, str], ParamRange] | None = None,
-                   majority: Mapping[str, float] | None = None) -> list[Anomaly]:
+                   majority: Mapping[str, float] | None = None,
+                   majority_source: str = "the card's class counts") -> list[Anomaly]:
     """Every flag of ``frame``'s successful trials (module docstring), in :data:`FLAGS` order.
 
     Parameters
@@ -248,6 +265,8 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
     majority
         Dataset -> majority-class rate (:func:`majority_rates`); without it
         the majority check is skipped.
+    majority_source
+        Where those rates come from, for the flag's text.
     """
     if frame is None or not len(frame) or not {"dataset", "algorithm"} <= set(frame.columns):
         return []
@@ -264,13 +283,13 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
             if len(below) == len(per) and len(per) > 1:  # the data, not one learner: one line
                 out.append(Anomaly(BELOW_MAJORITY, str(ds), "every learner",
                                    f"every learner on {ds} ({len(per)}) is below the majority-class rate "
-                                   f"{100 * rate:.1f} % (the card's class counts): mean accuracy "
+                                   f"{100 * rate:.1f} % ({majority_source}): mean accuracy "
                                    f"{100 * per.min():.1f}–{100 * per.max():.1f} %"))
                 continue
             for alg, acc in below.items():
                 out.append(Anomaly(BELOW_MAJORITY, str(ds), str(alg),
                                    f"{alg} on {ds}: mean accuracy {100 * acc:.1f} % is below the majority-class "
-                                   f"rate {100 * rate:.1f} % (the card's class counts)"))
+                                   f"rate {100 * rate:.1f} % ({majority_source})"))
     if "n_leaves" in ok.columns:
         leaves = ok.assign(_l=_num(ok, "n_leaves"))
         for ds, sub in leaves.groupby("dataset", sort=True):
