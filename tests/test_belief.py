@@ -342,3 +342,30 @@ def test_tiny_config_run_stores_error_and_pignistic_error(tmp_path):
     # the two arms see different training labels, so their leaves' beliefs differ
     by_arm = belief.groupby("algorithm")["pignistic_error"].mean()
     assert by_arm["belief-crisp"] != by_arm["belief-uncertain"]
+
+
+def test_the_crisp_arm_can_tune_lambda_on_its_own_crisp_labels():
+    """``pignistic-error-own-labels``: a labels=crisp tree measures E on one-hot crisp labels, not the masses."""
+    import pandas as pd
+
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        crisp_label_masses,
+        simulate_label_masses,
+    )
+    from treebench.learners.belief import BeliefLearner
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.normal(size=(100, 2)), columns=["a", "b"])
+    y = (X["a"] + rng.normal(size=100) > 0).to_numpy().astype(np.int64)
+    masses, labels = simulate_label_masses(y, LabelUncertainty(share=1.0, experts=(0.49,) * 5, named_only=True), rng)
+    learner = BeliefLearner("belief")
+    learner.use_label_masses(masses, X.index)
+    own = {"labels": "crisp", "lam_tuning": "pignistic-error-own-labels"}
+    assert np.array_equal(learner.label_masses_of(X, labels, own), crisp_label_masses(labels, 2))
+    assert np.array_equal(learner.label_masses_of(X, labels, {**own, "labels": "masses"}), masses)
+    assert np.array_equal(learner.label_masses_of(X, labels, {**own, "lam_tuning": "pignistic-error"}), masses)
+    _, on_crisp = learner.tune_lam(own, X, labels, seed=2)
+    _, on_masses = learner.tune_lam({**own, "lam_tuning": "pignistic-error"}, X, labels, seed=2)
+    assert not np.allclose(on_crisp, on_masses)  # the same trees, scored against other labels
+    assert learner.fits_per_trial(own) == 36

@@ -32,11 +32,13 @@ SIMULATIONS = {"unequal experts": "configs/belief-unequal.yaml", "look-alikes": 
 
 
 def test_readings_are_lambda_tuning_the_impurity_form_and_two_simulations():
-    assert [r.name for r in SPEC.readings] == ["λ by accuracy", "eqs. 17-19", *SIMULATIONS]
+    assert [r.name for r in SPEC.readings] == ["λ by accuracy", "crisp arm on own labels", "eqs. 17-19",
+                                               *SIMULATIONS]
     assert reading_configs(SPEC) == [Path(c) for c in SIMULATIONS.values()]
     by_name = {r.name: r for r in SPEC.readings}
     assert by_name["λ by accuracy"].rename == {f"{a}-acc": a for a in ARMS} and by_name["λ by accuracy"].config is None
     assert by_name["eqs. 17-19"].rename == {f"{a}-eq19": a for a in ARMS}
+    assert by_name["crisp arm on own labels"].rename == {"belief-crisp-own": "belief-crisp"}
     assert all(by_name[n].rename == {a: a for a in ALGORITHMS} for n in SIMULATIONS)
     assert "half of class 1" in SPEC.default_reading and "pignistic error E" in SPEC.default_reading
 
@@ -59,6 +61,7 @@ def test_the_default_config_follows_section_4():
         assert acc["params"] == {k: v for k, v in main["params"].items() if k != "lam_tuning"}
         assert tuple(acc["grid"]["lam"]) == LAM_GRID
         assert eq19["params"] == {**main["params"], "variant": "nonspecificity-discord"}
+    assert algorithms["belief-crisp-own"]["params"] == {"labels": "crisp", "lam_tuning": "pignistic-error-own-labels"}
 
 
 def test_simulation_readings_differ_from_the_papers_config_only_in_the_labels():
@@ -181,6 +184,9 @@ def test_report_judges_every_reading(tmp_path, monkeypatch):
         arms = arms[arms["algorithm"].isin(ARMS)].copy()
         arms["algorithm"] = arms["algorithm"] + f"-{suffix}"
         extra.append(arms)
+    own = frame[frame["algorithm"] == "belief-crisp"].copy()
+    own["algorithm"] = "belief-crisp-own"
+    extra.append(own)
     rep = build_report(SPEC, pd.concat([frame, *extra]), load_reference(SPEC.reference), tmp_path, figures=False,
                        extras=True, reading_sources=sources)
     assert [r.status for r in rep.readings] == ["ok"] * len(SPEC.readings)

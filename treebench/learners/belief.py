@@ -10,7 +10,9 @@ chooses lambda itself (:meth:`BeliefLearner.fit_final`): an inner stratified
 5-fold CV of the training part over :data:`LAM_GRID`, keeping the value of
 lowest pooled E on the validation examples' label masses (paper 004, section
 4: lambda is chosen by cross-validation, and E is the measure the paper
-calls the meaningful one for uncertain labels).
+calls the meaningful one for uncertain labels).  ``pignistic-error-own-labels``
+measures E on the labels the tree learns from instead: a ``labels: crisp``
+tree then tunes on its one-hot crisp labels and never sees the masses.
 """
 
 from __future__ import annotations
@@ -86,21 +88,28 @@ class BeliefLearner(CriterionLearner):
         self.masses = None if masses is None else pd.DataFrame(masses, index=index)
 
     def fits_per_trial(self, params: dict[str, Any]) -> int | None:
-        if params.get("lam_tuning") == "pignistic-error":
+        if params.get("lam_tuning", "config") != "config":
             return LAM_FOLDS * len(LAM_GRID) + 1
         return 1
 
-    def label_masses_of(self, X: pd.DataFrame, y: np.ndarray) -> np.ndarray:
-        """The label masses of the rows of ``X`` (one-hot from ``y`` when the run has none)."""
-        if self.masses is None:
+    def label_masses_of(self, X: pd.DataFrame, y: np.ndarray, params: dict[str, Any] | None = None) -> np.ndarray:
+        """The label masses of the rows of ``X`` that E is measured on while tuning.
+
+        One-hot from ``y`` when the run has none, or with ``lam_tuning:
+        pignistic-error-own-labels`` and ``labels: crisp`` (a tree that ignores
+        the masses measures E on its own crisp labels).
+        """
+        params = params or {}
+        own_crisp = params.get("lam_tuning") == "pignistic-error-own-labels" and params.get("labels") == "crisp"
+        if self.masses is None or own_crisp:
             from treebench.data.label_uncertainty import crisp_label_masses
 
             return crisp_label_masses(y, 2)
         return self.masses.loc[X.index].to_numpy()
 
     def fit_final(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int) -> Any:
-        """The trial's tree; with ``lam_tuning: pignistic-error`` at the lambda :meth:`tune_lam` picks."""
-        if params.get("lam_tuning") != "pignistic-error":
+        """The trial's tree; with ``lam_tuning`` other than ``config`` at the lambda :meth:`tune_lam` picks."""
+        if params.get("lam_tuning", "config") == "config":
             return self.fit(params, X, y)
         lam, _ = self.tune_lam(params, X, y, seed)
         model = self.fit({**params, "lam": lam}, X, y)
@@ -124,7 +133,7 @@ class BeliefLearner(CriterionLearner):
         from treebench.sampling import stratified_kfold
 
         y = np.asarray(y)
-        masses = self.label_masses_of(X, y)
+        masses = self.label_masses_of(X, y, params)
         folds = stratified_kfold(y, min(LAM_FOLDS, len(y)), np.random.default_rng([seed, LAM_STREAM]))
         lost = np.zeros(len(LAM_GRID))
         leaves = np.zeros(len(LAM_GRID), dtype=np.int64)

@@ -45,6 +45,10 @@ READINGS = (
                  "lambda tuned by the inner-CV accuracy on the crisp labels (the previous default): the text says "
                  "only that lambda was found by 5-fold cross-validation, and accuracy on crisp labels is what "
                  "the crisp arm alone could measure"),
+    Reading("crisp arm on own labels",
+            "the crisp arm tunes lambda by E on its own crisp labels, never seeing the masses (the text: its "
+            "examples are \"assigned crisp labels regardless of the uncertainty\"); the uncertain arm as the "
+            "default", {"belief-crisp-own": "belief-crisp"}),
     _same_config("eqs. 17-19", "eq19",
                  "U_lambda of eqs. 17-19 applied to the node's belief structure, which differs from the closed "
                  "form the paper prints by lambda n/(n+1) (papers' README)"),
