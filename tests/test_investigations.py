@@ -51,3 +51,35 @@ def test_eq_17_at_tiny_leaves_as_transcribed_from_the_text():
     small = [i for i, g in enumerate(opitree_tiny_leaves.GAMMAS) if g <= 0.2]
     assert all(v > 0 for v in rows[(1, 1)][0])
     assert all(rows[(1, 1, 0)][0][i] < 0 for i in small)
+
+
+def test_share_of_class_1_without_a_majority_has_its_closed_form():
+    """The premise of belief_labels: the expected share named by at most half the experts, and the draws follow it."""
+    import belief_labels  # the investigation, on the path set at the top of this file
+
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        expected_no_majority,
+        no_majority_share,
+        simulate_label_masses,
+    )
+
+    old = (0.95, 0.85, 0.75, 0.65, 0.55)
+    # P(V <= 2) for the old experts, by enumerating the 32 vote patterns
+    by_hand = 0.0
+    for votes in np.ndindex(*(2,) * 5):
+        if sum(votes) <= 2:
+            by_hand += float(np.prod([r if v else 1 - r for r, v in zip(old, votes)]))
+    assert expected_no_majority(old, named_only=False) == pytest.approx(by_hand, abs=1e-12)
+    assert by_hand == pytest.approx(0.0886, abs=5e-4)
+    assert expected_no_majority([0.5] * 5) == pytest.approx(15 / 31)
+    y = np.array([0] * 100 + [1] * 4000)
+    for spec in (LabelUncertainty(share=1.0, experts=old),
+                 LabelUncertainty(share=1.0, experts=(0.49,) * 5, named_only=True)):
+        masses, labels = simulate_label_masses(y, spec, np.random.default_rng(39))
+        assert no_majority_share(masses, labels) == pytest.approx(
+            expected_no_majority(spec.experts, spec.named_only), abs=0.025)
+    config = belief_labels.config_for(belief_labels.SETTINGS["re-derived default (0.49 x 5, named only)"],
+                                      ["sonar"], "x")
+    assert config["label_uncertainty"] == {"uncertain_class": 1, "share": 1.0, "experts": [0.49] * 5,
+                                           "named_only": True}

@@ -30,6 +30,7 @@ from treebench.report.anomalies import (
     config_grids,
     find_anomalies,
     majority_rates,
+    majority_source,
     skipped_checks,
 )
 from treebench.report.causes import Causes, load_causes
@@ -278,8 +279,11 @@ def build_report(
     sections = tree_quality(context) + sections
     readings = judge_readings(spec, frame, reference, reading_sources, causes) if len(frame) else []
     grids, ranges = config_grids(Path(config or spec.config))
-    majority = majority_rates(sorted(set(frame["dataset"].astype(str)))) if "dataset" in frame.columns else {}
-    anomalies = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
+    # simulated expert labels: the majority rate of the labels the trials used, not the card's
+    majority = (majority_rates(sorted(set(frame["dataset"].astype(str))), Path(config or spec.config))
+                if "dataset" in frame.columns else {})
+    anomalies = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority,
+                               majority_source=majority_source(Path(config or spec.config)))
     skipped = skipped_checks(frame, grids=grids, majority=majority) if len(frame) else []
     return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings, anomalies,
                   skipped, causes)
