@@ -176,15 +176,20 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
 
     spec = get_paper("mee")
     variants = {"mee"} | {alg for r in spec.readings if r.config is None for alg in r.rename}
-    assert variants == {"mee", "mee-printed"}  # the two readings of the text; the rest: mee-sensitivity.yaml
+    # the two readings of P(e=±2) and the former stopping rule; the rest: mee-sensitivity.yaml
+    assert variants == {"mee", "mee-printed", "mee-may-rise"}
     expected = variants | {"cart", "c45-tb"} | ({"c45"} if availability() is None else set())
     assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
                        "versus_ig": {"batches": 1, "runs": 10}, "cart25": None, "sensitivity": None}}
     rep = build_report(spec, frame, load_reference(spec.reference), tmp_path, figures=False, extras=options)
     md = report_markdown(rep)
-    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity"):
+    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity", "Tree sizes",
+                  "Open questions"):
         assert title in md
+    # section 5's size claim, graded under the default and every reading run
+    assert "MEE trees are smaller (mean nodes) than C4.5's on every dataset" in md
+    assert "MEE may rise smaller than C4.5 (treebench) (mean nodes): on" in md
     # every MEE reading judged; CART 25-fold waits for its own store
     judged = {o.reading.name: o.status for o in rep.readings}
     assert all(judged[r.name] == "ok" for r in spec.readings if r.config is None)
@@ -203,12 +208,12 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     assert spec.default_reading and "whole feature range" in spec.default_reading
     renames = [r.rename for r in spec.readings]
     assert {"mee-printed": "mee"} in renames and {"mee-node-range": "mee"} in renames
-    assert {"mee-must-lower": "mee"} in renames
+    assert {"mee-may-rise": "mee"} in renames and {"mee-class2": "mee"} in renames and {"mee-child5": "mee"} in renames
     cart = next(r for r in spec.readings if r.config == "configs/mee-cart25.yaml")
     assert cart.rename == {"cart": "cart"} and cart.run
     # the costly combinations come from their own config, not run by reproduce
     assert all(not r.run for r in spec.readings if r.config == "configs/mee-sensitivity.yaml")
-    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 6
+    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 8
     # the config holds every reading's algorithm, and `mee` is the default reading
     import yaml
 
@@ -219,7 +224,8 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     assert {a["name"] for a in sensitivity["algorithms"]} == {
         alg for r in spec.readings if r.config == "configs/mee-sensitivity.yaml" for alg in r.rename}
     assert algorithms["mee"] == {"min_class_cases": 5, "error_rates": "joint", "convexity_range": "whole",
-                                 "must_lower": False}
+                                 "must_lower": True}
+    assert algorithms["mee-may-rise"]["must_lower"] is False
     assert spec.our_std == "binomial" and get_paper("serrurier2015").our_std == "sample"
 
 
