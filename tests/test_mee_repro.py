@@ -273,3 +273,35 @@ def test_lowest_r_is_named_per_dataset():
     table = pd.DataFrame({"dataset": ["d", "d", "e", "e"], "algorithm": ["a", "b", "a", "b"],
                           "R": [2.0, 1.0, 0.5, float("nan")]})
     assert _lowest(table, "R") == ["d b (1.00)", "e a (0.50)"]
+
+
+def test_table2_std_implies_the_cases_tested():
+    """The binomial std fits LOO on the whole set for Breast's MEE cell, not for Imseg's (about 724 cases)."""
+    from treebench.papers.mee.sections import implied_cases, implied_cases_lines
+    from treebench.papers.mee.spec import DATASETS
+    from treebench.report.reference import load_reference
+
+    n, low, high = implied_cases(0.1182, 0.012)
+    assert n == pytest.approx(0.1182 * 0.8818 / 0.012**2) and round(n) == 724
+    assert low < n < high < 2310
+    _, low, high = implied_cases(0.3679, 0.047)
+    assert low <= 106 <= high
+    lines = implied_cases_lines(load_reference("001_mee_table2.csv"), {k: d.rows for k, d in DATASETS.items()})
+    assert len(lines) == 1 and lines[0].startswith("- Imseg MEE:") and "about 724 test cases" in lines[0]
+
+
+def test_size_section_shows_every_reading_beside_c45():
+    import pandas as pd
+
+    from treebench.papers.mee.sections import size_section
+
+    rows = []
+    for alg, leaves, depth in (("c45", 10, float("nan")), ("c45-tb", 10, 4), ("mee", 6, 3), ("mee-may-rise", 40, 39)):
+        for fold in range(2):
+            rows.append({"dataset": "d", "algorithm": alg, "status": "ok", "n_leaves": leaves, "depth": depth,
+                         "n_nodes": 2 * leaves - 1, "repeat": 0, "fold": fold})
+    section = size_section(pd.DataFrame(rows), {"default": "mee", "may rise": "mee-may-rise"})
+    text = "\n".join(section.markdown)
+    assert "| d | 10.0 / – | 10.0 / 4.0 | 6.0 / 3.0 | 40.0 / 39.0 |" in text
+    assert "- MEE default smaller than C4.5 (Weka J48) (mean nodes): on 1 of 1 datasets" in text
+    assert "- MEE may rise smaller than C4.5 (treebench) (mean nodes): on 0 of 1 datasets" in text

@@ -175,8 +175,7 @@ def size_section(frame: pd.DataFrame, variants: dict[str, str]) -> Section:
              "produced smaller trees, on average, than those produced by C4.5\", because it makes no split under "
              "heavy class overlap; the claim is graded above on the mean number of nodes against Weka's J48, under "
              "the default and under every reading.", ""]
-    rows = [[ds, *("–" if (ds, alg) not in sizes else f"{sizes[(ds, alg)][0]:.1f} / {sizes[(ds, alg)][1]:.1f}"
-                   for _, alg in columns)] for ds in datasets]
+    rows = [[ds, *(_leaves_depth(sizes.get((ds, alg))) for _, alg in columns)] for ds in datasets]
     head = ["dataset", *(lab for lab, _ in columns)]
     lines += md_table(head, rows, "l" + "r" * len(columns)) + [""]
     for c45, c45_label in C45_RUNS.items():
@@ -188,6 +187,14 @@ def size_section(frame: pd.DataFrame, variants: dict[str, str]) -> Section:
                              f"of {len(pairs)} datasets")
     return Section("Tree sizes: MEE under each reading beside C4.5 (section 5)", lines,
                    tex_table(head, rows, "l" + "r" * len(columns)))
+
+
+def _leaves_depth(size: tuple[float, float, float] | None) -> str:
+    """``leaves / depth``; a learner that reports no depth (Weka's J48) shows ``–`` for it."""
+    if size is None:
+        return "–"
+    leaves, depth, _ = size
+    return f"{leaves:.1f} / {'–' if np.isnan(depth) else f'{depth:.1f}'}"
 
 
 # --------------------------------------------------------------------------- Table 2's std
