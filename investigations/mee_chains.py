@@ -22,7 +22,7 @@ Measurement
 
 Run
     ``TREEBENCH_DATA=../shared/datasets .venv/bin/python investigations/mee_chains.py``
-    (about two minutes on a busy 2-core machine; ``--repeats 1`` for a quick look).  The
+    (about a minute on a busy 2-core machine; ``--repeats 1`` for a quick look).  The
     conclusion is in docs/investigations.md.
 """
 
