@@ -203,7 +203,7 @@ def test_each_spec_claim_has_a_kind():
                                       "significance", "count"]
     assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
-    assert kinds["belief"] == ["trend", "significance"] and kinds["mee"] == ["significance"]
+    assert kinds["belief"] == ["trend", "significance"] and kinds["mee"] == ["significance", "count"]
 
 
 def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
