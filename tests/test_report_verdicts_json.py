@@ -399,3 +399,23 @@ def test_every_report_draws_its_claims_as_a_forest_plot(reports):
     for claim in rep.claims:  # each row labelled with its grade, in its grade's colour
         grade = claim.verdict.split(" (")[0]
         assert grade in svg and GRADE_COLOURS[grade].lower() in svg.lower()
+
+
+# -- cell noise: the splits behind a published value ------------------------------------------------------
+def test_a_single_published_split_has_one_splits_noise_against_our_five():
+    """Paper 003 prints one 80/20 split per dataset; against five shuffled splits its noise is the spread of
+    one split (our per-split std), not the standard error of a mean over five."""
+    reference = pd.DataFrame([{c: "" for c in COLUMNS} | {
+        "paper": "003", "dataset_label": "WDBC", "dataset": "wdbc", "algorithm": "certainty", "metric": "test_errors",
+        "value": 10.0, "std": math.nan, "unit": "count"}])
+    errors = np.array([8.0, 12.0, 9.0, 15.0, 11.0])
+    frame = pd.DataFrame({"dataset": "wdbc", "algorithm": "certainty", "status": "ok", "repeat": range(5),
+                          "fold": 0, "error": errors / 114, "n_test": 114})
+    as_mean = compare_cells(reference, frame).iloc[0]
+    one_split = compare_cells(reference, frame, paper_splits=1).iloc[0]
+    spread = errors.std(ddof=1)
+    assert as_mean["se_paper"] == pytest.approx(spread / math.sqrt(5))
+    assert one_split["se_paper"] == pytest.approx(spread) and one_split["se_ours"] == pytest.approx(spread / math.sqrt(5))
+    assert "over its 1 split stands in" in one_split["agree_why"]
+    assert one_split["agree_bound"] / as_mean["agree_bound"] == pytest.approx(math.sqrt(6 / 2))
+    assert get_paper("certainty").paper_splits == 1

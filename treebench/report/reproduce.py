@@ -197,14 +197,14 @@ def judge_readings(
                                            f"not run: no trials of {', '.join(missing)} in the store"))
             continue
         view = reading_frame(frame, reading, source)
-        cells = with_causes(compare_cells(reference, view, spec.our_std), causes)
+        cells = with_causes(compare_cells(reference, view, spec.our_std, spec.paper_splits), causes)
         calibration, claims = judge_claims(spec, cells, view, causes)
         covered = _datasets_of(view, reading.rename.values())
         default_same = None
         if covered and covered < _datasets_of(frame, reading.rename.values()):
             same = frame[frame["dataset"].isin(covered)]
             _, default_same = judge_claims(
-                spec, with_causes(compare_cells(reference, same, spec.our_std), causes), same, causes)
+                spec, with_causes(compare_cells(reference, same, spec.our_std, spec.paper_splits), causes), same, causes)
         outcomes.append(ReadingOutcome(reading, cells, claims, calibration, datasets=tuple(sorted(covered)),
                                        default_same=default_same))
     return outcomes
@@ -256,7 +256,7 @@ def build_report(
         (default: the spec's, when the file is there).
     """
     causes = load_causes(spec.causes) if spec.causes else Causes()
-    cells = with_causes(compare_cells(reference, frame, spec.our_std), causes)
+    cells = with_causes(compare_cells(reference, frame, spec.our_std, spec.paper_splits), causes)
     calibration, claims = judge_claims(spec, cells, frame, causes)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
