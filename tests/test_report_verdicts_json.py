@@ -182,6 +182,10 @@ def test_the_checker_catches_each_broken_invariant():
               "units": [{"unit": "a", "grade": "reproduced"}, {"unit": "b", "grade": "not reproduced"}]},
              {"claim": "named none", "kind": "significance", "verdict": "reproduced", "interval": [-0.1, 0.2],
               "test": {"name": "ours", "as_applied": False, "p": 0.01, "alpha": 0.05}}]
+    count = [{"claim": "each", "kind": "count", "verdict": "reproduced", "interval": [0.5, 1.0],
+              "units": [{"unit": "monks-1", "grade": "reproduced"}, {"unit": "monks-2", "grade": "reversed"}]}]
+    assert check_document({"claims": count, "summary": summary(["reproduced"])}) == [
+        "each: count reproduced while its units are reproduced, reversed"]
     assert check_document({"claims": units, "summary": summary(["reproduced"] * 2)}) == [
         "cells: significance reproduced while its units give not reproduced",
         "named none: significance (no test named) reproduced with interval (-0.1, 0.2) reaching 0"]

@@ -205,6 +205,7 @@ class Effect:
     test: ClaimTest | None = None
     margin_source: str = ""
     fixed_margin: float = math.nan
+    unit_points: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def null(self) -> bool:
@@ -503,6 +504,7 @@ def _measured(
     effect.ours, effect.low, effect.high, effect.n_datasets = ci.estimate, ci.low, ci.high, ci.n_units
     points = _unit_points(arrays, summary)
     effect.holds, effect.fails, effect.counted = int(np.sum(points > 0)), int(np.sum(points < 0)), len(points)
+    effect.unit_points = list(zip(effect.datasets, (float(p) for p in points)))
     effect.verdict = judge(effect)
     return effect
 

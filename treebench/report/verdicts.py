@@ -338,6 +338,9 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
         record["margin_source"] = getattr(effect, "margin_source", "") or "fixed (verdicts.MARGINS or the claim's own)"
     if effect.kind == COUNT:
         record["holds"] = {"on": effect.holds, "against": effect.fails, "of": effect.counted}
+        # each named dataset graded on its means: the claim ("on each of ...") needs every one
+        record["units"] = [{"unit": u, "grade": REPRODUCED if v > 0 else REVERSED if v < 0 else NOT_REPRODUCED,
+                            "value": _num(v)} for u, v in getattr(effect, "unit_points", [])]
     test = effect.test
     if test is not None:
         record["test"] = {"name": test.name, "as_applied": bool(test.as_applied), "p": _num(test.p_verdict),
@@ -436,6 +439,10 @@ def check_document(doc: dict[str, Any]) -> list[str]:
         elif c["kind"] == DIFFERENCE:
             if lo is None or hi is None or lo <= 0 <= hi:
                 problems.append(f"{c['claim']}: difference reproduced with interval {lo, hi} covering 0")
+    for c in claims:
+        units = [u["grade"] for u in c.get("units") or []]
+        if c["kind"] == COUNT and units and (grade_of(c["verdict"]) == REPRODUCED) != (set(units) == {REPRODUCED}):
+            problems.append(f"{c['claim']}: count {c['verdict']} while its units are {', '.join(units)}")
     for c in claims:
         # the two grades of an interval holding 0 differ only by whether it holds the paper's effect
         grade, lo, hi, paper = grade_of(c["verdict"]), *c.get("interval", [None, None]), c.get("paper_effect")
