@@ -126,7 +126,7 @@ def _claims(frame: pd.DataFrame, tmp_path) -> list:
 
 def test_significantly_lower_e_is_tested_over_each_datasets_folds(tmp_path):
     frame = _frame(delta_e=0.04, delta_c45=0.0)
-    _, e_claim = _claims(frame, tmp_path)
+    _, e_claim, *_ = _claims(frame, tmp_path)
     effect = e_claim.effect
     assert effect.paper == pytest.approx(0.04) and effect.n_paper == 1  # Table 1: 0.26 -> 0.22
     assert effect.ours == pytest.approx(0.04, abs=0.005) and effect.n_datasets == len(DATASETS)
@@ -143,10 +143,10 @@ def test_significantly_lower_e_is_tested_over_each_datasets_folds(tmp_path):
 
 
 def test_no_gain_in_e_is_not_reproduced_and_a_loss_is_reversed(tmp_path):
-    _, flat = _claims(_frame(delta_e=0.0, delta_c45=0.0, noise=0.01), tmp_path)
+    _, flat, *_ = _claims(_frame(delta_e=0.0, delta_c45=0.0, noise=0.01), tmp_path)
     assert flat.verdict == NOT_REPRODUCED and flat.literal is False
     worse_frame = _frame(delta_e=-0.05, delta_c45=0.08)
-    _, worse = _claims(worse_frame, tmp_path)
+    _, worse, *_ = _claims(worse_frame, tmp_path)
     c45 = C45_CLAIM.evaluate(pd.DataFrame(), worse_frame)
     # the paper names no test, so the verdict grades the effect: its interval lies wholly below 0; the fold
     # tests (ours, one-sided in the claim's direction: behind gives p = 1) are a second view
@@ -154,7 +154,10 @@ def test_no_gain_in_e_is_not_reproduced_and_a_loss_is_reversed(tmp_path):
     assert all(p == 1.0 for _, p, _ in worse.effect.test.parts)  # behind: no evidence for the claim
     assert views(worse.effect) == {"every unit after Holm": NOT_REPRODUCED,
                                    "our test, majority of units": NOT_REPRODUCED}
-    assert c45.verdict == NOT_REPRODUCED and c45.literal is False  # C4.5 clearly worse: not "equivalent"
+    # C4.5 8 points worse: inside what the paper's 150 patterns could resolve (its design margin, about 15
+    # points), so "equivalent" holds at the paper's resolution; the fixed 1-point margin, a second view, refuses it
+    assert c45.verdict == REPRODUCED and c45.literal is False
+    assert views(c45.effect) == {"fixed margin ± 0.01": NOT_REPRODUCED}
 
 
 def test_folds_claim_without_the_algorithms_is_not_testable():
@@ -174,7 +177,7 @@ def test_the_section_sets_the_papers_c45_sentence_beside_ours_under_each_reading
     assert "| dataset | error % belief (crisp) | error % C4.5 |" in text
     assert "No significant difference at 0.05 on 3 of 3 datasets." in text
     assert f"| 3 | {REPRODUCED} | 0 of 3 (0 after Holm) |" in text
-    assert "| look-alikes | +8.1 [+8.0, +8.2] |" in text and f"| 3 | {NOT_REPRODUCED} | 3 of 3 (3 after Holm) |" in text
+    assert "| look-alikes | +8.1 [+8.0, +8.2] |" in text and f"| 3 | {REPRODUCED} | 3 of 3 (3 after Holm) |" in text
 
 
 def test_report_judges_every_reading(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -207,7 +208,8 @@ def test_each_spec_claim_has_a_kind():
                                       "significance", "count"]
     assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
-    assert kinds["belief"] == ["trend", "significance"] and kinds["mee"] == ["significance", "count"]
+    assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
+    assert kinds["mee"] == ["significance", "count"]
 
 
 def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
@@ -221,9 +223,15 @@ def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
             base = 0.3 + rng.normal(0, 0.01)
             for alg, err in (("belief-crisp", base), ("c4.5", base + 0.02 + rng.normal(0, 0.04))):
                 rows.append(dict(dataset=ds, algorithm=alg, repeat=0, fold=fold, status="ok", error=err))
-    out = C45_CLAIM.evaluate(pd.DataFrame(), pd.DataFrame(rows))
+    fixed = replace(C45_CLAIM, design_cases=0)  # the fixed 1-point margin
+    out = fixed.evaluate(pd.DataFrame(), pd.DataFrame(rows))
     assert out.effect.kind == EQUIVALENCE and out.effect.margin == pytest.approx(0.01)
     assert out.effect.low < 0.01 < out.effect.high and out.verdict == "inconclusive"
+    # the claim's own margin: two rates near 35 % on the paper's 150 patterns, detected with 80 % power
+    design = C45_CLAIM.evaluate(pd.DataFrame(), pd.DataFrame(rows))
+    expected = (1.959963984540054 + 0.8416212335729143) * math.sqrt(2 * 0.35 * 0.65 / 150)
+    assert design.effect.margin == pytest.approx(expected) and design.verdict == "reproduced"
+    assert "150 cases" in design.effect.margin_source
 
 
 # -- cell agreement --------------------------------------------------------------------------------
@@ -423,3 +431,19 @@ def test_a_single_published_split_has_one_splits_noise_against_our_five():
     assert "over its 1 split stands in" in one_split["agree_why"]
     assert one_split["agree_bound"] / as_mean["agree_bound"] == pytest.approx(math.sqrt(6 / 2))
     assert get_paper("certainty").paper_splits == 1
+
+
+# -- the statements inventory ----------------------------------------------------------------------------
+def test_every_statement_is_counted_with_its_location_scope_and_test(reports):
+    from treebench.report.statements import Statement
+
+    rep, folder = reports[("belief", 1)]
+    doc = verdicts_document(rep)
+    assert doc["summary"]["total"] == len(get_paper("belief").claims) == 4
+    last = doc["claims"][-1]
+    assert last["location"] == "Section 5" and last["verdict"].startswith("not testable (the paper runs no experiment")
+    assert all(c["location"] and c["scope"] and c["test_as_applied"] for c in doc["claims"])
+    assert doc["claims"][1]["test_as_applied"] == 'none named ("significantly")'
+    assert "(Section 4, Table 1 (0.35 → 0.34); scope:" in report_markdown(rep)
+    with pytest.raises(ValueError, match="give a claim or why it cannot be graded"):
+        Statement("Section 9")

@@ -331,6 +331,10 @@ class ClaimOutcome:
     paper_on_paper
         The same claim graded by the same rule on the paper's own published numbers
         (:mod:`treebench.report.paper_frame`); ``None`` until the report sets it.
+    location, scope, test_as_applied
+        Where the paper states it, the scope of its sentence and the test the paper
+        applied (from the paper's inventory, :class:`~treebench.report.statements.Statement`;
+        empty for a bare claim).
     """
 
     text: str
@@ -344,6 +348,9 @@ class ClaimOutcome:
     verdict: str = ""
     verdict_calibrated: str = ""
     paper_on_paper: Effect | None = None
+    location: str = ""
+    scope: str = ""
+    test_as_applied: str = ""
 
     def set_effect(self, effect: Effect) -> ClaimOutcome:
         """Attach the effect over all datasets and its verdict; returns self."""
@@ -413,6 +420,17 @@ def design_margin(differences: np.ndarray, alpha: float, power: float = DESIGN_P
     n_eff = d.size * 3.0 / math.pi
     df = d.size - 1
     return float((student.ppf(1 - alpha / 2, df) + student.ppf(power, df)) * d.std(ddof=1) / math.sqrt(n_eff))
+
+
+def rate_design_margin(rate: float, cases: int, alpha: float = 0.05, power: float = DESIGN_POWER) -> float:
+    """The smallest difference between two error rates near ``rate``, each measured on ``cases`` cases,
+    that a two-sided test at ``alpha`` detects with ``power``: ``(z_{1-alpha/2} + z_power) sqrt(2 r (1-r) / N)``
+    (two independent binomial rates: the most a reader can derive when the paper gives no paired counts)."""
+    from scipy.stats import norm
+
+    if math.isnan(rate) or cases <= 0:
+        return math.nan
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * math.sqrt(2 * rate * (1 - rate) / cases))
 
 
 def _margin(margin: float, unit: str, metric: str) -> float:
@@ -1156,6 +1174,8 @@ class FoldsClaim:
     stated: str = ""
     paper_effect: float = math.nan
     margin: float = math.nan
+    design_cases: int = 0
+    design_rate: float = math.nan
 
     @property
     def kind(self) -> str:
@@ -1206,9 +1226,18 @@ class FoldsClaim:
             out.ours = test.summary
             out.literal = hits > len(raw) / 2 if self.significant else hits == 0
             out.details = [f"{u}: p = {p:.4g}, Holm {q:.4g}" for u, p, q in test.parts]
+        margin = self.margin
+        design = not self.significant and math.isnan(margin) and self.design_cases > 0
+        if design:
+            margin = rate_design_margin(self.design_rate, self.design_cases) * (100.0 if unit == "percent" else 1.0)
         effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
-                           margin=_margin(self.margin, unit, self.metric),
+                           margin=_margin(margin, unit, self.metric),
                            empty=f"no dataset rerun with {self.a} and {self.b}", test=test)
+        if design:
+            effect.margin_source = (f"the smallest difference of two error rates near {self.design_rate:g} that the "
+                                    f"paper's {self.design_cases} cases detect with 80 % power (unpaired: the paper "
+                                    "gives no discordant counts)")
+            effect.fixed_margin = _margin(math.nan, unit, self.metric)
         return out.set_effect(effect)
 
     def _paper(self, cells: pd.DataFrame, sign: float, out: ClaimOutcome) -> tuple[float, int, str]:

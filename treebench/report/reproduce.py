@@ -642,7 +642,10 @@ def _verdict_rows(rep: Report) -> list[list[str]]:
         cal, cal_verdict = _effect_cells(c.calibrated)
         measure = c.effect.measure if c.effect is not None else "–"
         kind = getattr(c.effect, "kind", "–")
-        rows.append([c.text, kind, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect),
+        where = "; ".join(x for x in (getattr(c, "location", ""), getattr(c, "scope", "") and f"scope: {c.scope}",
+                                      getattr(c, "test_as_applied", "") and f"paper's test: {c.test_as_applied}") if x)
+        rows.append([f"{c.text} ({where})" if where else c.text, kind, measure, both, verdict, cal, cal_verdict,
+                     _test_cell(c.effect),
                      _paper_on_paper_cell(c.paper_on_paper)])
     return rows
 

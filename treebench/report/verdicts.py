@@ -323,6 +323,8 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
     effect = getattr(outcome, attribute, None)
     record: dict[str, Any] = {"claim": str(getattr(outcome, "text", "")), "kind": getattr(effect, "kind", DIFFERENCE),
                               "verdict": str(getattr(effect, "verdict", not_testable("no effect")))}
+    for name in ("location", "scope", "test_as_applied"):
+        record[name] = str(getattr(outcome, name, "") or "")
     if effect is None:
         record.update(effect=None, interval=[None, None], datasets=[])
         return record
