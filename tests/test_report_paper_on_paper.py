@@ -70,10 +70,11 @@ def test_paper_002_on_its_own_numbers():
 
 
 def test_paper_001_and_003_on_their_own_numbers():
-    marks, sizes = _paper_on_paper("mee")
+    marks, sizes, lower_r = _paper_on_paper("mee")
     assert marks.paper_on_paper.verdict.startswith("not testable (the paper's table cannot carry this rule")
     assert marks.paper_on_paper.outcome == "reproduced"  # its pooled effect excludes 0
     assert sizes.paper_on_paper.verdict.startswith("not testable")  # Table 2 prints no tree sizes
+    assert lower_r.paper_on_paper.verdict.startswith("not testable")  # nor training errors
     grades = [o.paper_on_paper.verdict for o in _paper_on_paper("certainty")]
     assert grades[2:] == ["reproduced", "reproduced"]  # the trends, on its table
     assert all(g.startswith("not testable") for g in grades[:2])  # no numbers printed for those datasets

@@ -559,6 +559,11 @@ def _net_share(values: np.ndarray) -> np.ndarray:
     return values.mean(axis=1)
 
 
+# the effect machinery, for a paper's own claim kinds (papers/*/claims.py)
+measured_effect = _measured
+net_share = _net_share
+
+
 def _sign_of_first(means: np.ndarray) -> np.ndarray:
     return np.sign(means[:, 0])
 
