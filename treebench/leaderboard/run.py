@@ -96,13 +96,14 @@ def prepare(request: Request) -> tuple[Plan, list[Config]]:
 
     check(request)
     selected = families(request)
-    entries = suite.resolve(request.suite, request.max_rows)
+    entries = suite.resolve(request.suite, request.max_rows, named=bool(request.datasets))
     entries = suite.select(entries, list(request.datasets))
     options = Options(request.folds, request.repeats, tuple(request.plugins))
     out = Path(request.out)
     plan = make_plan(entries, catalogue(selected), options, out)
     check_files(plan, out, out_option(request))
     configs = check_plan(plan, busy_ok=request.dry_run)
+    check_kept_rows(plan, request)
     if request.scheduler is not None and not request.dry_run:
         from treebench.experiment.executors import probe_scheduler
 
@@ -153,6 +154,45 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
             check_run(plan.store, identity, checksums, busy_ok=busy_ok)
         configs.append(config)
     return configs
+
+
+def _listed(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_kept_rows(plan: Plan, request: Request) -> None:
+    """Refuse a rerun whose page would silently drop rows or columns the board's store already holds.
+
+    The page shows the board of this command's selection only, so a rerun in the
+    same ``--out`` naming other ``--criteria`` (or fewer ``--datasets``) would hide
+    finished results that are still in the store.  Extending a board (naming
+    the old criteria and datasets too) is accepted.
+    """
+    from treebench.experiment.store import open_readonly
+
+    if not plan.store.is_file():
+        return
+    conn = open_readonly(plan.store)
+    try:
+        pairs = conn.execute("SELECT DISTINCT algorithm, dataset FROM trials").fetchall()
+    finally:
+        conn.close()
+    named = {a.name for a in plan.algorithms}
+    algorithms = sorted({a for a, _ in pairs} - named)
+    datasets = sorted({d for _, d in pairs} - set(plan.metas))
+    what = out_option(request)
+    if algorithms:
+        keep = ",".join(dict.fromkeys([*(a.name for a in plan.algorithms), *algorithms]))
+        raise TreebenchError(
+            f"{what}: this board's store holds finished trials of {_listed(algorithms)}, which --criteria "
+            f"{request.criteria!r} leaves out, so its page would drop them; accepted: --criteria naming them "
+            f"too (e.g. --criteria {keep}) to extend the board, or another --out")
+    if datasets:
+        raise TreebenchError(
+            f"{what}: this board's store holds finished trials on {_listed(datasets)}, which this selection "
+            "of datasets leaves out, so its page would drop them; accepted: --suite/--datasets naming them "
+            "too to extend the board, or another --out")
 
 
 def _why_none(skipped: Sequence[tuple[str, str, str]]) -> str:

@@ -21,8 +21,32 @@ _METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_qu
 _FORMATS = ("md", "latex", "csv", "html")
 
 
-def _names(text: str | None) -> list[str]:
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
+def _names(text: str | None, option: str = "") -> list[str]:
+    """The comma-separated names of a list option (``[]`` when the option is absent).
+
+    Given but naming nothing (``--datasets ""``, ``--algorithms ,``) is refused: an
+    empty selection read as "every name" would compare what the user did not ask for.
+    """
+    if text is None:
+        return []
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if not names:
+        raise TreebenchError(f"{option or 'a list option'} {text!r} names nothing; accepted: a comma-separated "
+                             "list of names (leave the option out to keep every one)")
+    return names
+
+
+def _check_lists(**lists: str | None) -> None:
+    """Refuse an empty list option (``--datasets ""``), and an algorithm given twice to ``--underline-against``
+    (a name twice in ``--datasets`` or ``--algorithms`` is refused where they are chosen:
+    :func:`treebench.stats.frame.chosen_names`)."""
+    from treebench.errors import first_repeat
+
+    for key, text in lists.items():
+        option = "--" + key.replace("_", "-")
+        twice = first_repeat(_names(text, option))
+        if twice is not None and key == "underline_against":
+            raise TreebenchError(f"algorithm {twice!r} is named twice in {option}; accepted: each algorithm once")
 
 
 def write_output(text: str, out: Path | None) -> None:
@@ -104,6 +128,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
     check_outputs(out, plot_path)
     frame = load_frame(source)
     store = store_of(source)
@@ -217,6 +242,7 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     config (the trial's tree is fitted again with the parameters its store records) or a fitted
     estimator saved with joblib (.joblib, .pkl; only load files you trust).
     """
+    _check_lists(datasets=datasets, algorithms=algorithms)
     if kind == "tree":
         for path in _plot_tree(Path(source), out, dataset, algorithm, repeat, fold, max_depth or None):
             click.echo(f"wrote {path}")
