@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from treebench.console import OutPath
+
 
 @click.command("leaderboard")
 @click.option("--suite", default="bundled", show_default=True, metavar="bundled|openml-suite:ID|FILE",
@@ -21,7 +23,7 @@ import click
               help="Bundled suite: datasets up to this many rows (0: no limit).")
 @click.option("--jobs", "-j", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="A dask.distributed scheduler address.")
-@click.option("--out", default="results/leaderboard", show_default=True, type=click.Path(),
+@click.option("--out", default="results/leaderboard", show_default=True, type=OutPath(folder=True),
               help="Folder of the configs, the store and the page.")
 @click.option("--dry-run", is_flag=True, help="Write the configs, print the trial counts and what does not apply; run nothing.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")

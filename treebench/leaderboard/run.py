@@ -71,15 +71,14 @@ def out_option(request: Request) -> str:
 
 def families(request: Request) -> list[str]:
     """The selected criteria and baselines, plus every criterion the ``--plugin`` files register."""
-    from treebench.criteria.plugins import import_plugin
-    from treebench.leaderboard.catalogue import parse_selection, registered_criteria
+    from treebench.criteria.plugins import require_criteria
+    from treebench.leaderboard.catalogue import parse_selection
 
-    before = set(registered_criteria())
-    for plugin in request.plugins:
-        import_plugin(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin)
-    added = [n for n in registered_criteria() if n not in before]
+    added: list[str] = []
+    for plugin in request.plugins:  # a plugin registering nothing is refused: its row would be missing silently
+        added += require_criteria(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin, plugin)
     chosen = parse_selection(request.criteria)
-    return [*chosen, *(n for n in added if n not in chosen)]
+    return [*chosen, *(n for n in dict.fromkeys(added) if n not in chosen)]
 
 
 def prepare(request: Request) -> tuple[Plan, list[Config]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from treebench.console import OutPath
 from treebench.errors import TreebenchError
 
 
@@ -21,7 +22,7 @@ from treebench.errors import TreebenchError
               help="Every paper of the catalogue, then one page for all of them: OUT_DIR/index.html.")
 @click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
 @click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
-@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out-dir", type=OutPath(folder=True, path_type=Path),
               help="Where report.md, report.tex and figures go (default results/PAPER); "
                    "with --all, the folder of index.html and of one folder per paper (default results).")
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
@@ -63,7 +64,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
         for spec in catalogue.values():  # every place written, before any paper runs
-            R.check_report_places(root / spec.key, shown)
+            R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
@@ -107,7 +108,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     folder = Path(out_dir or Path("results") / spec.key)
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
     check_report_places(folder, shown or repr(str(folder)),
-                        folder.parent / INDEX if folder.name == spec.key else None)
+                        folder.parent / INDEX if folder.name == spec.key else None, spec=spec)
     lines: list[str] = []
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
     options += ["--out-dir", str(out_dir)] if out_dir else []

@@ -54,8 +54,10 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
             row["correction"] = method
         rows += family
     if not rows:
-        raise TreebenchError(f"no pair of algorithms left for McNemar's test: {len(kept.skipped)} trials' kept "
-                             "predictions failed verification")
+        n = len(kept.skipped)
+        named = "; ".join(f"{facts.label}: {problem}" for facts, problem in kept.skipped)
+        raise TreebenchError(f"no pair of algorithms left for McNemar's test: {n} trial{'s' * (n != 1)}' kept "
+                             f"predictions failed verification: {named}")
     return rows
 
 
