@@ -349,6 +349,8 @@ def _datasets(
             spec = _single(entry, found, protocol, has_protocol, where, registry, check)
         if spec is None:
             continue
+        if _unprintable(spec.label, "dataset label", where, check):
+            continue
         if spec.label in labels:
             check.add(where, f"dataset {spec.label!r} is listed twice")
             continue
@@ -493,6 +495,19 @@ def _pair(entry, where, own_protocol, card, check) -> DatasetSpec | None:
     )
 
 
+def _unprintable(text: str, what: str, where: tuple, check: Checker) -> bool:
+    """Refuse (and return True for) a label holding a line break or another control character: it
+    is printed in every table, Markdown and LaTeX output, where it would split or restyle a row."""
+    from treebench.text_table import line_break
+
+    bad = line_break(str(text))
+    if bad is None:
+        return False
+    check.add(where, f"{what} {text!r} holds the control character '{bad}', which would break the rows of "
+                     "every table it is printed in; accepted: printable characters (spaces and tabs allowed)")
+    return True
+
+
 def _non_features(card, registry) -> tuple[str, ...]:
     """Non-feature columns of a card, looking through derived cards to their base."""
     seen = set()
@@ -509,7 +524,7 @@ def _algorithms(raw: Any, check: Checker) -> list[AlgorithmSpec]:
     specs, names = [], set()
     for index, entry in enumerate(raw):
         spec = _algorithm(entry, ("algorithms", index), check)
-        if spec is None:
+        if spec is None or _unprintable(spec.name, "algorithm name", ("algorithms", index, "name"), check):
             continue
         if spec.name in names:
             check.add(("algorithms", index, "name"), f"algorithm name {spec.name!r} is used twice")

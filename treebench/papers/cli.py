@@ -59,7 +59,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
                 f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in catalogue.values())}); "
                 "accepted: run it from the folder holding configs/ (the repository's root)"
             )
-        for config in present:  # a store of another experiment stops everything, as it stops run
+        for spec in catalogue.values():  # a store of another experiment stops everything, as it stops run
+            config = Path(spec.config)
+            if not config.is_file():
+                continue
+            problem = unreadable_store(config)
+            if problem is not None:  # a junk store is one paper's problem: named now, the others go on
+                click.echo(f"error: {spec.key}: {problem}; the other papers go on", err=True)
+                continue
             check_store(config, skip_bad_config=True)
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
@@ -117,6 +124,29 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)
+
+
+def unreadable_store(config: Path) -> str | None:
+    """Why the results store of ``config`` cannot be read (not SQLite, not a results store, a folder...),
+    or None (it reads, it does not exist yet, or the config itself does not load)."""
+    from treebench.experiment.config import load_config
+    from treebench.experiment.store import check_shape, open_readonly
+
+    try:
+        store = Path(load_config(config).store)
+    except TreebenchError:
+        return None
+    if not store.exists() and not store.is_symlink():
+        return None
+    try:
+        conn = open_readonly(store)
+        try:
+            check_shape(conn, str(store), allow_empty=True)
+        finally:
+            conn.close()
+    except TreebenchError as exc:
+        return str(exc)
+    return None
 
 
 def check_store(config: Path, *, skip_bad_config: bool = False) -> None:
