@@ -140,6 +140,11 @@ def _load(path: Path) -> TrialPredictions:
     BadPredictions
         A folder, an empty file, or one numpy or zip cannot read; arrays missing or unexpected.
     """
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # /dev/zero has size 0 but is not an empty file
+        raise BadPredictions(f"{path} is not a regular file but {kind}")
     try:
         if path.is_dir():
             raise BadPredictions(f"{path} is a folder, not a predictions file")

@@ -122,6 +122,11 @@ def suite_file(path: str) -> list[str]:
     file = Path(path)
     if file.is_dir():
         raise TreebenchError(f"--suite {path!r} is a folder; accepted: {SUITE_FORMS}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(file)
+    if kind is not None:
+        raise TreebenchError(f"--suite {path!r} is not a regular file but {kind}; accepted: {SUITE_FORMS}")
     if not file.is_file():
         raise TreebenchError(f"--suite {path!r}: no such file; accepted: {SUITE_FORMS}")
     try:

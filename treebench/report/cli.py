@@ -125,7 +125,6 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     from treebench.report.source import load_frame, store_of
     from treebench.report.table import build_table, source_algorithm_order
     from treebench.stats.frame import chosen_names
-    from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
@@ -133,13 +132,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     check_outputs(out, plot_path)
     frame = load_frame(source)
     store = store_of(source)
-    kept = None  # the kept predictions, each file verified against its trial when read
-    if metric in PREDICTION_METRICS and store is not None and (
-            metric not in frame.columns or frame[metric].isna().any()):
-        from treebench.experiment.predictions import with_metric
-
-        kept = KeptPredictions(store, skip_bad=skip_bad)
-        frame = with_metric(frame, store, metric, kept)  # computed again from the kept predictions
+    frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
     if test == "mcnemar":
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
@@ -177,6 +170,24 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
             raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
         for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
+
+
+def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: bool = False):  # noqa: ANN001, ANN201
+    """``frame`` with the metric of predictions ``metric`` (``f1_macro``...) computed from the store's kept
+    predictions where its trials did not store it, and the :class:`KeptPredictions` read (or None).
+
+    Each file is verified against its trial when read (``skip_bad``: a bad one is left out and counted).
+    """
+    from treebench.experiment.predictions import KeptPredictions, with_metric
+    from treebench.report.source import store_of
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS
+
+    store = store_of(source)
+    if metric not in PREDICTION_METRICS or store is None or (
+            metric in frame.columns and not frame[metric].isna().any()):
+        return frame, None
+    kept = KeptPredictions(store, skip_bad=skip_bad)
+    return with_metric(frame, store, metric, kept), kept  # computed again from the kept predictions
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -255,6 +266,8 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     if kind == "param" and not param:
         raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
     frame = load_frame(source)
+    # a metric of predictions (f1_macro...): computed from the kept predictions, as compare does
+    frame = with_prediction_metric(frame, source, metric)[0]
     name = kind if kind != "param" else f"param-{param}"
     base = figure_base(out) if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
     for suffix in (".png", ".svg"):  # refuse a bad place before drawing anything

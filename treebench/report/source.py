@@ -91,6 +91,18 @@ def load_frame(source: str | Path) -> pd.DataFrame:
     """
     path = Path(source)
     suffix = path.suffix.lower()
+    accepted = "a results store (.sqlite), an experiment config (.yaml) or an exported frame (.csv, .parquet)"
+    if path.is_dir():  # say what was expected and what was given, not "unknown kind"
+        raise TreebenchError(f"{str(path)!r} is a folder; accepted: {accepted}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # /dev/zero read as a CSV would fill the memory
+        raise TreebenchError(f"{str(path)!r} is not a regular file but {kind}; accepted: {accepted}")
+    if suffix not in STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES:
+        what = "does not exist" if not path.exists() else f"has the suffix {suffix!r}" if suffix else "has no suffix"
+        raise TreebenchError(f"{str(path)!r} {what}, so it is no results file; accepted: {accepted} "
+                             f"(suffixes {', '.join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)})")
     if suffix in CONFIG_SUFFIXES:
         if not path.exists():
             raise TreebenchError(f"config {path} does not exist")
