@@ -44,8 +44,9 @@ class OutPath(click.Path):
     variable, say), so it is refused, naming the option.
     """
 
-    def __init__(self, folder: bool = False, path_type: type | None = None) -> None:
-        super().__init__(file_okay=not folder, dir_okay=folder, path_type=path_type)
+    def __init__(self, folder: bool = False, **kwargs: object) -> None:
+        """``folder``: the option names a folder (for the message); ``kwargs`` go to ``click.Path``."""
+        super().__init__(**kwargs)
         self.folder = folder
 
     def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature

@@ -22,7 +22,7 @@ from treebench.errors import TreebenchError
               help="Every paper of the catalogue, then one page for all of them: OUT_DIR/index.html.")
 @click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
 @click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
-@click.option("--out-dir", type=OutPath(folder=True, path_type=Path),
+@click.option("--out-dir", type=OutPath(folder=True, file_okay=False, path_type=Path),
               help="Where report.md, report.tex and figures go (default results/PAPER); "
                    "with --all, the folder of index.html and of one folder per paper (default results).")
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
