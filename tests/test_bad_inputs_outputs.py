@@ -265,6 +265,17 @@ CASES = [
     CliCase("lb-out-empty", (*BOARD, "--folds", "3", "--out", ""), rf"^error: --out '': the path is empty; {ACCEPT_FOLDER}"),
     CliCase("run-store-empty", ("run", "c.yaml", "--store", ""), rf"^error: --store '': the path is empty; {ACCEPT_FILE}",
             files={"c.yaml": STORE_CONFIG.replace("STORE", "x.sqlite")}),
+    # -- a trailing separator names a folder where a file goes; a store's -wal/-shm is part of the store
+    CliCase("plot-out-trailing-slash", ("plot", "scores", "s.sqlite", "--out", "figs/"),
+            rf"^error: --out 'figs/' ends with a separator, so it names a folder; {ACCEPT_FILE[:-1]} \(no trailing '/'\)$",
+            files={"s.sqlite": store}),
+    CliCase("run-store-trailing-slash", ("run", "c.yaml", "--store", "st/"), r"^error: --store 'st/' ends with a separator",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "x.sqlite")}),
+    CliCase("export-onto-a-stores-wal", ("results", "export", "s.sqlite", "--out", "s.sqlite-wal"),
+            r"^error: --out 's\.sqlite-wal': 's\.sqlite-wal' is the wal file of results store 's\.sqlite'; writing there "
+            r"would damage it", files={"s.sqlite": store}),
+    CliCase("compare-onto-a-stores-journal", ("compare", "s.sqlite", "--out", "s.sqlite-journal"),
+            r"is the journal file of results store 's\.sqlite'", files={"s.sqlite": store}),
     # -- a place nobody can write, root included (/proc takes no new files or folders)
     CliCase("lb-out-under-proc", (*BOARD, "--folds", "3", "--out", "/proc/treebench-board"),
             rf"^error: --out '/proc/treebench-board': cannot write in '/proc' .*; {ACCEPT_FOLDER}"),

@@ -101,6 +101,11 @@ MCNEMAR_CASES = [
             r"^error: algorithm 'a' is named twice in --underline-against; accepted: each algorithm once$", **STORE),
     CliCase("compare-underline-against-empty", ("compare", "store.sqlite", "--underline-against", ""),
             r"^error: --underline-against '' names nothing", **STORE),
+    # a name option given empty is refused, not read as its default (hostile pass)
+    CliCase("mcnemar-baseline-empty", (*MC, "--baseline", ""),
+            r"^error: --baseline '' is empty; accepted: a name \(leave the option out for its default\)$", **STORE),
+    CliCase("plot-metric-empty", ("plot", "scores", "store.sqlite", "--metric", "", "--out", "p/x"),
+            r"^error: --metric '' is empty", **STORE),
     CliCase("ttest-unknown-dataset", ("compare", "store.sqlite", "--datasets", "nope"),
             r"^error: unknown dataset 'nope' in the results; accepted: iris, wine$", **STORE),
 ]
@@ -523,6 +528,13 @@ INPUT_CASES = [
             r"exported frame \(\.csv, \.parquet\)$", {"d/x": "x"}),
     CliCase("plot-a-text-file", ("plot", "scores", "f.txt"),
             r"^error: 'f\.txt' has the suffix '\.txt', so it is no results file; accepted: a results store", {"f.txt": "x"}),
+    CliCase("compare-a-damaged-parquet", ("compare", "f.parquet"),
+            r"^error: cannot read the results frame 'f\.parquet' \(.*\); accepted: a CSV or Parquet file written by "
+            r"`treebench results export`$", {"f.parquet": b"PAR1 not really"}),
+    CliCase("suite-empty", ("leaderboard", "--suite", "", "--out", "board"), r"^error: --suite '' is empty" + SUITE_ACCEPTED),
+    CliCase("board-plugin-a-folder", ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--plugin", "p.py",
+                                      "--out", "board"),
+            r"^error: plugin '.*p\.py' is a folder, not a \.py file; accepted: a \.py file", {"p.py/x": "x"}),
     CliCase("compare-link-to-dev-zero", ("compare", "z.csv"),
             r"^error: 'z\.csv' is not a regular file but a character device; accepted: a results store",
             {"z.csv": _link_to_dev_zero("z.csv")}, unchanged=()),
@@ -641,3 +653,27 @@ def test_a_device_in_place_of_a_kept_file_is_refused_as_an_output_place(good_sit
     assert err == ["error: --out-dir 'site': 'site/toy/section.json' is not a regular file; accepted: a file path "
                    "in a writable folder"], err
     assert tree_digest(good_site) == before
+
+
+def test_a_board_rerun_without_its_plugin_is_refused_and_says_to_bring_it(finished_board: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's rows are finished results too: dropping the --plugin would drop them from the page."""
+    board = tmp_path / "board"
+    shutil.copytree(finished_board, board)
+    (tmp_path / "mine.py").write_text("from treebench.criteria import register\nfrom treebench.criteria.classic "
+                                      "import Entropy\n\n\n@register\nclass Mine(Entropy):\n    name = 'mine43'\n",
+                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out", "board", "-q",
+            "--jobs", "1"]
+    assert exit_code([*args, "--plugin", "mine.py"]) == 0
+    before = tree_digest(board)
+    capsys.readouterr()
+    assert exit_code(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --out 'board': this board's store holds finished trials of mine43, which --criteria "
+                   "'entropy' leaves out, so its page would drop them; accepted: --criteria naming them too (e.g. "
+                   "--criteria entropy,mine43 with the --plugin that registers mine43) to extend the board, or "
+                   "another --out"], err
+    assert tree_digest(board) == before

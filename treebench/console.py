@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -56,4 +57,11 @@ class OutPath(click.Path):
             option = param.opts[0] if param is not None and param.opts else "the path"
             accepted = FOLDER_ACCEPTED if self.folder else FILE_ACCEPTED
             raise TreebenchError(f"{option} {value!r}: the path is empty; accepted: {accepted}")
+        if isinstance(value, str) and not self.folder and value.endswith(("/", os.sep)):
+            from treebench.outpaths import FILE_ACCEPTED
+
+            option = param.opts[0] if param is not None and param.opts else "the path"
+            # Path("x/") is Path("x"): the user named a folder and would get a file called x
+            raise TreebenchError(f"{option} {value!r} ends with a separator, so it names a folder; accepted: "
+                                 f"{FILE_ACCEPTED} (no trailing '/')")
         return super().convert(value, param, ctx)

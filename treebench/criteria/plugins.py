@@ -56,6 +56,11 @@ def plugin_criteria(spec: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*_ADDED.get(spec, ()), *own]))
 
 
+def plugin_registered() -> set[str]:
+    """Every criterion a plugin imported in this process registered (not built in, not an entry point)."""
+    return {name for names in _ADDED.values() for name in names}
+
+
 def require_criteria(spec: str, shown: str | None = None) -> tuple[str, ...]:
     """:func:`plugin_criteria`, refusing a plugin that registers no criterion (a wrong file, a missing
     ``@register``): a board or a listing without the criterion the user meant to add would look complete."""
@@ -106,6 +111,8 @@ def _import(spec: str) -> None:
     name = _file_module(spec)
     if name in sys.modules:
         return
+    if Path(spec).is_dir():
+        raise TreebenchError(f"plugin {spec!r} is a folder, not a .py file; {ACCEPTED}")
     if not Path(spec).is_file():
         raise TreebenchError(f"plugin file {spec!r} not found")
     module_spec = importlib.util.spec_from_file_location(name, spec)

@@ -182,11 +182,21 @@ def check_kept_rows(plan: Plan, request: Request) -> None:
     datasets = sorted({d for _, d in pairs} - set(plan.metas))
     what = out_option(request)
     if algorithms:
-        keep = ",".join(dict.fromkeys([*(a.name for a in plan.algorithms), *algorithms]))
+        from treebench.leaderboard.catalogue import accepted_names, catalogue
+
+        accepted = accepted_names()
+        family = {a.name: a.family for a in catalogue(accepted)}  # a row (tsallis-tuned...) -> what --criteria names
+        missing = list(dict.fromkeys(family.get(a, a) for a in algorithms))
+        keep = ",".join(dict.fromkeys([*(a.family for a in plan.algorithms), *missing]))
+        from treebench.criteria.plugins import plugin_registered
+
+        # a plugin's criterion: named only while its --plugin is given
+        unregistered = [f for f in missing if f not in accepted or f in plugin_registered()]
+        plugin = f" with the --plugin that registers {_listed(unregistered)}" if unregistered else ""
         raise TreebenchError(
             f"{what}: this board's store holds finished trials of {_listed(algorithms)}, which --criteria "
             f"{request.criteria!r} leaves out, so its page would drop them; accepted: --criteria naming them "
-            f"too (e.g. --criteria {keep}) to extend the board, or another --out")
+            f"too (e.g. --criteria {keep}{plugin}) to extend the board, or another --out")
     if datasets:
         raise TreebenchError(
             f"{what}: this board's store holds finished trials on {_listed(datasets)}, which this selection "

@@ -151,6 +151,8 @@ def suite_file(path: str) -> list[str]:
 
 def resolve(suite: str, max_rows: int, named: bool = False) -> list[str]:
     """The dataset entries of ``--suite`` (see :data:`SUITE_FORMS`); ``named``: ``--datasets`` names them."""
+    if not suite.strip():  # Path("") is the current folder: say what is really wrong
+        raise TreebenchError(f"--suite {suite!r} is empty; accepted: {SUITE_FORMS}")
     if suite == "bundled":
         return bundled(max_rows, required=not named)
     if suite.startswith("openml-suite:"):

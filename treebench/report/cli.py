@@ -50,6 +50,15 @@ def _check_lists(**lists: str | None) -> None:
             raise TreebenchError(f"algorithm {twice!r} is named twice in {option}; accepted: each algorithm once")
 
 
+def _check_given(**options: str | None) -> None:
+    """Refuse a name option given empty (``--baseline ""``): left to its default it would compare or
+    draw something the user did not name."""
+    for key, value in options.items():
+        if value is not None and not value.strip():
+            raise TreebenchError(f"--{key.replace('_', '-')} {value!r} is empty; accepted: a name (leave the option "
+                                 "out for its default)")
+
+
 def write_output(text: str, out: Path | None) -> None:
     """Print ``text``, or write it to ``out`` (creating its folder) and say so on stderr."""
     if out is None:
@@ -129,6 +138,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
+    _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
     frame = load_frame(source)
     store = store_of(source)
@@ -255,6 +265,7 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     estimator saved with joblib (.joblib, .pkl; only load files you trust).
     """
     _check_lists(datasets=datasets, algorithms=algorithms)
+    _check_given(metric=metric, param=param, dataset=dataset, algorithm=algorithm)
     if kind == "tree":
         for path in _plot_tree(Path(source), out, dataset, algorithm, repeat, fold, max_depth or None):
             click.echo(f"wrote {path}")

@@ -114,10 +114,15 @@ def load_frame(source: str | Path) -> pd.DataFrame:
         raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
     if suffix in STORE_SUFFIXES:
         return read_store(path)
-    if suffix == ".csv":
-        return pd.read_csv(path)
-    if suffix == ".parquet":
-        return pd.read_parquet(path)
+    try:  # an exported frame: a damaged or foreign file is one line, not a parser's traceback
+        if suffix == ".csv":
+            return pd.read_csv(path)
+        if suffix == ".parquet":
+            return pd.read_parquet(path)
+    except (ValueError, OSError, ImportError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise TreebenchError(f"cannot read the results frame {str(path)!r} ({reason}); accepted: a CSV or Parquet "
+                             "file written by `treebench results export`") from None
     accepted = ", ".join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)
     raise TreebenchError(f"unknown kind of results file {path.name!r}; accepted suffixes: {accepted}")
 
