@@ -326,8 +326,9 @@ def publish(pages: Sequence[PaperPage], path: Path, *, command: str = "") -> Pat
     return write_index(pages, path, title=page_title(pages), command=command, built=built)
 
 
-#: The fixed files a paper's report folder receives (its figures are named by the spec: :func:`figure_files`).
-REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION)
+#: The fixed files a paper's report folder receives (its claim figure ``forest`` included; the spec's
+#: own figures are named by the spec: :func:`figure_files`).
+REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION, "forest.png", "forest.svg")
 
 
 def figure_files(spec: PaperSpec) -> tuple[str, ...]:
