@@ -167,6 +167,14 @@ CASES = [
             files={"b": board}),
     CliCase("lb-rerun-other-repeats", (*BOARD, "--folds", "3", "--repeats", "2", "--out", "b"),
             r"repeats: 1.*repeats: 2.*choose another --out$", files={"b": board}),
+    # -- a rerun naming other criteria or fewer datasets would drop stored rows from the page: refused
+    CliCase("lb-rerun-other-criteria", (LB, "--datasets", "iris,wine", "--criteria", "gini", "--folds", "3", "--out", "b"),
+            r"^error: --out 'b': this board's store holds finished trials of entropy, which --criteria 'gini' leaves "
+            r"out, so its page would drop them; accepted: --criteria naming them too \(e\.g\. --criteria gini,entropy\) "
+            r"to extend the board, or another --out$", files={"b": board}),
+    CliCase("lb-rerun-fewer-datasets", (LB, "--datasets", "iris", "--criteria", "entropy", "--folds", "3", "--out", "b"),
+            r"^error: --out 'b': this board's store holds finished trials on wine, which this selection of datasets "
+            r"leaves out, so its page would drop them; accepted: --suite/--datasets naming them too", files={"b": board}),
     CliCase("lb-store-lock-held", (*BOARD, "--folds", "3", "--out", "b"),
             r"'.*/b/leaderboard\.sqlite' is being written by another treebench run; wait for it or choose another --out$",
             files={"b": board, "b/leaderboard.sqlite.lock": hold("b/leaderboard.sqlite.lock")}),
@@ -242,6 +250,32 @@ CASES = [
             files={"s.sqlite": store, "f": FILE}),
     CliCase("export-out-is-a-folder", ("results", "export", "s.sqlite", "--out", "d"),
             r"^error: --out 'd' is a folder; accepted: a file path", files={"s.sqlite": store, "d/keep": "x"}),
+    # -- an empty path is refused by name, never read as the current folder (or the default file)
+    CliCase("reproduce-out-dir-empty", ("reproduce", "mee", "--no-run", "--out-dir", ""),
+            rf"^error: --out-dir '': the path is empty; {ACCEPT_FOLDER}"),
+    CliCase("reproduce-all-out-dir-blank", ("reproduce", "--all", "--no-run", "--out-dir", " "),
+            rf"^error: --out-dir ' ': the path is empty; {ACCEPT_FOLDER}"),
+    CliCase("export-out-empty", ("results", "export", "s.sqlite", "--out", ""),
+            rf"^error: --out '': the path is empty; {ACCEPT_FILE}", files={"s.sqlite": store}),
+    CliCase("compare-out-empty", ("compare", "s.sqlite", "--out", ""),
+            rf"^error: --out '': the path is empty; {ACCEPT_FILE}", files={"s.sqlite": store}),
+    CliCase("compare-plot-empty", ("compare", "s.sqlite", "--test", "bayes", "--plot", ""),
+            rf"^error: --plot '': the path is empty; {ACCEPT_FILE}", files={"s.sqlite": store}),
+    CliCase("certainty-out-empty", ("certainty", "iris", "--out", ""), rf"^error: --out '': the path is empty; {ACCEPT_FILE}"),
+    CliCase("lb-out-empty", (*BOARD, "--folds", "3", "--out", ""), rf"^error: --out '': the path is empty; {ACCEPT_FOLDER}"),
+    CliCase("run-store-empty", ("run", "c.yaml", "--store", ""), rf"^error: --store '': the path is empty; {ACCEPT_FILE}",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "x.sqlite")}),
+    # -- a trailing separator names a folder where a file goes; a store's -wal/-shm is part of the store
+    CliCase("plot-out-trailing-slash", ("plot", "scores", "s.sqlite", "--out", "figs/"),
+            rf"^error: --out 'figs/' ends with a separator, so it names a folder; {ACCEPT_FILE[:-1]} \(no trailing '/'\)$",
+            files={"s.sqlite": store}),
+    CliCase("run-store-trailing-slash", ("run", "c.yaml", "--store", "st/"), r"^error: --store 'st/' ends with a separator",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "x.sqlite")}),
+    CliCase("export-onto-a-stores-wal", ("results", "export", "s.sqlite", "--out", "s.sqlite-wal"),
+            r"^error: --out 's\.sqlite-wal': 's\.sqlite-wal' is the wal file of results store 's\.sqlite'; writing there "
+            r"would damage it", files={"s.sqlite": store}),
+    CliCase("compare-onto-a-stores-journal", ("compare", "s.sqlite", "--out", "s.sqlite-journal"),
+            r"is the journal file of results store 's\.sqlite'", files={"s.sqlite": store}),
     # -- a place nobody can write, root included (/proc takes no new files or folders)
     CliCase("lb-out-under-proc", (*BOARD, "--folds", "3", "--out", "/proc/treebench-board"),
             rf"^error: --out '/proc/treebench-board': cannot write in '/proc' .*; {ACCEPT_FOLDER}"),
@@ -280,6 +314,21 @@ def test_a_board_rerun_with_its_own_options_still_works_and_keeps_its_configs(tm
     assert "0 trials computed, 6 already stored" in out
     assert {p.name: p.read_bytes() for p in (tmp_path / "b").glob("config-*.yaml")} == configs
     assert not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+
+
+@needs_mirror
+def test_a_board_extended_with_more_criteria_shows_the_old_and_the_new(tmp_path, monkeypatch, capsys):
+    """The accepted way to add a criterion: name the old ones too; the page then ranks both."""
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    board(tmp_path)
+    out = _run(tmp_path, [LB, "--datasets", "iris,wine", "--criteria", "entropy,gini", "--folds", "3", "--out", "b",
+                          "--jobs", "1", "-q"], capsys)
+    assert "6 trials computed, 6 already stored" in out
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "b" / "leaderboard.csv")
+    assert sorted(table["algorithm"].astype(str)) == ["entropy", "gini"]
+    assert (table["n_datasets"] == 2).all()
 
 
 @needs_mirror

@@ -158,6 +158,12 @@ def single_array(path: Path) -> None:
         np.save(handle, truth)
 
 
+def dev_zero(path: Path) -> None:
+    """A link to /dev/zero in place of the file: size 0, yet no empty file (reading it never ends)."""
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
 def swapped(dataset: str, algorithm: str, fold: int, store: str = "cv", key: bool = True) -> Callable[[Path], None]:
     """Overwrite the file with another trial's (of the same store); ``key=False``: as a file written
     before files named their trial."""
@@ -224,6 +230,7 @@ KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "folder-instead-of-file": (folder_instead, r"\.npz is a folder, not a predictions file"),
     "missing-file": (missing, r"\.npz is missing"),
     "single-npy-array": (single_array, r"\.npz is a single array, not an \.npz file"),
+    "link-to-dev-zero": (dev_zero, r"\.npz is not a regular file but a character device"),
 }
 
 
@@ -269,10 +276,21 @@ CASES = [
     CliCase("mcnemar-skip-missing", (*MCNEMAR, *SKIP),
             r"^skipped 1 trial whose kept predictions failed verification: wine / gini .*is missing$", code=0,
             files={"holdout.sqlite": damaged("holdout", missing, dataset="wine", algorithm="gini", fold=0)}),
+    # both files of one pair bad: each is read, counted and named (the baseline's used to hide its partner's)
+    CliCase("mcnemar-skip-both-files-of-a-pair", (*MCNEMAR, *SKIP),
+            r"^skipped 2 trials whose kept predictions failed verification: iris / entropy repeat 0 fold 0 "
+            r"\(trial [0-9a-f]{12}\): .*is not a readable \.npz file .*; iris / gini repeat 0 fold 0 \(trial "
+            r"[0-9a-f]{12}\): .*is empty \(0 bytes\)$", code=0,
+            files={"holdout.sqlite": lambda folder: (damaged("holdout", truncated, dataset="iris", algorithm="entropy",
+                                                             fold=0)(folder),
+                                                     empty(npz(folder, "holdout", "iris", "gini", 0)))}),
+    CliCase("mcnemar-link-to-dev-zero", MCNEMAR, line(r"\.npz is not a regular file but a character device", fold=0),
+            files={"holdout.sqlite": damaged("holdout", dev_zero, dataset="iris", algorithm="entropy", fold=0)}),
     CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
             r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
     CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),
-            r"^error: no pair of algorithms left for McNemar's test: 2 trials' kept predictions failed verification$",
+            r"^error: no pair of algorithms left for McNemar's test: 2 trials' kept predictions failed verification: "
+            r"iris / gini repeat 0 fold 0 .*is empty \(0 bytes\); wine / gini repeat 0 fold 0 .*is empty \(0 bytes\)$",
             files={"holdout.sqlite": lambda folder: (damaged("holdout", empty, dataset="iris", algorithm="gini",
                                                              fold=0)(folder),
                                                      empty(npz(folder, "holdout", "wine", "gini", 0)))}),

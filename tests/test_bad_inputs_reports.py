@@ -88,6 +88,24 @@ MCNEMAR_CASES = [
             r"^error: dataset 'iris' is named twice; accepted: each dataset once$", **STORE),
     CliCase("plot-scores-algorithm-twice", ("plot", "scores", "store.sqlite", "--algorithms", "b,b", "--out", "p/x"),
             r"^error: algorithm 'b' is named twice; accepted: each algorithm once$", **STORE),
+    # a list option given but naming nothing is refused, not read as "every name"
+    CliCase("compare-datasets-empty", ("compare", "store.sqlite", "--datasets", ""),
+            r"^error: --datasets '' names nothing; accepted: a comma-separated list of names \(leave the option out "
+            r"to keep every one\)$", **STORE),
+    CliCase("compare-algorithms-blank", ("compare", "store.sqlite", "--algorithms", " , "),
+            r"^error: --algorithms ' , ' names nothing; accepted: a comma-separated list of names", **STORE),
+    CliCase("mcnemar-algorithms-empty", (*MC, "--algorithms", ""), r"^error: --algorithms '' names nothing", **STORE),
+    CliCase("plot-scores-datasets-empty", ("plot", "scores", "store.sqlite", "--datasets", "", "--out", "p/x"),
+            r"^error: --datasets '' names nothing", **STORE),
+    CliCase("compare-underline-against-twice", ("compare", "store.sqlite", "--underline-against", "a,a"),
+            r"^error: algorithm 'a' is named twice in --underline-against; accepted: each algorithm once$", **STORE),
+    CliCase("compare-underline-against-empty", ("compare", "store.sqlite", "--underline-against", ""),
+            r"^error: --underline-against '' names nothing", **STORE),
+    # a name option given empty is refused, not read as its default (hostile pass)
+    CliCase("mcnemar-baseline-empty", (*MC, "--baseline", ""),
+            r"^error: --baseline '' is empty; accepted: a name \(leave the option out for its default\)$", **STORE),
+    CliCase("plot-metric-empty", ("plot", "scores", "store.sqlite", "--metric", "", "--out", "p/x"),
+            r"^error: --metric '' is empty", **STORE),
     CliCase("ttest-unknown-dataset", ("compare", "store.sqlite", "--datasets", "nope"),
             r"^error: unknown dataset 'nope' in the results; accepted: iris, wine$", **STORE),
 ]
@@ -156,7 +174,7 @@ NO_LOSS_CASES = [
     CliCase("compare-out-name-too-long", ("compare", "store.sqlite", "--out", f"{LONG}.md"),
             r"the name 'x{24}'\.\.\. is 303 bytes long; accepted: .*each name at most 255 bytes$", **STORE),
     CliCase("plot-out-empty", ("plot", "scores", "store.sqlite", "--out", ""),
-            r"^error: '\.' names no file \(an empty path, '\.' or '\.\.'\)", **STORE),
+            r"^error: --out '': the path is empty; accepted: a file path in a writable folder$", **STORE),
     CliCase("bayes-plot-under-proc", ("compare", "store.sqlite", "--test", "bayes", "--plot", "/proc/treebench-x"),
             r"^error: --plot '/proc/treebench-x': cannot write in '/proc'", **STORE),
     CliCase("ttest-ratio-infinite", ("compare", "store.sqlite", "--test-train-ratio", "inf"),
@@ -193,6 +211,21 @@ TWO_NAMES_CASES = [
             r"^error: --datasets: 'breast-cancer' " + ONCE.format("wdbc")),
     CliCase("board-openml-id-and-card", (*BOARD, "--datasets", "openml:1510,iris,wdbc"),
             r"^error: --datasets: 'wdbc' " + ONCE.format("openml:1510")),
+    # a card's train or test part is a part of the card's table: counted twice too
+    CliCase("config-card-and-its-train-part", ("run", "c.yaml", "--dry-run"),
+            r"^error: c\.yaml:3: datasets\[1\]: dataset 'monks-1-train' is the same table as 'monks-1' \(card "
+            r"'monks-1-train', the train part of table 'monks-1', the same protocol\); accepted: each dataset once$",
+            {"c.yaml": DUPLICATE_CONFIG.replace("wdbc", "monks-1").format(other="monks-1-train")}),
+    CliCase("board-card-and-its-train-part", (*BOARD, "--datasets", "monks-1,monks-1-train"),
+            r"^error: --datasets: 'monks-1-train' is the same dataset as 'monks-1' \(card 'monks-1-train', the train "
+            r"part of table 'monks-1'\): it would count twice in every rank, test and win; accepted: each dataset once$"),
+    CliCase("board-test-and-train-parts", (*BOARD, "--datasets", "monks-2-test,monks-2-train"),
+            r"^error: --datasets: 'monks-2-train' is the same dataset as 'monks-2-test' \(card 'monks-2-train', the "
+            r"train part of table 'monks-2'\)"),
+    CliCase("board-suite-card-and-its-test-part", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy",
+                                                   "--folds", "2", "--out", "board"),
+            r"^error: --suite s\.txt: 'shuttle-test' is the same dataset as 'shuttle' \(card 'shuttle-test', the test "
+            r"part of table 'shuttle'\)", {"s.txt": "shuttle\nshuttle-test\n"}),
     CliCase("board-suite-card-and-alias", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy", "--folds", "2",
                                            "--out", "board"),
             r"^error: --suite s\.txt: 'breast-cancer' " + ONCE.format("wdbc"), {"s.txt": "wdbc\nbreast-cancer\n"}),
@@ -224,6 +257,19 @@ BOARD_CASES = [
                                      "--out", "{board}"), r"^error: --criteria names 'entropy' twice"),
     CliCase("board-datasets-twice", ("leaderboard", "--criteria", "entropy", "--datasets", "iris,iris",
                                      "--out", "{board}"), r"^error: --datasets names 'iris' twice"),
+    CliCase("board-datasets-empty", ("leaderboard", "--criteria", "entropy", "--datasets", "", "--out", "{board}"),
+            r"^error: --datasets '' names no dataset; accepted: a comma-separated list of dataset names \(leave "
+            r"--datasets out for the whole --suite\)$"),
+    CliCase("board-datasets-commas", ("leaderboard", "--criteria", "entropy", "--datasets", ",,", "--out", "{board}"),
+            r"^error: --datasets ',,' names no dataset"),
+    CliCase("board-rerun-other-criteria", ("leaderboard", "--datasets", "iris", "--criteria", "gini", "--folds", "2",
+                                           "--out", "{board}"),
+            r"^error: --out '.*board': this board's store holds finished trials of entropy, which --criteria 'gini' "
+            r"leaves out, so its page would drop them; accepted: --criteria naming them too \(e\.g\. --criteria "
+            r"gini,entropy\) to extend the board, or another --out$"),
+    CliCase("plot-f1-of-a-store-without-kept-predictions", ("plot", "scores", "{board}/leaderboard.sqlite", "--metric",
+                                                           "f1_macro", "--out", "p"),
+            r"^error: the store holds no f1_macro and kept no predictions to compute it from"),
     CliCase("board-scheduler-malformed", (*ON_BOARD, "--scheduler", "nonsense"),
             r"^error: --scheduler 'nonsense' is not a Dask scheduler address; accepted: SCHEME://HOST:PORT"),
     CliCase("board-scheduler-no-port", (*ON_BOARD, "--scheduler", "tcp://"),
@@ -330,7 +376,13 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-truncated": (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), r"is not valid JSON"),
     "section-empty": (lambda p: p.write_bytes(b""), r"is empty"),
     "section-list": (lambda p: p.write_text("[1, 2, 3]", encoding="utf-8"), r"holds a JSON list, not an object"),
-    "section-no-html": (lambda p: p.write_text('{"built": "x", "html": ""}', encoding="utf-8"), r"has no page text"),
+    "section-empty-html": (lambda p: p.write_text('{"built": "x", "html": ""}', encoding="utf-8"),
+                           r"has an empty page text"),
+    "section-no-html": (lambda p: p.write_text('{"built": "x"}', encoding="utf-8"), r"has no page text \('html'\)"),
+    "section-html-a-number": (lambda p: p.write_text('{"built": "x", "html": 7}', encoding="utf-8"),
+                              r"has a page text \('html'\) of the wrong type: a number, not a string"),
+    "section-html-a-list": (lambda p: p.write_text('{"built": "x", "html": ["a"]}', encoding="utf-8"),
+                            r"of the wrong type: a list, not a string"),
     "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
 }
 VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
@@ -410,7 +462,7 @@ def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_si
     assert tree_digest(good_site / "toy") == kept
 
 
-@pytest.mark.parametrize("name", ["section.json", "verdicts.json", "report.md"])
+@pytest.mark.parametrize("name", ["section.json", "verdicts.json", "report.md", "leaves.png", "leaves.svg"])
 def test_a_folder_where_a_report_file_goes_is_refused_before_anything(name: str, good_site: Path,
                                                                        capsys: pytest.CaptureFixture) -> None:
     _folder_in_place(good_site / "toy" / name)
@@ -439,6 +491,189 @@ def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.Ca
 
 
 def test_the_cases_are_many_and_distinct() -> None:
-    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + NO_LOSS_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES] + sorted(
-        SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
+    ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + NO_LOSS_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES
+           + INPUT_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
     assert len(ids) == len(set(ids)) >= 45
+
+
+# --------------------------------------------------------------------------- inputs that say what is really wrong
+def _link_to_dev_zero(name: str) -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        (folder / name).symlink_to("/dev/zero")
+    return write
+
+
+NEWLINE_CONFIG = ("experiment: nl\nseed: 0\ndatasets:\n  - {{name: {label}, train: iris, test: iris}}\n"
+                  "protocol: {{type: cv, folds: 2, repeats: 1}}\nalgorithms:\n  - {{name: a, criterion: entropy}}\n")
+PLUGIN_NOTHING = "# a plugin that forgot @register\nfrom treebench.criteria.classic import Entropy\n\n\nclass Mine(Entropy):\n    name = 'mine'\n"
+#: Cases whose files must not be read by the harness (a link to /dev/zero never ends): ``unchanged=()``.
+INPUT_CASES = [
+    CliCase("board-plugin-registers-nothing", ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds",
+                                               "2", "--plugin", "p.py", "--out", "board"),
+            r"^error: --plugin 'p\.py' registered no criterion; accepted: a \.py file or module that registers at "
+            r"least one \(decorate its Criterion class with treebench\.criteria\.register\)$", {"p.py": PLUGIN_NOTHING}),
+    CliCase("criteria-list-plugin-registers-nothing", ("criteria", "list", "--plugin", "p.py"),
+            r"^error: --plugin 'p\.py' registered no criterion", {"p.py": "x = 1\n"}),
+    CliCase("config-label-with-a-newline", ("run", "c.yaml", "--dry-run"),
+            r"^error: c\.yaml:4: datasets\[0\]: dataset label 'a\\nb' holds the control character '\\n', which would "
+            r"break the rows of every table it is printed in; accepted: printable characters \(spaces and tabs allowed\)$",
+            {"c.yaml": NEWLINE_CONFIG.format(label='"a\\nb"')}),
+    CliCase("config-label-with-a-line-separator", ("run", "c.yaml", "--dry-run"),
+            r"^error: c\.yaml:4: datasets\[0\]: dataset label 'a\\u2028b' holds the control character '\\u2028'",
+            {"c.yaml": NEWLINE_CONFIG.format(label='"a\\u2028b"')}),
+    CliCase("config-label-with-an-escape-sequence", ("run", "c.yaml", "--dry-run"),
+            r"holds the control character '\\x1b'", {"c.yaml": NEWLINE_CONFIG.format(label='"\\e[31mred"')}),
+    CliCase("compare-a-folder", ("compare", "d"),
+            r"^error: 'd' is a folder; accepted: a results store \(\.sqlite\), an experiment config \(\.yaml\) or an "
+            r"exported frame \(\.csv, \.parquet\)$", {"d/x": "x"}),
+    CliCase("plot-a-text-file", ("plot", "scores", "f.txt"),
+            r"^error: 'f\.txt' has the suffix '\.txt', so it is no results file; accepted: a results store", {"f.txt": "x"}),
+    CliCase("compare-a-damaged-parquet", ("compare", "f.parquet"),
+            r"^error: cannot read the results frame 'f\.parquet' \(.*\); accepted: a CSV or Parquet file written by "
+            r"`treebench results export`$", {"f.parquet": b"PAR1 not really"}),
+    CliCase("suite-empty", ("leaderboard", "--suite", "", "--out", "board"), r"^error: --suite '' is empty" + SUITE_ACCEPTED),
+    CliCase("board-plugin-a-folder", ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--plugin", "p.py",
+                                      "--out", "board"),
+            r"^error: plugin '.*p\.py' is a folder, not a \.py file; accepted: a \.py file", {"p.py/x": "x"}),
+    CliCase("compare-link-to-dev-zero", ("compare", "z.csv"),
+            r"^error: 'z\.csv' is not a regular file but a character device; accepted: a results store",
+            {"z.csv": _link_to_dev_zero("z.csv")}, unchanged=()),
+    CliCase("run-config-link-to-dev-zero", ("run", "z.yaml"),
+            r"^error: config file 'z\.yaml' is not a regular file but a character device; accepted: a YAML text file$",
+            {"z.yaml": _link_to_dev_zero("z.yaml")}, unchanged=()),
+    CliCase("suite-link-to-dev-zero", ("leaderboard", "--suite", "z.txt", "--out", "board"),
+            r"^error: --suite 'z\.txt' is not a regular file but a character device" + SUITE_ACCEPTED,
+            {"z.txt": _link_to_dev_zero("z.txt")}, unchanged=()),
+]
+
+
+@pytest.mark.parametrize("case", INPUT_CASES, ids=[c.id for c in INPUT_CASES])
+def test_inputs_say_what_is_wrong(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run_cli_case(case, tmp_path, capsys)
+    assert not (tmp_path / "board").exists() and not (tmp_path / "results").exists()
+
+
+def test_board_datasets_without_a_mirror_do_not_call_the_suite_empty(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """--datasets names the datasets: without TREEBENCH_DATA a bundled one runs, and a missing one says it is
+    missing (not "the bundled suite is empty")."""
+    monkeypatch.delenv("TREEBENCH_DATA", raising=False)
+    monkeypatch.setenv("TREEBENCH_OFFLINE", "1")
+    monkeypatch.setenv("TREEBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert exit_code(["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out", "b",
+                      "--dry-run"]) == 0
+    capsys.readouterr()
+    assert exit_code(["leaderboard", "--datasets", "abalone", "--criteria", "entropy", "--folds", "2", "--out", "c",
+                      "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: dataset 'abalone' is not available") and "suite" not in err[0]
+    assert not (tmp_path / "c").exists()
+
+
+def test_plot_draws_a_metric_of_predictions_from_the_kept_ones(mcnemar_store: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """plot --metric f1_macro: computed from the kept predictions, as compare does (it was "unknown metric")."""
+    _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = tree_digest(tmp_path)
+    for kind in ("scores", "leaves"):
+        capsys.readouterr()
+        assert exit_code(["plot", kind, "store.sqlite", "--metric", "f1_macro", "--out", f"p/{kind}"]) == 0
+        assert (tmp_path / "p" / f"{kind}.png").stat().st_size > 0, capsys.readouterr().err
+    after = tree_digest(tmp_path)
+    assert {k: v for k, v in after.items() if not k.startswith("p")} == before
+
+
+def test_a_newline_label_of_an_older_store_cannot_break_a_table(mcnemar_store: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture) -> None:
+    """A store written before labels were checked (or by hand): its label is escaped in every table."""
+    _copy_store(mcnemar_store / "mc.sqlite", tmp_path)
+    conn = sqlite3.connect(tmp_path / "store.sqlite")
+    try:
+        conn.execute("UPDATE trials SET dataset = 'ir\nis|x' WHERE dataset = 'iris'")
+        conn.commit()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    store = str(tmp_path / "store.sqlite")
+    for args in (["compare", store], ["compare", store, "--test", "mcnemar"], ["compare", store, "--format", "latex"]):
+        capsys.readouterr()
+        assert exit_code(args) == 0, args
+        out = capsys.readouterr().out
+        assert "ir\nis" not in out, (args, out)
+        assert ("ir\\textbackslash{}nis" if "latex" in args else "ir\\nis") in out, (args, out)
+        if "latex" not in args:
+            rows = [line for line in out.splitlines() if "ir\\nis" in line]
+            assert rows and all(line.startswith("|") and line.endswith("|") for line in rows), rows
+            assert all("ir\\nis\\|x" in line for line in rows), rows
+
+
+def test_reproduce_all_names_a_junk_store_and_goes_on(workspace: Path, capsys: pytest.CaptureFixture,  # noqa: F811
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """One paper's unreadable store is that paper's problem: named in one line, the others reported."""
+    from treebench.papers import reproduce as R
+
+    monkeypatch.setattr(R, "PAPERS", {s.key: s for s in workspace_specs()})
+    (workspace / "results" / "empty-store.sqlite").write_bytes(b"not a database at all\n")
+    capsys.readouterr()
+    code = exit_code(["reproduce", "--all", "--no-run", "--out-dir", "site"])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.err
+    assert ("error: empty: 'results/empty-store.sqlite' is not a treebench results store: not a SQLite file; the "
+            "other papers go on") in out.err.splitlines(), out.err
+    assert "toy: reported" in out.out, out.out
+    page = (workspace / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'id="paper-toy"' in page and 'id="paper-empty"' in page
+    assert (workspace / "results" / "empty-store.sqlite").read_bytes() == b"not a database at all\n"
+
+
+@pytest.mark.parametrize("name", ["section.json", "verdicts.json"])
+def test_a_kept_file_linked_to_a_device_is_named_as_such(name: str, tmp_path: Path) -> None:
+    """A kept part or verdicts file that is a link to /dev/zero: "not a regular file", never read (it would
+    never end) nor called empty."""
+    from treebench.report.site import read_kept_json
+
+    (tmp_path / name).symlink_to("/dev/zero")
+    doc, problem = read_kept_json(tmp_path / name, "the kept part")
+    assert doc is None and problem == f"the kept part {tmp_path / name} is not a regular file but a character device"
+
+
+def test_a_device_in_place_of_a_kept_file_is_refused_as_an_output_place(good_site: Path,
+                                                                        capsys: pytest.CaptureFixture) -> None:
+    path = good_site / "toy" / "section.json"
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    before = tree_digest(good_site)
+    capsys.readouterr()
+    assert exit_code(["reproduce", "--all", "--no-run", "--out-dir", "site"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --out-dir 'site': 'site/toy/section.json' is not a regular file; accepted: a file path "
+                   "in a writable folder"], err
+    assert tree_digest(good_site) == before
+
+
+def test_a_board_rerun_without_its_plugin_is_refused_and_says_to_bring_it(finished_board: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin's rows are finished results too: dropping the --plugin would drop them from the page."""
+    board = tmp_path / "board"
+    shutil.copytree(finished_board, board)
+    (tmp_path / "mine.py").write_text("from treebench.criteria import register\nfrom treebench.criteria.classic "
+                                      "import Entropy\n\n\n@register\nclass Mine(Entropy):\n    name = 'mine43'\n",
+                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--out", "board", "-q",
+            "--jobs", "1"]
+    assert exit_code([*args, "--plugin", "mine.py"]) == 0
+    before = tree_digest(board)
+    capsys.readouterr()
+    assert exit_code(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --out 'board': this board's store holds finished trials of mine43, which --criteria "
+                   "'entropy' leaves out, so its page would drop them; accepted: --criteria naming them too (e.g. "
+                   "--criteria entropy,mine43 with the --plugin that registers mine43) to extend the board, or "
+                   "another --out"], err
+    assert tree_digest(board) == before

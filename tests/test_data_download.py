@@ -211,3 +211,21 @@ def test_openml_disabled_by_card(tmp_path, fake_openml):
     with pytest.raises(TreebenchError, match=r"OpenML: dataset 4242 is not used \(the card says OpenML's copy differs\)"):
         load("toy", settings=toy_settings(tmp_path, offline=False))
     assert calls == []
+
+
+@pytest.mark.parametrize("blocker", ["file-parent", "cache-is-a-file"])
+def test_a_cache_that_cannot_be_written_is_one_line_naming_it(tmp_path, http_server, blocker):
+    """Issue 43: the cache is written through treebench.outpaths: a parent that is a file (or the cache
+    folder itself a file) is one line naming the cache and how to move it, and leaves nothing behind."""
+    base, _, _ = http_server
+    write_card(tmp_path / "cards", uci_card(base, "toy.data.gz"))
+    (tmp_path / "f").write_text("not a folder")
+    cache = tmp_path / "f" / "cache" if blocker == "file-parent" else tmp_path / "f"
+    settings = toy_settings(tmp_path, offline=False, cache_dir=cache)
+    with pytest.raises(TreebenchError) as info:
+        load("toy", settings=settings)
+    text = str(info.value)
+    assert "\n" not in text
+    assert f"dataset cache '{cache}' (set TREEBENCH_CACHE to move it)" in text, text
+    assert "is a file, not a folder" in text, text
+    assert (tmp_path / "f").read_text() == "not a folder"

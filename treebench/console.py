@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -33,3 +34,34 @@ def run_command(command: click.Command, argv: list[str] | None, prog_name: str) 
         sys.exit(130)
     if isinstance(status, int) and status != 0:
         sys.exit(status)
+
+
+class OutPath(click.Path):
+    """``click.Path`` for an output place that refuses an empty or blank path in one line.
+
+    ``click.Path(path_type=Path)`` turns ``""`` into ``Path(".")``, the current
+    folder: ``--out-dir ""`` would write there and ``--out ""`` would be
+    reported as "'.' is a folder".  An empty path is a mistake (an unset shell
+    variable, say), so it is refused, naming the option.
+    """
+
+    def __init__(self, folder: bool = False, **kwargs: object) -> None:
+        """``folder``: the option names a folder (for the message); ``kwargs`` go to ``click.Path``."""
+        super().__init__(**kwargs)
+        self.folder = folder
+
+    def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
+        if isinstance(value, str) and not value.strip():
+            from treebench.outpaths import FILE_ACCEPTED, FOLDER_ACCEPTED
+
+            option = param.opts[0] if param is not None and param.opts else "the path"
+            accepted = FOLDER_ACCEPTED if self.folder else FILE_ACCEPTED
+            raise TreebenchError(f"{option} {value!r}: the path is empty; accepted: {accepted}")
+        if isinstance(value, str) and not self.folder and value.endswith(("/", os.sep)):
+            from treebench.outpaths import FILE_ACCEPTED
+
+            option = param.opts[0] if param is not None and param.opts else "the path"
+            # Path("x/") is Path("x"): the user named a folder and would get a file called x
+            raise TreebenchError(f"{option} {value!r} ends with a separator, so it names a folder; accepted: "
+                                 f"{FILE_ACCEPTED} (no trailing '/')")
+        return super().convert(value, param, ctx)

@@ -87,3 +87,26 @@ def check_memory(needed: float, what: str, accepted: str) -> None:
             f"{what} needs at least {byte_size(needed)} of memory, more than this machine's "
             f"{byte_size(total)}; accepted: {accepted}"
         )
+
+
+def special_kind(path: object) -> str | None:
+    """What the existing ``path`` is when it is no regular file nor folder (followed through links):
+    ``"a character device"`` (``/dev/zero``), ``"a named pipe (FIFO)"``, ...; None otherwise.
+
+    An input read from such a file would never end (``/dev/zero``, ``/dev/urandom``), block
+    (a FIFO) or look empty (its size is 0), so readers refuse it by this name first.
+    """
+    import os
+    import stat
+
+    try:
+        mode = os.stat(os.fspath(path)).st_mode  # type: ignore[arg-type]
+    except (OSError, ValueError, TypeError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"

@@ -86,11 +86,28 @@ def _refuse_bad_form(path: Path, raw: str | Path, shown: str, accepted: str) -> 
                                  f"accepted: {accepted}, each name at most {NAME_MAX} bytes")
 
 
+#: The files SQLite keeps beside a database.
+_SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    except OSError:
+        return False
+
+
 def _refuse_results(path: Path, shown: str) -> None:
     """Refuse to replace finished results: a results store (any SQLite file) or a kept predictions file."""
     if any(parent.name.endswith(".predictions") for parent in path.parents):
         raise TreebenchError(f"{shown}: {_q(path)} is inside a store's kept predictions; writing there would "
                              f"corrupt them; accepted: {FILE_ACCEPTED} outside a *.predictions folder")
+    for suffix in _SQLITE_SIBLINGS:  # SQLite reads (and resets) these beside a store: never an output
+        if path.name.endswith(suffix) and _is_sqlite(path.with_name(path.name[: -len(suffix)])):
+            raise TreebenchError(f"{shown}: {_q(path)} is the {suffix[1:]} file of results store "
+                                 f"{_q(path.with_name(path.name[: -len(suffix)]))}; writing there would damage it; "
+                                 f"accepted: {FILE_ACCEPTED} that is not a results store's")
     try:
         with open(path, "rb") as handle:
             head = handle.read(len(_SQLITE_MAGIC))

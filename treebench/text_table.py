@@ -7,7 +7,29 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-__all__ = ["format_table"]
+__all__ = ["format_table", "line_break", "one_line"]
+
+
+def line_break(text: str) -> str | None:
+    """The first character of ``text`` that a table cell cannot hold, as an escape (``'\\n'``), or None.
+
+    Every control or format character but the tab counts: a line break (``\\n``, ``\\r``,
+    U+2028, ...) would split a Markdown or text table's row in two, an escape
+    sequence would restyle the terminal.
+    """
+    for char in text:
+        if char != "\t" and not char.isprintable() and char != " ":
+            return repr(char)[1:-1]
+    return None
+
+
+def one_line(text: object) -> str:
+    """``str(text)`` with every character :func:`line_break` names replaced by its escape (``a\\nb``), so a
+    label from an old or hand-made store cannot break a table's row."""
+    raw = str(text)
+    if line_break(raw) is None:
+        return raw
+    return "".join(c if c == "\t" or c.isprintable() or c == " " else repr(c)[1:-1] for c in raw)
 
 
 def format_table(
@@ -45,9 +67,9 @@ def format_table(
     iris   150
     wine
     """
-    lines = [[str(h) for h in headers]]
+    lines = [[one_line(h) for h in headers]]
     for row in rows:
-        cells = ["" if v is None else str(v) for v in row]
+        cells = ["" if v is None else one_line(v) for v in row]
         if len(cells) != len(lines[0]):
             raise ValueError(
                 f"table row has {len(cells)} cells for {len(lines[0])} headers: {cells!r}"

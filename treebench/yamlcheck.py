@@ -300,6 +300,11 @@ def read_text(path: str | Path, what: str = "YAML", max_bytes: int = MAX_FILE_BY
         binary (holds NUL bytes) or not UTF-8.
     """
     shown = repr(str(path))
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # /dev/zero would read as "too large", a FIFO would block
+        raise TreebenchError(f"{what} file {shown} is not a regular file but {kind}; accepted: a YAML text file")
     try:
         with open(path, "rb") as stream:
             data = stream.read(max_bytes + 1)

@@ -12,7 +12,7 @@ from treebench.criteria import available, criterion_class, get
 from treebench.criteria.base import Criterion
 from treebench.criteria.certainty import Certainty
 from treebench.criteria.guard import is_user_class
-from treebench.criteria.plugins import import_plugin
+from treebench.criteria.plugins import require_criteria
 from treebench.errors import TreebenchError
 
 _PLUGIN_HELP = "A .py file or module that registers criteria (repeatable)."
@@ -20,8 +20,8 @@ _PLUGIN_HELP = "A .py file or module that registers criteria (repeatable)."
 
 def load_plugins(specs: tuple[str, ...]) -> None:
     """Import every ``--plugin``: a ``.py`` file (relative to the working directory) or a module name."""
-    for spec in specs:
-        import_plugin(str(Path(spec).resolve()) if spec.endswith(".py") else spec)
+    for spec in specs:  # one registering nothing is refused: the listing would look complete without it
+        require_criteria(str(Path(spec).resolve()) if spec.endswith(".py") else spec, spec)
 
 
 @click.group()

@@ -34,6 +34,50 @@ _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 ACCEPTED = "accepted: a .py file, or the name of a module that imports here (installed, or on PYTHONPATH)"
 
 
+#: The criteria each imported plugin added to the registry, by its spec (its first import in this process).
+_ADDED: dict[str, tuple[str, ...]] = {}
+
+
+def _registered() -> dict[str, type]:
+    from treebench.criteria.registry import _REGISTRY
+
+    return dict(_REGISTRY)
+
+
+def plugin_criteria(spec: str) -> tuple[str, ...]:
+    """Import the plugin ``spec`` (:func:`import_plugin`) and return the criteria it registers.
+
+    Those its import added to the registry, and those whose class its module
+    defines (a plugin imported earlier in this process added them then).
+    """
+    import_plugin(spec)
+    module = spec if not spec.endswith(".py") else _file_module(spec)
+    own = [name for name, cls in _registered().items() if getattr(cls, "__module__", None) == module]
+    return tuple(dict.fromkeys([*_ADDED.get(spec, ()), *own]))
+
+
+def plugin_registered() -> set[str]:
+    """Every criterion a plugin imported in this process registered (not built in, not an entry point)."""
+    return {name for names in _ADDED.values() for name in names}
+
+
+def require_criteria(spec: str, shown: str | None = None) -> tuple[str, ...]:
+    """:func:`plugin_criteria`, refusing a plugin that registers no criterion (a wrong file, a missing
+    ``@register``): a board or a listing without the criterion the user meant to add would look complete."""
+    found = plugin_criteria(spec)
+    if not found:
+        raise TreebenchError(f"--plugin {shown or spec!r} registered no criterion; accepted: a .py file or module "
+                             "that registers at least one (decorate its Criterion class with "
+                             "treebench.criteria.register)")
+    return found
+
+
+def _file_module(spec: str) -> str:
+    """The module name a ``.py`` plugin is imported under (stable across processes)."""
+    digest = hashlib.sha256(spec.encode()).hexdigest()[:10]
+    return "treebench_plugin_" + re.sub(r"\W", "_", Path(spec).stem) + f"_{digest}"
+
+
 def import_plugin(spec: str) -> None:
     """Import a plugin: a module name, or the path of a ``.py`` file (imported once per process).
 
@@ -41,6 +85,16 @@ def import_plugin(spec: str) -> None:
     error, call ``sys.exit`` -- becomes a one-line :class:`TreebenchError`;
     only ``KeyboardInterrupt`` (Ctrl-C) passes through.
     """
+    before = set(_registered())
+    try:
+        _import(spec)
+    finally:
+        added = tuple(n for n in _registered() if n not in before)
+        if added or spec not in _ADDED:
+            _ADDED[spec] = (*_ADDED.get(spec, ()), *added)
+
+
+def _import(spec: str) -> None:
     if not spec.endswith(".py"):
         if not _MODULE.fullmatch(spec):
             kind = "a folder" if Path(spec).is_dir() else "not a .py file"
@@ -54,10 +108,11 @@ def import_plugin(spec: str) -> None:
         except (Exception, SystemExit) as exc:  # the module's own code: one line, never a traceback or an exit
             raise TreebenchError(f"plugin module {spec!r} failed to import: {_one_line(exc)}") from None
         return
-    digest = hashlib.sha256(spec.encode()).hexdigest()[:10]  # stable across processes
-    name = "treebench_plugin_" + re.sub(r"\W", "_", Path(spec).stem) + f"_{digest}"
+    name = _file_module(spec)
     if name in sys.modules:
         return
+    if Path(spec).is_dir():
+        raise TreebenchError(f"plugin {spec!r} is a folder, not a .py file; {ACCEPTED}")
     if not Path(spec).is_file():
         raise TreebenchError(f"plugin file {spec!r} not found")
     module_spec = importlib.util.spec_from_file_location(name, spec)

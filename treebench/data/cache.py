@@ -14,8 +14,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -70,8 +68,14 @@ class Cache:
         return read_csv_bytes(data, str(path), text_columns=text_columns, missing=("",))
 
     def store(self, name: str, table: Table, source: str) -> Path:
-        """Write a table atomically, with its checksum record; returns the data path."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        """Write a table atomically, with its checksum record; returns the data path.
+
+        A cache folder that cannot be made or written (a parent that is a file, no write
+        permission) is one :class:`~treebench.errors.TreebenchError` line naming it.
+        """
+        from treebench.outpaths import make_folder
+
+        make_folder(self.directory, self.what)
         columns = [*table.features, *table.extras, table.target]
         text = table.frame[columns].to_csv(index=False, na_rep="", lineterminator="\n")
         data = gzip.compress(text.encode("utf-8"), mtime=0)  # same content, same bytes
@@ -83,21 +87,21 @@ class Cache:
             "source": source,
             "fetched": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        _atomic_write(self.data_path(name), data)
-        _atomic_write(self.record_path(name), (json.dumps(record, indent=2) + "\n").encode())
+        # write-then-rename (outpaths): a crash never leaves a half-written file under the real name
+        write_bytes(self.data_path(name), data, self.what)
+        write_bytes(self.record_path(name), (json.dumps(record, indent=2) + "\n").encode(), self.what)
         return self.data_path(name)
 
+    @property
+    def what(self) -> str:
+        """How messages name this cache: the folder and the variable that moves it."""
+        from treebench.data.settings import ENV_CACHE
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    # write-then-rename: a crash never leaves a half-written file under the real name
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+        return f"dataset cache {str(self.directory)!r} (set {ENV_CACHE} to move it)"
+
+
+def write_bytes(path: Path, data: bytes, what: str) -> Path:
+    """Write ``data`` to ``path`` atomically (:func:`treebench.outpaths.write_bytes`)."""
+    from treebench.outpaths import write_bytes as write
+
+    return write(path, data, what)

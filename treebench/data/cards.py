@@ -19,7 +19,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -888,16 +887,9 @@ def write_checksum(card: Card, checksum: str) -> bool:
         return False
     written = parse_card_text(card.path, new)
     assert written.checksum == checksum, (written.checksum, checksum)
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=card.path.parent, prefix=f".{card.path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(new)
-        os.replace(tmp, card.path)  # write-then-rename: never a half-written card
-    except OSError as exc:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise TreebenchError(f"{card.display_path}: cannot write card ({exc.strerror})") from None
+    from treebench.outpaths import write_text
+
+    write_text(card.path, new, f"card {card.display_path}")  # write-then-rename: never a half-written card
     return True
 
 

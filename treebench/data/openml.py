@@ -29,7 +29,6 @@ import os
 import re
 import socket
 import ssl
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -621,14 +620,11 @@ def add_card(
     written = parse_card_text(path, text)  # what is written must read back as this card
     if written.checksum != ds.checksum:  # pragma: no cover - a YAML round-trip bug
         raise TreebenchError(f"{display_path(path)}: the card does not read back as written")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise TreebenchError(f"cannot write card {display_path(path)} ({exc.strerror or exc})") from None
+    from treebench.outpaths import make_folder, write_text
+
+    shown = f"card {display_path(path)}"  # a parent that is a file, no write permission: one line naming it
+    make_folder(folder, shown)
+    write_text(path, text, shown)
     Cache(settings.cache_dir).store(chosen, Table.from_dataset(ds), f"openml OpenML dataset {dataset_id}")
     hidden = CardRegistry(settings.card_folders).overrides().get(chosen)
     return Added(path, written, ds, hidden[0] if hidden else None)
@@ -854,11 +850,11 @@ def suite(key: int | str, settings: Settings) -> Suite:
             fetched = True
     found = parse_suite(text, what, path)
     if fetched:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        from treebench.outpaths import make_folder, write_text
+
+        shown = f"OpenML cache {str(folder)!r}"
+        make_folder(folder, shown)
+        write_text(path, text, shown)
     return found
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from treebench.console import OutPath
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import MAX_TRIALS
 
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     "--store",
     "store_path",
     default=None,
-    type=click.Path(),
+    type=OutPath(),
     help="Results store file (default: the config's 'store', else results/<experiment>.sqlite).",
 )
 @click.option(
@@ -215,7 +216,7 @@ def results() -> None:
 @click.option(
     "--out",
     default=None,
-    type=click.Path(),
+    type=OutPath(),
     help="Output file, its folder created if needed (default: the store's name with .csv or "
     ".parquet; '-' for stdout, csv only).",
 )

@@ -349,16 +349,18 @@ def _datasets(
             spec = _single(entry, found, protocol, has_protocol, where, registry, check)
         if spec is None:
             continue
+        if _unprintable(spec.label, "dataset label", where, check):
+            continue
         if spec.label in labels:
             check.add(where, f"dataset {spec.label!r} is listed twice")
             continue
         # one table under two names (a card and its alias, or its OpenML id) would count twice
         # in every rank, test and win: refused, naming the entry it repeats
-        table = _table_key(spec)
+        table = _table_key(spec, registry)
         if table in tables:
             first = tables[table]
-            check.add(where, f"dataset {spec.label!r} is the same table as {first!r} (card {spec.name!r}, "
-                             "the same protocol); accepted: each dataset once")
+            check.add(where, f"dataset {spec.label!r} is the same table as {first!r} "
+                             f"({card_relation(spec.name, registry)}, the same protocol); accepted: each dataset once")
             continue
         tables[table] = spec.label
         labels.add(spec.label)
@@ -366,9 +368,11 @@ def _datasets(
     return specs
 
 
-def _table_key(spec: DatasetSpec) -> tuple:
-    """What makes two dataset entries one table: the card, the split files, the protocol, the encoding."""
-    return (spec.name, spec.train, spec.test, spec.protocol, spec.nominal, spec.openml_task)
+def _table_key(spec: DatasetSpec, registry) -> tuple:  # noqa: ANN001 - a CardRegistry
+    """What makes two dataset entries one table: the card's table (:func:`table_of`), the split files,
+    the protocol, the encoding."""
+    name = table_of(spec.name, registry) if spec.name else spec.name
+    return (name, spec.train, spec.test, spec.protocol, spec.nominal, spec.openml_task)
 
 
 def _single(label, card, protocol, has_protocol, where, registry, check) -> DatasetSpec | None:
@@ -399,6 +403,33 @@ def card_named(name: str, registry):  # noqa: ANN001, ANN202 - a CardRegistry, a
     from treebench.data.openml import is_ref
 
     return openml_card(name, registry) if is_ref(name) else registry.get(name)
+
+
+#: The parts of a table ``X`` that have cards of their own (``monks-1-train``, ``shuttle-test``).
+TABLE_PARTS = ("train", "test")
+
+
+def table_of(card: str, registry) -> str:  # noqa: ANN001 - a CardRegistry
+    """The table whose rows the card ``card`` holds: ``X`` for a part ``X-train`` or ``X-test`` when
+    a card ``X`` exists (its training or test rows, or all of them), else ``card`` itself.
+
+    Two such cards in one selection would count one problem twice in every rank, test and win, as
+    the bundled suite says when it leaves the parts out.  Derived cards (a class subset, a
+    relabelling: ``ecoli4``, ``abalone-18``) pose another problem and are tables of their own.
+    """
+    stem, _, part = card.rpartition("-")
+    if part in TABLE_PARTS and stem and stem in registry.names():
+        return stem
+    return card
+
+
+def card_relation(card: str, registry) -> str:  # noqa: ANN001 - a CardRegistry
+    """How a message names the table of ``card``: ``card 'wdbc'`` or ``card 'monks-1-train', the train
+    part of table 'monks-1'``."""
+    table = table_of(card, registry)
+    if table == card:
+        return f"card {card!r}"
+    return f"card {card!r}, the {card.rpartition('-')[2]} part of table {table!r}"
 
 
 def openml_card(name: str, registry):  # noqa: ANN202 - a Card
@@ -464,6 +495,19 @@ def _pair(entry, where, own_protocol, card, check) -> DatasetSpec | None:
     )
 
 
+def _unprintable(text: str, what: str, where: tuple, check: Checker) -> bool:
+    """Refuse (and return True for) a label holding a line break or another control character: it
+    is printed in every table, Markdown and LaTeX output, where it would split or restyle a row."""
+    from treebench.text_table import line_break
+
+    bad = line_break(str(text))
+    if bad is None:
+        return False
+    check.add(where, f"{what} {text!r} holds the control character '{bad}', which would break the rows of "
+                     "every table it is printed in; accepted: printable characters (spaces and tabs allowed)")
+    return True
+
+
 def _non_features(card, registry) -> tuple[str, ...]:
     """Non-feature columns of a card, looking through derived cards to their base."""
     seen = set()
@@ -480,7 +524,7 @@ def _algorithms(raw: Any, check: Checker) -> list[AlgorithmSpec]:
     specs, names = [], set()
     for index, entry in enumerate(raw):
         spec = _algorithm(entry, ("algorithms", index), check)
-        if spec is None:
+        if spec is None or _unprintable(spec.name, "algorithm name", ("algorithms", index, "name"), check):
             continue
         if spec.name in names:
             check.add(("algorithms", index, "name"), f"algorithm name {spec.name!r} is used twice")

@@ -140,6 +140,11 @@ def _load(path: Path) -> TrialPredictions:
     BadPredictions
         A folder, an empty file, or one numpy or zip cannot read; arrays missing or unexpected.
     """
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # /dev/zero has size 0 but is not an empty file
+        raise BadPredictions(f"{path} is not a regular file but {kind}")
     try:
         if path.is_dir():
             raise BadPredictions(f"{path} is a folder, not a predictions file")
@@ -329,6 +334,8 @@ class KeptPredictions:
         """
         facts = self.facts.get(key)
         path = folder_for(self.store) / f"{key}.npz"
+        if self.was_skipped(key):  # read again (a baseline paired with each other algorithm): counted once
+            return None
         if facts is None:  # a key the store does not hold: nothing to check a file against
             raise BadPredictions(f"trial {key[:12]} is not in results store {str(self.store)!r}")
         if facts.status != "ok":  # a failed trial predicted nothing (a file left by an earlier try is stale)
@@ -434,12 +441,14 @@ def paired_cases(store: str | Path, frame: Any, dataset: str, a: str, b: str,
     if len(splits) != 1:
         raise TreebenchError(f"McNemar's test compares two algorithms on one split; {dataset!r} has {len(splits)} "
                              "(use --test corrected-ttest for repeated splits)")
+    keys = {name: rows.loc[rows["algorithm"] == name, "trial_key"] for name in (a, b)}
+    # both files read before either is judged: a skipped baseline must not hide its partner's bad file
+    gots = {name: kept.get(str(key.iloc[0])) if len(key) else None for name, key in keys.items()}
+    if any(len(key) and kept.was_skipped(str(key.iloc[0])) for key in keys.values()):
+        return None
     found = []
     for name in (a, b):
-        key = rows.loc[rows["algorithm"] == name, "trial_key"]
-        got = kept.get(str(key.iloc[0])) if len(key) else None
-        if got is None and len(key) and kept.was_skipped(str(key.iloc[0])):
-            return None
+        got = gots[name]
         if got is None:
             raise TreebenchError(f"no kept predictions of {name!r} on {dataset!r}: McNemar's test needs them "
                                  "(predictions: true in the config, then rerun)")

@@ -63,7 +63,9 @@ def _wtl(row: pd.Series, suffix: str) -> str:
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> list[str]:
     """A pipe table; ``|`` in cells escaped; columns in ``right`` right-aligned."""
     def cell(v: Any) -> str:
-        return str(v).replace("|", "\\|").replace("\n", " ")
+        from treebench.text_table import one_line
+
+        return one_line(v).replace("|", "\\|")  # a label's line break must not split a row
 
     align = ["---:" if i in right else "---" for i in range(len(header))]
     return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(align) + " |",

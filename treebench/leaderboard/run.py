@@ -71,15 +71,14 @@ def out_option(request: Request) -> str:
 
 def families(request: Request) -> list[str]:
     """The selected criteria and baselines, plus every criterion the ``--plugin`` files register."""
-    from treebench.criteria.plugins import import_plugin
-    from treebench.leaderboard.catalogue import parse_selection, registered_criteria
+    from treebench.criteria.plugins import require_criteria
+    from treebench.leaderboard.catalogue import parse_selection
 
-    before = set(registered_criteria())
-    for plugin in request.plugins:
-        import_plugin(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin)
-    added = [n for n in registered_criteria() if n not in before]
+    added: list[str] = []
+    for plugin in request.plugins:  # a plugin registering nothing is refused: its row would be missing silently
+        added += require_criteria(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin, plugin)
     chosen = parse_selection(request.criteria)
-    return [*chosen, *(n for n in added if n not in chosen)]
+    return [*chosen, *(n for n in dict.fromkeys(added) if n not in chosen)]
 
 
 def prepare(request: Request) -> tuple[Plan, list[Config]]:
@@ -96,13 +95,14 @@ def prepare(request: Request) -> tuple[Plan, list[Config]]:
 
     check(request)
     selected = families(request)
-    entries = suite.resolve(request.suite, request.max_rows)
+    entries = suite.resolve(request.suite, request.max_rows, named=bool(request.datasets))
     entries = suite.select(entries, list(request.datasets))
     options = Options(request.folds, request.repeats, tuple(request.plugins))
     out = Path(request.out)
     plan = make_plan(entries, catalogue(selected), options, out)
     check_files(plan, out, out_option(request))
     configs = check_plan(plan, busy_ok=request.dry_run)
+    check_kept_rows(plan, request)
     if request.scheduler is not None and not request.dry_run:
         from treebench.experiment.executors import probe_scheduler
 
@@ -153,6 +153,55 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
             check_run(plan.store, identity, checksums, busy_ok=busy_ok)
         configs.append(config)
     return configs
+
+
+def _listed(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_kept_rows(plan: Plan, request: Request) -> None:
+    """Refuse a rerun whose page would silently drop rows or columns the board's store already holds.
+
+    The page shows the board of this command's selection only, so a rerun in the
+    same ``--out`` naming other ``--criteria`` (or fewer ``--datasets``) would hide
+    finished results that are still in the store.  Extending a board (naming
+    the old criteria and datasets too) is accepted.
+    """
+    from treebench.experiment.store import open_readonly
+
+    if not plan.store.is_file():
+        return
+    conn = open_readonly(plan.store)
+    try:
+        pairs = conn.execute("SELECT DISTINCT algorithm, dataset FROM trials").fetchall()
+    finally:
+        conn.close()
+    named = {a.name for a in plan.algorithms}
+    algorithms = sorted({a for a, _ in pairs} - named)
+    datasets = sorted({d for _, d in pairs} - set(plan.metas))
+    what = out_option(request)
+    if algorithms:
+        from treebench.leaderboard.catalogue import accepted_names, catalogue
+
+        accepted = accepted_names()
+        family = {a.name: a.family for a in catalogue(accepted)}  # a row (tsallis-tuned...) -> what --criteria names
+        missing = list(dict.fromkeys(family.get(a, a) for a in algorithms))
+        keep = ",".join(dict.fromkeys([*(a.family for a in plan.algorithms), *missing]))
+        from treebench.criteria.plugins import plugin_registered
+
+        # a plugin's criterion: named only while its --plugin is given
+        unregistered = [f for f in missing if f not in accepted or f in plugin_registered()]
+        plugin = f" with the --plugin that registers {_listed(unregistered)}" if unregistered else ""
+        raise TreebenchError(
+            f"{what}: this board's store holds finished trials of {_listed(algorithms)}, which --criteria "
+            f"{request.criteria!r} leaves out, so its page would drop them; accepted: --criteria naming them "
+            f"too (e.g. --criteria {keep}{plugin}) to extend the board, or another --out")
+    if datasets:
+        raise TreebenchError(
+            f"{what}: this board's store holds finished trials on {_listed(datasets)}, which this selection "
+            "of datasets leaves out, so its page would drop them; accepted: --suite/--datasets naming them "
+            "too to extend the board, or another --out")
 
 
 def _why_none(skipped: Sequence[tuple[str, str, str]]) -> str:

@@ -73,8 +73,11 @@ def _settings():  # noqa: ANN202 - a treebench.data.settings.Settings
     return Settings.from_env()
 
 
-def bundled(max_rows: int) -> list[str]:
+def bundled(max_rows: int, required: bool = True) -> list[str]:
     """Every raw classification card with a local (mirror) copy and at most ``max_rows`` rows (0: any).
+
+    ``required=False`` (``--datasets`` names the datasets): an empty suite is no
+    error, since a named card joins by name and says itself what it lacks.
 
     Left out: derived cards (a subset or relabelling of another card), the
     ``X-train`` / ``X-test`` parts of a card ``X`` (the same problem twice) and
@@ -97,7 +100,7 @@ def bundled(max_rows: int) -> list[str]:
         if max_rows and card.expected.rows > max_rows:
             continue
         out.append(card.name)
-    if not out:
+    if not out and required:
         where = ", ".join(str(p) for p in settings.mirrors) or "no mirror folder"
         raise TreebenchError(
             f"the bundled suite is empty: no dataset card has a local copy in {where} "
@@ -119,6 +122,11 @@ def suite_file(path: str) -> list[str]:
     file = Path(path)
     if file.is_dir():
         raise TreebenchError(f"--suite {path!r} is a folder; accepted: {SUITE_FORMS}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(file)
+    if kind is not None:
+        raise TreebenchError(f"--suite {path!r} is not a regular file but {kind}; accepted: {SUITE_FORMS}")
     if not file.is_file():
         raise TreebenchError(f"--suite {path!r}: no such file; accepted: {SUITE_FORMS}")
     try:
@@ -141,10 +149,12 @@ def suite_file(path: str) -> list[str]:
     return names
 
 
-def resolve(suite: str, max_rows: int) -> list[str]:
-    """The dataset entries of ``--suite`` (see :data:`SUITE_FORMS`)."""
+def resolve(suite: str, max_rows: int, named: bool = False) -> list[str]:
+    """The dataset entries of ``--suite`` (see :data:`SUITE_FORMS`); ``named``: ``--datasets`` names them."""
+    if not suite.strip():  # Path("") is the current folder: say what is really wrong
+        raise TreebenchError(f"--suite {suite!r} is empty; accepted: {SUITE_FORMS}")
     if suite == "bundled":
-        return bundled(max_rows)
+        return bundled(max_rows, required=not named)
     if suite.startswith("openml-suite:"):
         return openml_suite(suite)
     if Path(suite).suffix or Path(suite).exists():
@@ -182,8 +192,10 @@ def _card_name(name: str, registry) -> str | None:  # noqa: ANN001 - a CardRegis
 
 
 def _check_once(names: list[str], where: str) -> None:
-    """Refuse two names of one table (a card and its alias, or its OpenML id): it would count twice."""
+    """Refuse two names of one table (a card and its alias, its OpenML id, or its train or test part:
+    :func:`treebench.experiment.config.table_of`): it would count twice."""
     from treebench.data.cards import CardRegistry
+    from treebench.experiment.config import card_relation, table_of
 
     registry = CardRegistry(_settings().card_folders)
     seen: dict[str, str] = {}
@@ -191,10 +203,12 @@ def _check_once(names: list[str], where: str) -> None:
         card = _card_name(name, registry)
         if card is None:
             continue
-        if card in seen and seen[card] != name:
-            raise TreebenchError(f"{where}: {name!r} is the same dataset as {seen[card]!r} (card {card!r}): it "
-                                 "would count twice in every rank, test and win; accepted: each dataset once")
-        seen.setdefault(card, name)
+        table = table_of(card, registry)
+        if table in seen and seen[table] != name:
+            raise TreebenchError(f"{where}: {name!r} is the same dataset as {seen[table]!r} "
+                                 f"({card_relation(card, registry)}): it would count twice in every rank, test "
+                                 "and win; accepted: each dataset once")
+        seen.setdefault(table, name)
 
 
 def select(entries: list[str], wanted: list[str]) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from treebench.console import OutPath
 from treebench.errors import TreebenchError
 
 
@@ -21,7 +22,7 @@ from treebench.errors import TreebenchError
               help="Every paper of the catalogue, then one page for all of them: OUT_DIR/index.html.")
 @click.option("--no-run", is_flag=True, help="Do not run the config; report on the results already stored.")
 @click.option("--jobs", "workers", type=int, default=None, help="Worker processes for the run (as treebench run --jobs).")
-@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out-dir", type=OutPath(folder=True, file_okay=False, path_type=Path),
               help="Where report.md, report.tex and figures go (default results/PAPER); "
                    "with --all, the folder of index.html and of one folder per paper (default results).")
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
@@ -58,12 +59,19 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
                 f"nothing to reproduce: no paper's config is here ({', '.join(s.config for s in catalogue.values())}); "
                 "accepted: run it from the folder holding configs/ (the repository's root)"
             )
-        for config in present:  # a store of another experiment stops everything, as it stops run
+        for spec in catalogue.values():  # a store of another experiment stops everything, as it stops run
+            config = Path(spec.config)
+            if not config.is_file():
+                continue
+            problem = unreadable_store(config)
+            if problem is not None:  # a junk store is one paper's problem: named now, the others go on
+                click.echo(f"error: {spec.key}: {problem}; the other papers go on", err=True)
+                continue
             check_store(config, skip_bad_config=True)
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
         for spec in catalogue.values():  # every place written, before any paper runs
-            R.check_report_places(root / spec.key, shown)
+            R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
         options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
@@ -107,7 +115,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     folder = Path(out_dir or Path("results") / spec.key)
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
     check_report_places(folder, shown or repr(str(folder)),
-                        folder.parent / INDEX if folder.name == spec.key else None)
+                        folder.parent / INDEX if folder.name == spec.key else None, spec=spec)
     lines: list[str] = []
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
     options += ["--out-dir", str(out_dir)] if out_dir else []
@@ -116,6 +124,29 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)
+
+
+def unreadable_store(config: Path) -> str | None:
+    """Why the results store of ``config`` cannot be read (not SQLite, not a results store, a folder...),
+    or None (it reads, it does not exist yet, or the config itself does not load)."""
+    from treebench.experiment.config import load_config
+    from treebench.experiment.store import check_shape, open_readonly
+
+    try:
+        store = Path(load_config(config).store)
+    except TreebenchError:
+        return None
+    if not store.exists() and not store.is_symlink():
+        return None
+    try:
+        conn = open_readonly(store)
+        try:
+            check_shape(conn, str(store), allow_empty=True)
+        finally:
+            conn.close()
+    except TreebenchError as exc:
+        return str(exc)
+    return None
 
 
 def check_store(config: Path, *, skip_bad_config: bool = False) -> None:

@@ -326,21 +326,31 @@ def publish(pages: Sequence[PaperPage], path: Path, *, command: str = "") -> Pat
     return write_index(pages, path, title=page_title(pages), command=command, built=built)
 
 
-#: The files a paper's report folder receives (its figures are named by the spec, checked as drawn).
+#: The fixed files a paper's report folder receives (its claim figure ``forest`` included; the spec's
+#: own figures are named by the spec: :func:`figure_files`).
 REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION, "forest.png", "forest.svg")
 
 
+def figure_files(spec: PaperSpec) -> tuple[str, ...]:
+    """The file names of the paper's figures in its report folder: ``NAME.png`` and ``NAME.svg`` each."""
+    from treebench.outpaths import with_extension
+
+    return tuple(with_extension(Path(fig.name), suffix).as_posix() for fig in spec.figures
+                 for suffix in (".png", ".svg"))
+
+
 def check_report_places(folder: Path, what: str, page: Path | None = None,
-                        files: tuple[str, ...] = REPORT_FILES) -> None:
-    """Refuse, creating nothing, a report folder whose fixed files (or the page) could not be written.
+                        files: tuple[str, ...] = REPORT_FILES, spec: PaperSpec | None = None) -> None:
+    """Refuse, creating nothing, a report folder whose fixed files, figures (of ``spec``) or page could
+    not be written.
 
     Found before a run of hours or a report of minutes, not after: a folder where ``report.md``
-    must go, a parent that is a file, a place no file can be created in.
+    or a figure's PNG must go, a parent that is a file, a place no file can be created in.
     """
     from treebench.outpaths import check_file, check_folder
 
     check_folder(folder, what)
-    for name in files:
+    for name in (*files, *(figure_files(spec) if spec is not None else ())):
         check_file(Path(folder) / name, what)
     if page is not None:
         check_file(page, what)
@@ -366,8 +376,15 @@ def read_section(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
     record, problem = read_kept_json(path, "the kept part")
     if record is None:
         return None, problem
-    if not isinstance(record.get("html"), str) or not record["html"]:
+    html = record.get("html")
+    if html is None:
         return None, f"the kept part {path} has no page text ('html')"
+    if not isinstance(html, str):  # say what is wrong: the field is there, of another type
+        kind = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+            type(html), type(html).__name__)
+        return None, f"the kept part {path} has a page text ('html') of the wrong type: {kind}, not a string"
+    if not html.strip():
+        return None, f"the kept part {path} has an empty page text ('html')"
     return record, None
 
 

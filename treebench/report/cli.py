@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from treebench.console import OutPath
 from treebench.errors import TreebenchError
 from treebench.outpaths import check_file, with_extension, write_text
 
@@ -21,8 +22,41 @@ _METRICS_HELP = "accuracy, error, n_leaves, n_nodes, depth, fit_seconds, tree_qu
 _FORMATS = ("md", "latex", "csv", "html")
 
 
-def _names(text: str | None) -> list[str]:
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
+def _names(text: str | None, option: str = "") -> list[str]:
+    """The comma-separated names of a list option (``[]`` when the option is absent).
+
+    Given but naming nothing (``--datasets ""``, ``--algorithms ,``) is refused: an
+    empty selection read as "every name" would compare what the user did not ask for.
+    """
+    if text is None:
+        return []
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    if not names:
+        raise TreebenchError(f"{option or 'a list option'} {text!r} names nothing; accepted: a comma-separated "
+                             "list of names (leave the option out to keep every one)")
+    return names
+
+
+def _check_lists(**lists: str | None) -> None:
+    """Refuse an empty list option (``--datasets ""``), and an algorithm given twice to ``--underline-against``
+    (a name twice in ``--datasets`` or ``--algorithms`` is refused where they are chosen:
+    :func:`treebench.stats.frame.chosen_names`)."""
+    from treebench.errors import first_repeat
+
+    for key, text in lists.items():
+        option = "--" + key.replace("_", "-")
+        twice = first_repeat(_names(text, option))
+        if twice is not None and key == "underline_against":
+            raise TreebenchError(f"algorithm {twice!r} is named twice in {option}; accepted: each algorithm once")
+
+
+def _check_given(**options: str | None) -> None:
+    """Refuse a name option given empty (``--baseline ""``): left to its default it would compare or
+    draw something the user did not name."""
+    for key, value in options.items():
+        if value is not None and not value.strip():
+            raise TreebenchError(f"--{key.replace('_', '-')} {value!r} is empty; accepted: a name (leave the option "
+                                 "out for its default)")
 
 
 def write_output(text: str, out: Path | None) -> None:
@@ -71,7 +105,7 @@ def figure_base(path: Path) -> Path:
               help="bayes: half-width of the region of practical equivalence, in display units (e.g. accuracy points).")
 @click.option("--samples", type=int, default=50_000, show_default=True, help="bayes: Monte Carlo draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="bayes: seed of the Monte Carlo draws.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path),
               help="bayes: also draw the posteriors in a simplex (PATH.png and PATH.svg).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
@@ -84,7 +118,7 @@ def figure_base(path: Path) -> Path:
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
 @click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 @click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
               help="Leave out (and count) the trials whose kept predictions are missing or fail verification "
                    "against their trial, instead of stopping with an error.")
@@ -100,20 +134,15 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     from treebench.report.source import load_frame, store_of
     from treebench.report.table import build_table, source_algorithm_order
     from treebench.stats.frame import chosen_names
-    from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
+    _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
     frame = load_frame(source)
     store = store_of(source)
-    kept = None  # the kept predictions, each file verified against its trial when read
-    if metric in PREDICTION_METRICS and store is not None and (
-            metric not in frame.columns or frame[metric].isna().any()):
-        from treebench.experiment.predictions import with_metric
-
-        kept = KeptPredictions(store, skip_bad=skip_bad)
-        frame = with_metric(frame, store, metric, kept)  # computed again from the kept predictions
+    frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
     if test == "mcnemar":
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
@@ -151,6 +180,24 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
             raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
         for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
+
+
+def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: bool = False):  # noqa: ANN001, ANN201
+    """``frame`` with the metric of predictions ``metric`` (``f1_macro``...) computed from the store's kept
+    predictions where its trials did not store it, and the :class:`KeptPredictions` read (or None).
+
+    Each file is verified against its trial when read (``skip_bad``: a bad one is left out and counted).
+    """
+    from treebench.experiment.predictions import KeptPredictions, with_metric
+    from treebench.report.source import store_of
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS
+
+    store = store_of(source)
+    if metric not in PREDICTION_METRICS or store is None or (
+            metric in frame.columns and not frame[metric].isna().any()):
+        return frame, None
+    kept = KeptPredictions(store, skip_bad=skip_bad)
+    return with_metric(frame, store, metric, kept), kept  # computed again from the kept predictions
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -206,7 +253,7 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
 def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out, style="box", algorithm=None,
          repeat=0, fold=0, max_depth=4) -> None:
@@ -217,6 +264,8 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     config (the trial's tree is fitted again with the parameters its store records) or a fitted
     estimator saved with joblib (.joblib, .pkl; only load files you trust).
     """
+    _check_lists(datasets=datasets, algorithms=algorithms)
+    _check_given(metric=metric, param=param, dataset=dataset, algorithm=algorithm)
     if kind == "tree":
         for path in _plot_tree(Path(source), out, dataset, algorithm, repeat, fold, max_depth or None):
             click.echo(f"wrote {path}")
@@ -228,6 +277,8 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     if kind == "param" and not param:
         raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
     frame = load_frame(source)
+    # a metric of predictions (f1_macro...): computed from the kept predictions, as compare does
+    frame = with_prediction_metric(frame, source, metric)[0]
     name = kind if kind != "param" else f"param-{param}"
     base = figure_base(out) if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
     for suffix in (".png", ".svg"):  # refuse a bad place before drawing anything

@@ -17,6 +17,7 @@ import re
 from treebench.errors import one_of
 from treebench.report.table import AcrossAnalysis, Cell, ComparisonTable
 from treebench.stats import multiple
+from treebench.text_table import one_line
 
 FORMATS = ("md", "latex", "csv", "html")
 
@@ -253,7 +254,7 @@ def _wtl_row(t: ComparisonTable) -> list[str]:
 def _md_escape(text: str) -> str:
     # GitHub Markdown ignores intraword underscores and lone asterisks, so
     # only the column separator needs escaping in names and prose.
-    return text.replace("|", r"\|")
+    return one_line(text).replace("|", r"\|")
 
 
 def _styled_cell(t: ComparisonTable, c: Cell | None, bold: tuple[str, str], escape=lambda s: s) -> str:
@@ -278,8 +279,9 @@ def md_table(head: list[str], rows: list[list[str]], align: str | None = None) -
     """Markdown table lines; ``align`` one letter per column (``l``/``r``, default: first left)."""
     align = align or "l" + "r" * (len(head) - 1)
     sep = ["---" if a == "l" else "---:" for a in align]
-    out = ["| " + " | ".join(head) + " |", "| " + " | ".join(sep) + " |"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+    # one_line: a label with a line break (an old or hand-made store) must not split a row
+    out = ["| " + " | ".join(one_line(h) for h in head) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(one_line(c) for c in r) + " |" for r in rows]
     return out
 
 
@@ -329,7 +331,7 @@ _TEX_TEXT = {"±": r"$\pm$", "χ": r"$\chi$", "→": r"$\rightarrow$", "▲": r"
 
 def tex_escape(text: str) -> str:
     """Escape LaTeX special characters (and a few non-ASCII symbols) in plain text."""
-    out = "".join(_TEX_SPECIAL.get(ch, ch) for ch in str(text))
+    out = "".join(_TEX_SPECIAL.get(ch, ch) for ch in one_line(text))  # a line break would end a row or a paragraph
     for k, v in _TEX_TEXT.items():
         out = out.replace(k, v)
     return out

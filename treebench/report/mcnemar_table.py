@@ -17,6 +17,7 @@ from treebench.errors import TreebenchError
 from treebench.experiment.predictions import KeptPredictions, paired_cases
 from treebench.stats.mcnemar import mcnemar
 from treebench.stats.multiple import adjust
+from treebench.text_table import one_line
 
 
 def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorithms: list[str],
@@ -54,8 +55,10 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
             row["correction"] = method
         rows += family
     if not rows:
-        raise TreebenchError(f"no pair of algorithms left for McNemar's test: {len(kept.skipped)} trials' kept "
-                             "predictions failed verification")
+        n = len(kept.skipped)
+        named = "; ".join(f"{facts.label}: {problem}" for facts, problem in kept.skipped)
+        raise TreebenchError(f"no pair of algorithms left for McNemar's test: {n} trial{'s' * (n != 1)}' kept "
+                             f"predictions failed verification: {named}")
     return rows
 
 
@@ -75,6 +78,7 @@ def render_mcnemar(rows: list[dict], fmt: str, alpha: float) -> str:
              "|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         mark = " *" if r["p_adjusted"] < alpha else ""
-        lines.append(f"| {r['dataset']} | {r['algorithm']} | {r['cases']} | {r['only_algorithm_right']} | "
+        dataset, algorithm = (one_line(r[k]).replace("|", r"\|") for k in ("dataset", "algorithm"))
+        lines.append(f"| {dataset} | {algorithm} | {r['cases']} | {r['only_algorithm_right']} | "
                      f"{r['only_baseline_right']} | {r['p']:.4g} | {r['p_adjusted']:.4g}{mark} |")
     return "\n".join(lines) + "\n"

@@ -687,6 +687,11 @@ def read_kept_json(path: Path, what: str) -> tuple[Any, str | None]:
         return None, None
     if path.is_dir():
         return None, f"{what} {path} is a folder, not a file"
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # reading /dev/zero would never end
+        return None, f"{what} {path} is not a regular file but {kind}"
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:

@@ -91,6 +91,18 @@ def load_frame(source: str | Path) -> pd.DataFrame:
     """
     path = Path(source)
     suffix = path.suffix.lower()
+    accepted = "a results store (.sqlite), an experiment config (.yaml) or an exported frame (.csv, .parquet)"
+    if path.is_dir():  # say what was expected and what was given, not "unknown kind"
+        raise TreebenchError(f"{str(path)!r} is a folder; accepted: {accepted}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:  # /dev/zero read as a CSV would fill the memory
+        raise TreebenchError(f"{str(path)!r} is not a regular file but {kind}; accepted: {accepted}")
+    if suffix not in STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES:
+        what = "does not exist" if not path.exists() else f"has the suffix {suffix!r}" if suffix else "has no suffix"
+        raise TreebenchError(f"{str(path)!r} {what}, so it is no results file; accepted: {accepted} "
+                             f"(suffixes {', '.join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)})")
     if suffix in CONFIG_SUFFIXES:
         if not path.exists():
             raise TreebenchError(f"config {path} does not exist")
@@ -102,10 +114,15 @@ def load_frame(source: str | Path) -> pd.DataFrame:
         raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
     if suffix in STORE_SUFFIXES:
         return read_store(path)
-    if suffix == ".csv":
-        return pd.read_csv(path)
-    if suffix == ".parquet":
-        return pd.read_parquet(path)
+    try:  # an exported frame: a damaged or foreign file is one line, not a parser's traceback
+        if suffix == ".csv":
+            return pd.read_csv(path)
+        if suffix == ".parquet":
+            return pd.read_parquet(path)
+    except (ValueError, OSError, ImportError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise TreebenchError(f"cannot read the results frame {str(path)!r} ({reason}); accepted: a CSV or Parquet "
+                             "file written by `treebench results export`") from None
     accepted = ", ".join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)
     raise TreebenchError(f"unknown kind of results file {path.name!r}; accepted suffixes: {accepted}")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from treebench.console import OutPath
 from treebench.errors import TreebenchError, first_repeat
 from treebench.report.cli import check_outputs, figure_base, write_output
 
@@ -26,9 +27,9 @@ _TABLES = ("both", "attributes", "values")
               help="Which table: the attribute ranking, the per-value comparisons, or both.")
 @click.option("--attribute", "attributes", multiple=True,
               help="Only these attributes (repeatable).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
               help="Write the tables here instead of stdout.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path), default=None,
               help="Also draw the bar plot (FILE.png and FILE.svg).")
 def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], out: Path | None,
               plot_path: Path | None) -> None:
