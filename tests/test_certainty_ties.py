@@ -118,7 +118,32 @@ def test_the_section_prints_the_counts_and_both_tie_rules(tmp_path, monkeypatch)
     monkeypatch.setattr(ties, "paper_split", lambda name, fraction: (X_train.iloc[:70], y_train[:70], 2))
     with pytest.raises(ValueError, match="70 training rows"):
         ties_section(frame.assign(n_train=81), reading, tmp_path)
+    # counts of another tree than the stored one are refused
+    monkeypatch.setattr(ties, "paper_split", lambda name, fraction: (X_train, y_train, 2))
+    with pytest.raises(ValueError, match="the stored tree has"):
+        ties_section(frame.assign(n_leaves=entropy.get_n_leaves() + 1), reading, tmp_path)
 
 
 def test_no_section_before_a_certainty_trial(tmp_path):
     assert ties_section(pd.DataFrame(columns=["dataset", "algorithm", "status"]), None, tmp_path) is None
+
+
+def test_the_no_tie_break_reading_differs_from_the_paper_only_in_the_tie_rule():
+    from pathlib import Path
+
+    import yaml
+
+    from treebench.papers import get_paper
+    from treebench.papers.certainty.spec import NO_TIE_BREAK
+    from treebench.papers.reproduce import reading_configs
+
+    root = Path(__file__).resolve().parents[1]
+    spec = get_paper("certainty")
+    assert NO_TIE_BREAK in spec.readings and Path(NO_TIE_BREAK.config) in reading_configs(spec)
+    default, reading = (yaml.safe_load((root / c).read_text()) for c in (spec.config, NO_TIE_BREAK.config))
+    assert {k: reading[k] for k in ("seed", "datasets", "protocol", "metrics")} == \
+        {k: default[k] for k in ("seed", "datasets", "protocol", "metrics")}
+    (algorithm,) = reading["algorithms"]
+    paper = next(a for a in default["algorithms"] if a["name"] == "certainty")
+    assert algorithm == {**paper, "name": "certainty-none", "params": {**paper["params"], "tie_break": "none"}}
+    assert NO_TIE_BREAK.rename == {"certainty-none": "certainty"} and reading["store"] != default["store"]

@@ -116,3 +116,21 @@ def test_report_grades_the_size_claims_under_every_reading(tmp_path):
     assert next(c for t, c in under.items() if t.startswith("O-ΠTree may in three cases")).ours \
         == "largest on 0 of 4 datasets"
     assert any(s.title.startswith("Tree sizes (Fig. 4)") for s in rep.sections)
+
+
+def test_the_minimum_reading_is_the_papers_o_pitree_with_a_minimum_only():
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    spec = get_paper("serrurier2015")
+    minimum = next(r for r in spec.readings if r.name == "leaf tested from 20 examples")
+    default, reading = (yaml.safe_load((root / c).read_text()) for c in (spec.config, minimum.config))
+    assert {k: reading[k] for k in ("seed", "protocol", "tuning", "metrics")} == \
+        {k: default[k] for k in ("seed", "protocol", "tuning", "metrics")}
+    assert set(reading["datasets"]) < set(default["datasets"])
+    (algorithm,) = reading["algorithms"]
+    paper = next(a for a in default["algorithms"] if a["name"] == "o-pitree")
+    assert algorithm == {**paper, "name": "o-pitree-min20", "params": {**paper["params"], "min_samples_split": 20}}
+    assert minimum.rename == {"o-pitree-min20": "o-pitree"}
