@@ -128,6 +128,17 @@ def test_no_section_before_a_certainty_trial(tmp_path):
     assert ties_section(pd.DataFrame(columns=["dataset", "algorithm", "status"]), None, tmp_path) is None
 
 
+def test_excluded_datasets_are_named_not_counted(tmp_path, monkeypatch):
+    X, y = small_case(3, 100)
+    model = TreeClassifier("certainty", nominal_split="multiway").fit(X.iloc[:80], y[:80])
+    monkeypatch.setattr(ties, "paper_split", lambda name, fraction: (X.iloc[:80], y[:80], 2))
+    frame = pd.DataFrame([trial(d, "certainty", model, X.iloc[80:], y[80:], 80) for d in ("toy", "big")])
+    section = ties_section(frame, None, tmp_path, {"big": "not the paper's file"})
+    assert [line.split("|")[1].strip() for line in section.markdown if line.startswith("| ")][2:] == ["toy"]
+    assert section.markdown[-1] == "- Not counted: big (left out of every claim and count of this report)."
+    assert ties_section(frame[frame["dataset"] == "big"], None, tmp_path, {"big": "x"}) is None
+
+
 def test_the_no_tie_break_reading_differs_from_the_paper_only_in_the_tie_rule():
     from pathlib import Path
 
@@ -141,8 +152,9 @@ def test_the_no_tie_break_reading_differs_from_the_paper_only_in_the_tie_rule():
     spec = get_paper("certainty")
     assert NO_TIE_BREAK in spec.readings and Path(NO_TIE_BREAK.config) in reading_configs(spec)
     default, reading = (yaml.safe_load((root / c).read_text()) for c in (spec.config, NO_TIE_BREAK.config))
-    assert {k: reading[k] for k in ("seed", "datasets", "protocol", "metrics")} == \
-        {k: default[k] for k in ("seed", "datasets", "protocol", "metrics")}
+    assert {k: reading[k] for k in ("seed", "protocol", "metrics")} == \
+        {k: default[k] for k in ("seed", "protocol", "metrics")}
+    assert reading["datasets"] == [d for d in default["datasets"] if d not in spec.excluded]
     (algorithm,) = reading["algorithms"]
     paper = next(a for a in default["algorithms"] if a["name"] == "certainty")
     assert algorithm == {**paper, "name": "certainty-none", "params": {**paper["params"], "tie_break": "none"}}

@@ -247,17 +247,23 @@ INTRO = (
 )
 
 
-def ties_section(frame: pd.DataFrame, no_tie_break: pd.DataFrame | None, out_dir: Path) -> Section | None:
+def ties_section(frame: pd.DataFrame, no_tie_break: pd.DataFrame | None, out_dir: Path,
+                 excluded: Mapping[str, str] | None = None) -> Section | None:
     """The per-dataset tie table (``None`` before any certainty trial has run).
 
     ``frame`` holds the default's trials (algorithm :data:`CERTAINTY`),
     ``no_tie_break`` the reading's (already named ``certainty`` or
-    ``certainty-none``), ``out_dir`` the folder of the cache.
+    ``certainty-none``), ``out_dir`` the folder of the cache.  ``excluded``
+    datasets (the spec's: left out of every claim and count) are named, not
+    counted: the readable engine would spend most of its time on them.
     """
+    from treebench.report.cells import excluded_reason
     from treebench.report.formats import md_table, tex_escape, tex_table
     from treebench.report.sections import Section
 
     default = _trials(frame, CERTAINTY)
+    left_out = [str(d) for d in default.index if excluded_reason(dict(excluded or {}), str(d)) is not None]
+    default = default.drop(index=left_out)
     if not len(default):
         return None
     other = _trials(no_tie_break, "certainty-none")
@@ -282,6 +288,8 @@ def ties_section(frame: pd.DataFrame, no_tie_break: pd.DataFrame | None, out_dir
                      f"{c['median_tied']:g}", f"{_count(d['n_leaves'])} / {'–' if o is None else _count(o['n_leaves'])}",
                      f"{errors} / {errors_none}"])
     summary = summary_lines(counts)
+    if left_out:
+        summary.append(f"- Not counted: {', '.join(left_out)} (left out of every claim and count of this report).")
     md = [INTRO, "", *md_table(head, rows, "l" + "r" * (len(head) - 1)), "", *summary]
     tex = [tex_escape(INTRO.replace("*", "").replace("`", "")), "", *tex_table(head, rows, "l" + "r" * (len(head) - 1)),
            "", *[tex_escape(s[2:].replace("*", "")) for s in summary]]
