@@ -60,13 +60,14 @@ def test_opitree_claim_counts_the_datasets_where_it_is_the_largest_of_figure_4()
     m = means(frame)
     largest = sorted(m.index[m["o-pitree"] > m[list(OPITREE_RIVALS)].max(axis=1)])
     assert largest == ["diabetes", "lymph"]
-    claim = FewCasesLargestClaim("O-ΠTree in three cases", "o-pitree", OPITREE_RIVALS, "n_leaves", 3)
+    claim = FewCasesLargestClaim("O-ΠTree in three cases", "o-pitree", OPITREE_RIVALS, "n_leaves", 3, 16)
     out = claim.evaluate(pd.DataFrame(), frame)
     assert out.ours == "largest on 2 of 4 datasets" and out.literal is True
     assert out.details == ["o-pitree the largest on: diabetes, lymph"]
     assert (out.effect.holds, out.effect.fails, out.effect.counted) == (2, 2, 4)
     assert out.effect.ours == pytest.approx(0.0)  # net share not the largest: (2 - 2) / 4
-    one = FewCasesLargestClaim("O-ΠTree in one case", "o-pitree", OPITREE_RIVALS, "n_leaves", 1)
+    assert out.effect.paper == pytest.approx(10 / 16) and out.verdict == "not reproduced"  # interval covers 0
+    one = FewCasesLargestClaim("O-ΠTree in one case", "o-pitree", OPITREE_RIVALS, "n_leaves", 1, 16)
     assert one.evaluate(pd.DataFrame(), frame).literal is False
 
 

@@ -39,6 +39,8 @@ FIG4: dict[str, str] = {"logtree": "LogTree", "pruntree": "PrunTree", "pitree": 
 LOGTREE_RIVALS = ("pruntree", "pitree", "j48")
 #: "O-ΠTree ... may in three cases induce the largest trees": against the other four of Fig. 4.
 OPITREE_RIVALS = ("logtree", "pruntree", "pitree", "j48")
+#: The size table's column of O-ΠTree's leaves over ΠTree's.
+RATIO = "O-ΠTree ÷ ΠTree"
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,10 @@ class FewCasesLargestClaim:
 
     Effect (``trend``): the net share of datasets where ``a``'s mean ``metric``
     is *not* the largest (not the largest +1, tied 0, the largest -1); the
-    paper's is what it states over its table's datasets, ``(n - 2 cases) / n``.
-    Literal view: the largest on at most ``cases`` datasets.
+    paper's is what it states over the ``of`` datasets of its figure,
+    ``(of - 2 cases) / of`` (kept in the calibrated view: the figure does not
+    say which datasets the cases are).  Literal view: the largest on at most
+    ``cases`` datasets.
     """
 
     text: str
@@ -56,6 +60,7 @@ class FewCasesLargestClaim:
     others: tuple[str, ...]
     metric: str
     cases: int
+    of: int
 
     kind = TREND
 
@@ -78,9 +83,8 @@ class FewCasesLargestClaim:
         from treebench.report.claims import _measured, _net_share, _Rerun
 
         measure = f"net share of datasets where {self.a} does not have the largest mean {self.metric} (−1 to +1)"
-        n_paper = int(cells["dataset_label"].nunique()) if len(cells) and "dataset_label" in cells.columns else 0
-        paper = ((n_paper - 2 * self.cases) / n_paper if n_paper else np.nan, n_paper,
-                 f"stated (\"in {self.cases} cases\"), read off a figure")
+        paper = ((self.of - 2 * self.cases) / self.of, self.of,
+                 f"stated (\"in {self.cases} cases\" of {self.of}), read off a figure")
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a])
         if isinstance(algs, str):
@@ -134,7 +138,7 @@ def size_table(view: pd.DataFrame) -> pd.DataFrame:
     wide = wide.dropna(subset=["o-pitree"])
     table = wide.rename(columns=FIG4)
     if "pitree" in wide.columns:
-        table["O-ΠTree ÷ ΠTree"] = wide["o-pitree"] / wide["pitree"]
+        table[RATIO] = wide["o-pitree"] / wide["pitree"]
     table["largest"] = [", ".join(FIG4[a] for a in wide.columns if row[a] >= row.max() - 1e-12)
                         for _, row in wide.iterrows()]
     rivals = [a for a in LOGTREE_RIVALS if a in wide.columns]
@@ -163,12 +167,13 @@ def reading_views(frame: pd.DataFrame, readings: Sequence[Reading],
     return views
 
 
-def _cell(value: object) -> str:
+def _cell(value: object, column: str = "") -> str:
+    """Leaves with one decimal, the ratio with two, text as it is, a missing number as ``–``."""
     if isinstance(value, str):
         return value
     if value is None or not np.isfinite(float(value)):
         return "–"
-    return f"{float(value):.2f}" if abs(float(value)) < 10 else f"{float(value):.1f}"
+    return f"{float(value):.2f}" if column == RATIO else f"{float(value):.1f}"
 
 
 def summary_line(table: pd.DataFrame) -> str:
@@ -179,8 +184,8 @@ def summary_line(table: pd.DataFrame) -> str:
         parts.append(f"LogTree the largest of LogTree, PrunTree, ΠTree and J4.8 on "
                      f"{int((table['LogTree largest of its rivals'] == 'yes').sum())} of {n}")
     parts.append(f"O-ΠTree the largest of the five on {int(table['largest'].str.contains('O-ΠTree').sum())} of {n}")
-    if "O-ΠTree ÷ ΠTree" in table.columns:
-        ratio = table["O-ΠTree ÷ ΠTree"]
+    if RATIO in table.columns:
+        ratio = table[RATIO]
         parts.append(f"O-ΠTree smaller than ΠTree on {int((ratio < 1).sum())} of {n}, O-ΠTree ÷ ΠTree "
                      f"{ratio.min():.2f} to {ratio.max():.2f} (median {ratio.median():.2f})")
     return "; ".join(parts) + "."
@@ -209,11 +214,11 @@ def sizes_section(views: Sequence[tuple[str, pd.DataFrame]]) -> Section | None:
         columns = list(table.columns)
         head = f"**{name}** ({len(table)} datasets): {summary_line(table)}"
         md += [head, "", "| dataset | " + " | ".join(columns) + " |", "| --- |" + " ---: |" * len(columns)]
-        md += [f"| {d} | " + " | ".join(_cell(row[c]) for c in columns) + " |" for d, row in table.iterrows()]
+        md += [f"| {d} | " + " | ".join(_cell(row[c], c) for c in columns) + " |" for d, row in table.iterrows()]
         md.append("")
         tex += [tex_escape(head.replace("**", "")), "", r"\begin{tabular}{l" + "r" * len(columns) + "}",
                 "dataset & " + " & ".join(tex_escape(c) for c in columns) + r" \\ \hline"]
-        tex += [tex_escape(str(d)) + " & " + " & ".join(tex_escape(_cell(row[c])) for c in columns) + r" \\"
+        tex += [tex_escape(str(d)) + " & " + " & ".join(tex_escape(_cell(row[c], c)) for c in columns) + r" \\"
                 for d, row in table.iterrows()]
         tex += [r"\end{tabular}", ""]
     if not built:
