@@ -40,7 +40,7 @@ LOGTREE_RIVALS = ("pruntree", "pitree", "j48")
 #: "O-ΠTree ... may in three cases induce the largest trees": against the other four of Fig. 4.
 OPITREE_RIVALS = ("logtree", "pruntree", "pitree", "j48")
 #: The size table's column of O-ΠTree's leaves over ΠTree's.
-RATIO = "O-ΠTree ÷ ΠTree"
+RATIO = "O-ΠTree / ΠTree"
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,9 @@ def _wide_means(frame: pd.DataFrame, algorithms: Sequence[str], metric: str) -> 
 
 
 def size_table(view: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset where O-ΠTree ran: Fig. 4's five algorithms' mean leaves, O-ΠTree ÷ ΠTree, the largest.
+    """Per dataset where O-ΠTree ran: Fig. 4's five algorithms' mean leaves, O-ΠTree / ΠTree, the largest.
 
-    Columns: :data:`FIG4`'s headings (those rerun), ``O-ΠTree ÷ ΠTree``, ``largest`` (of the five)
+    Columns: :data:`FIG4`'s headings (those rerun), ``O-ΠTree / ΠTree``, ``largest`` (of the five)
     and ``LogTree largest of its rivals`` (``yes``/``no``: against :data:`LOGTREE_RIVALS`).
     """
     import pandas as pd
@@ -186,7 +186,7 @@ def summary_line(table: pd.DataFrame) -> str:
     parts.append(f"O-ΠTree the largest of the five on {int(table['largest'].str.contains('O-ΠTree').sum())} of {n}")
     if RATIO in table.columns:
         ratio = table[RATIO]
-        parts.append(f"O-ΠTree smaller than ΠTree on {int((ratio < 1).sum())} of {n}, O-ΠTree ÷ ΠTree "
+        parts.append(f"O-ΠTree smaller than ΠTree on {int((ratio < 1).sum())} of {n}, O-ΠTree / ΠTree "
                      f"{ratio.min():.2f} to {ratio.max():.2f} (median {ratio.median():.2f})")
     return "; ".join(parts) + "."
 
