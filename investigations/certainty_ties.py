@@ -26,83 +26,17 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass, field
-
-import numpy as np
 
 from treebench import TreeClassifier
-from treebench.criteria.base import ties
-from treebench.criteria.certainty import Certainty
 from treebench.data import load
+from treebench.papers.certainty.ties import PARAMS, TRAIN_FRACTION, count_ties
 from treebench.sampling import ordered
-from treebench.trees import generic
 
 #: Paper 003's datasets that have a card here (SF crime and Arcene have none), as in its config.
 DATASETS = ("wdbc", "monks-1", "monks-2", "skin-segmentation", "shuttle", "optdigits", "pendigits",
             "kddcup99-10pct")
-TRAIN_FRACTION = 0.8  # configs/certainty.yaml: protocol ordered, train_fraction 0.8
-PARAMS = {"nominal_split": "multiway"}  # configs/certainty.yaml's certainty algorithm
-
-
-@dataclass
-class NodeRecord:
-    """Every feature's candidate gains at one node, in the builder's order, and the feature chosen."""
-
-    gains: list[tuple[int, np.ndarray]] = field(default_factory=list)
-    chosen: int = -1
-    chosen_index: int = -1
-
-
-class Recorder:
-    """Hooks the readable builder: one :class:`NodeRecord` per node that looked for a split."""
-
-    def __init__(self) -> None:
-        self.nodes: list[NodeRecord] = []
-        self._open = NodeRecord()
-        self._indices: dict[int, int] = {}
-
-    def __enter__(self) -> Recorder:
-        self._score, self._select = generic.score_candidates, Certainty.select_feature
-        recorder = self
-
-        def score(criterion, parent, children, context):  # noqa: ANN001, ANN202 - the builder's own signature
-            result = recorder._score(criterion, parent, children, context)
-            gains = np.asarray(criterion.candidate_scores(parent, children, context), dtype=float)
-            recorder._open.gains.append((int(context.feature), gains))
-            recorder._indices[int(context.feature)] = int(result[0])
-            return result
-
-        def select(criterion, candidate_best, split_best, tie_best=None):  # noqa: ANN001, ANN202
-            chosen = recorder._select(criterion, candidate_best, split_best, tie_best)
-            recorder._open.chosen = int(chosen)
-            recorder._open.chosen_index = recorder._indices.get(int(chosen), -1)
-            recorder.nodes.append(recorder._open)
-            recorder._open, recorder._indices = NodeRecord(), {}
-            return chosen
-
-        generic.score_candidates, Certainty.select_feature = score, select
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        generic.score_candidates, Certainty.select_feature = self._score, self._select
-
-
-@dataclass
-class NodeVerdict:
-    tied: int          # candidates tied at the best gain
-    decided: bool      # the tie-break took another split than the first tied one
-    zero_best: bool    # the best gain is zero: no candidate moves a class across 1/N
-
-
-def judge(node: NodeRecord) -> NodeVerdict | None:
-    """What decided one node's split (``None`` for a node without a usable candidate)."""
-    finite = [(f, g) for f, g in node.gains if np.isfinite(g).any()]
-    if node.chosen < 0 or not finite:
-        return None
-    best = max(float(np.nanmax(np.where(np.isfinite(g), g, -np.inf))) for _, g in finite)
-    tied = [(f, i) for f, g in finite for i, v in enumerate(g) if np.isfinite(v) and ties(float(v), best)]
-    return NodeVerdict(len(tied), len(tied) > 1 and tied[0] != (node.chosen, node.chosen_index),
-                       abs(best) <= 1e-12)
+# The recorder and the node verdicts now live in the product (treebench/papers/certainty/ties.py), where paper
+# 003's report counts the same numbers; this script keeps the measurement beside the compiled trees' errors.
 
 
 def test_errors(X_train, y_train, X_test, y_test, tie_break: str) -> tuple[int, int]:  # noqa: ANN001
@@ -115,24 +49,22 @@ def investigate(name: str) -> dict[str, object]:
     train, test = ordered(len(data.y), TRAIN_FRACTION)
     X_train, X_test = data.X.iloc[train], data.X.iloc[test]
     y_train, y_test = data.y[train], data.y[test]
-    started = time.perf_counter()
-    with Recorder() as recorder:
-        readable = TreeClassifier("certainty", engine="python", **PARAMS).fit(X_train, y_train)
-    verdicts = [v for v in map(judge, recorder.nodes) if v is not None]
     errors_entropy, leaves_entropy = test_errors(X_train, y_train, X_test, y_test, "entropy")
     errors_none, leaves_none = test_errors(X_train, y_train, X_test, y_test, "none")
-    assert readable.get_n_leaves() == leaves_entropy, "the readable and compiled engines grew different trees"
-    split = len(verdicts)
+    started = time.perf_counter()
+    # the product's count (paper 003's report prints the same); it checks the readable tree is the compiled one
+    counts = count_ties(X_train, y_train, PARAMS, expect_leaves=leaves_entropy)
+    seconds = time.perf_counter() - started
     return {
         "dataset": name, "classes": len(data.classes), "train": len(train), "test": len(test),
-        "splits": split,
-        "tied best": sum(v.tied > 1 for v in verdicts),
-        "tie-break decided": sum(v.decided for v in verdicts),
-        "best gain 0": sum(v.zero_best for v in verdicts),
-        "median tied": float(np.median([v.tied for v in verdicts])) if verdicts else float("nan"),
+        "splits": counts.splits,
+        "tied best": counts.tied,
+        "tie-break decided": counts.decided,
+        "best gain 0": counts.zero_best,
+        "median tied": counts.median_tied,
         "leaves entropy/none": f"{leaves_entropy} / {leaves_none}",
         "test errors entropy/none": f"{errors_entropy} / {errors_none}",
-        "readable engine s": round(time.perf_counter() - started, 1),
+        "readable engine s": round(seconds, 1),
     }
 
 

@@ -1007,12 +1007,15 @@ class MostClaim:
 
     Effect: the net share of datasets where ``a``'s mean is the largest
     (largest: +1, tied for largest: 0, not largest: -1); the paper states +1
-    ("always") on the datasets of its table.
+    ("always") on the datasets of its table.  ``others`` limits the comparison
+    to the algorithms the sentence names (empty: every other algorithm of the
+    rerun), so that an algorithm the claim does not speak of cannot decide it.
     """
 
     text: str
     a: str
     metric: str
+    others: tuple[str, ...] = ()
 
     #: "Always": on every dataset.
     kind = COUNT
@@ -1030,6 +1033,9 @@ class MostClaim:
         if a is None:
             return out
         wide = ok.pivot_table(index="dataset", columns="algorithm", values=self.metric, aggfunc="mean")
+        if self.others:
+            named = {Matcher.of(ok).algorithm(o) for o in self.others} - {None}
+            wide = wide[[c for c in wide.columns if c == a or c in named]]
         top = wide.max(axis=1)
         hits = int((wide[a] >= top - 1e-12).sum())
         out.ours = f"largest on {hits} of {len(wide)} datasets"
@@ -1047,6 +1053,9 @@ class MostClaim:
         if isinstance(algs, str):
             return _measured(measure, paper, [], None, kind=self.kind, empty=algs)
         others = [str(x) for x in rerun.match.frame_algorithms if x != algs[0]]
+        if self.others:
+            named = {rerun.match.algorithm(o) for o in self.others} - {None}
+            others = [o for o in others if o in named]
         if not others:
             return _measured(measure, paper, [], None, kind=self.kind, empty="no other algorithm rerun")
         units = {}
