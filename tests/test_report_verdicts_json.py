@@ -205,7 +205,7 @@ def test_the_checker_catches_each_broken_invariant():
 def test_each_spec_claim_has_a_kind():
     kinds = {key: [c.kind for c in spec.claims] for key, spec in PAPERS.items()}
     assert kinds["serrurier2015"] == ["significance", "significance", "equivalence", "equivalence", "equivalence",
-                                      "significance", "count"]
+                                      "significance", "count", "trend", "trend"]
     assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
     assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]

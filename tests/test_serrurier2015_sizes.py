@@ -66,7 +66,9 @@ def test_opitree_claim_counts_the_datasets_where_it_is_the_largest_of_figure_4()
     assert out.details == ["o-pitree the largest on: diabetes, lymph"]
     assert (out.effect.holds, out.effect.fails, out.effect.counted) == (2, 2, 4)
     assert out.effect.ours == pytest.approx(0.0)  # net share not the largest: (2 - 2) / 4
-    assert out.effect.paper == pytest.approx(10 / 16) and out.verdict == "not reproduced"  # interval covers 0
+    # the interval covers 0 and the paper's +0.62 too: the four datasets cannot tell
+    assert out.effect.paper == pytest.approx(10 / 16) and out.effect.low <= 0 <= 10 / 16 <= out.effect.high
+    assert out.verdict == "inconclusive"
     one = FewCasesLargestClaim("O-ΠTree in one case", "o-pitree", OPITREE_RIVALS, "n_leaves", 1, 16)
     assert one.evaluate(pd.DataFrame(), frame).literal is False
 
