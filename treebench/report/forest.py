@@ -47,6 +47,7 @@ def forest_plot(claims: list[Any], path: Path) -> list[Path]:
     if not claims:
         return []
     fig, axes = new_grid(len(claims), 9.0, 0.62, max_columns=1)
+    fig.set_figheight(0.62 * len(claims) + 0.6)  # room for the title above one row
     for ax, claim in zip(axes, claims):
         effect = claim.effect
         grade = grade_of(claim.verdict or (effect.verdict if effect is not None else NOT_TESTABLE))
@@ -77,5 +78,6 @@ def forest_plot(claims: list[Any], path: Path) -> list[Path]:
         ax.text(1.01, 0.5, grade, transform=ax.transAxes, fontsize=7, color=colour, va="center", ha="left")
     fig.suptitle("Claims: paper's effect (◇), our estimate and 95 % interval (coloured by grade), "
                  "0 (line), equivalence margin (grey band); each row on its claim's own scale", fontsize=7)
-    fig.tight_layout()
+    # the rows' labels sit left of the axes; save() crops to what is drawn (bbox "tight")
+    fig.subplots_adjust(hspace=1.2, top=1 - 0.35 / fig.get_figheight())
     return save(fig, Path(path))
