@@ -18,20 +18,23 @@ Measurement
     fact from these scores: the product's rule (most inner-correct, then fewest leaves, then
     the first point), the rules ``first``, ``smallest``, ``largest`` and ``middle`` of
     ``tuning.ties``, coarser grids (subsets of the config's), and the test-split choice.
-    The untuned baselines are grown on the same splits, to mark the calibrated datasets (every
-    baseline within 2 points of the paper's; paper 002 only).  The first rule reproduces the
-    product's trials exactly (the premise test checks one).
+    The untuned baselines are grown on the same splits: their own mean offset from the paper
+    is subtracted ("net") so that what is left is the shortfall the tuned learner has beyond
+    its baselines'.  The first rule reproduces the product's trials exactly, and the
+    test-split choice the ``tune_on: test`` trials (the premise test checks one of each).
 
 Run
     ``TREEBENCH_DATA=../shared/datasets .venv/bin/python investigations/tuning_protocol.py``
-    (about 8 minutes with ``--jobs 2``; ``--quick``: four sets per paper, three splits, about a
-    minute; ``--paper tsallis`` or ``serrurier2015`` for one).  The conclusion is in
+    (about 8 minutes with ``--jobs 2`` on 2 idle cores; ``--quick``: four sets per paper, three
+    splits, about a minute; ``--paper tsallis`` or ``serrurier2015`` for one; ``--records DIR``
+    keeps the scores and reuses them).  The conclusion is in
     docs/investigations.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -51,8 +54,6 @@ from treebench.experiment.tuning import GridScore, best_index, grid_search, test
 from treebench.sampling import model_seed
 
 ROOT = Path(__file__).resolve().parents[1]
-#: How close (accuracy points) every baseline must be to the paper for a dataset to count as calibrated.
-CALIBRATION_POINTS = 2.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class Study:
     #: tuned learner -> {name: the grid values kept} (subsets of the config's grid of its one parameter)
     grids: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict)
     quick: tuple[str, ...] = ()
+    #: datasets left out of the "without" column, and why (their gaps have causes of their own)
+    without: tuple[str, ...] = ()
 
 
 STUDIES = {
@@ -76,6 +79,8 @@ STUDIES = {
                      "q in 1 steps (1..9)": tuple(float(k) for k in range(1, 10)),
                      "q in 0.1..5": tuple(round(0.1 * k, 1) for k in range(1, 51))}},
         ("glass", "wine", "haberman", "hayes-roth"),
+        # causes.yaml: no setting locates glass's published pair; the MONK problem is unstated and none fits
+        ("glass", "monks-2"),
     ),
     "serrurier2015": Study(
         "configs/serrurier2015.yaml", "000_serrurier2015_table1.csv", ("pitree", "pruntree"), ("logtree",), 10,
@@ -172,12 +177,14 @@ def tables(paper: str, records: list[dict]) -> str:
     means = frame.groupby(["algorithm", "selection", "dataset"])["accuracy"].mean()
     values = frame.groupby(["algorithm", "selection", "dataset"])["value"].median()
     datasets = list(dict.fromkeys(frame["dataset"]))
-    calibrated = [d for d in datasets if study.baselines != ("logtree",) and all(
-        abs(means[(b, "untuned", d)] - ref.loc[d, b]) <= CALIBRATION_POINTS for b in study.baselines)]
-    out = [f"### {paper} ({study.config}; {len(records)} trials)", ""]
-    if calibrated:
-        out += [f"calibrated datasets (every baseline within {CALIBRATION_POINTS:g} points of the paper): "
-                + ", ".join(calibrated), ""]
+    kept = [d for d in datasets if d not in study.without]
+    # the baselines' own offset from the paper (ours − paper, mean over datasets and baselines): a tuned
+    # learner's shortfall net of it is what the tuning protocol would have to explain
+    offset = {label: np.mean([means[(b, "untuned", d)] - ref.loc[d, b] for b in study.baselines for d in names])
+              for label, names in (("all", datasets), ("kept", kept))}
+    out = [f"### {paper} ({study.config}; {len(records)} trials)", "",
+           f"baselines ({', '.join(study.baselines)}, untuned) − paper, mean: {offset['all']:+.2f} points"
+           + (f"; without {', '.join(study.without)}: {offset['kept']:+.2f}" if study.without else ""), ""]
     for algorithm in study.tuned:
         default = f"inner {records[0]['folds']}-fold, ties fewest-leaves"
         test = "test split (optimistic bound)"
@@ -190,20 +197,23 @@ def tables(paper: str, records: list[dict]) -> str:
             out.append(f"| {d} | {ref.loc[d, algorithm]:.1f} | {means[(algorithm, default, d)]:.1f} | "
                        f"{values[(algorithm, default, d)]:g} | {means[(algorithm, test, d)]:.1f} | "
                        f"{values[(algorithm, test, d)]:g} | {ref_value.get(d, '')} |")
-        out += ["", f"**{algorithm}**: every selection against the paper (ours − paper, accuracy points; "
-                "Wilcoxon signed-rank over datasets, two-sided)", "",
-                "| selection | mean Δ | below on | p | " + ("mean Δ calibrated | " if calibrated else "")
+        without = f"without {', '.join(study.without)}" if study.without else ""
+        out += ["", f"**{algorithm}**: every selection against the paper (Δ = ours − paper, accuracy points; "
+                "Wilcoxon signed-rank over datasets, two-sided; net: Δ minus the baselines' mean Δ)", "",
+                "| selection | mean Δ | net | below on | p | " + (f"mean Δ {without} | net | " if without else "")
                 + f"mean Δ vs default | {name} within ±0.5 of the paper's |",
-                "|---|---:|---:|---:|" + ("---:|" if calibrated else "") + "---:|---:|"]
+                "|---|---:|---:|---:|---:|" + ("---:|---:|" if without else "") + "---:|---:|"]
         for selection in dict.fromkeys(frame.loc[frame["algorithm"] == algorithm, "selection"]):
             ours = np.array([means[(algorithm, selection, d)] for d in datasets])
             paper_row = np.array([ref.loc[d, algorithm] for d in datasets])
             base = np.array([means[(algorithm, default, d)] for d in datasets])
             delta = ours - paper_row
             p = wilcoxon(ours, paper_row).pvalue if np.any(delta != 0) and len(datasets) > 1 else float("nan")
-            cells = [selection, f"{delta.mean():+.2f}", f"{int(np.sum(delta < 0))} of {len(datasets)}", f"{p:.3f}"]
-            if calibrated:
-                cells.append(f"{np.mean([delta[datasets.index(d)] for d in calibrated]):+.2f}")
+            cells = [selection, f"{delta.mean():+.2f}", f"{delta.mean() - offset['all']:+.2f}",
+                     f"{int(np.sum(delta < 0))} of {len(datasets)}", f"{p:.3f}"]
+            if without:
+                part = np.mean([delta[datasets.index(d)] for d in kept])
+                cells += [f"{part:+.2f}", f"{part - offset['kept']:+.2f}"]
             close = [abs(values[(algorithm, selection, d)] - ref_value[d]) <= 0.5 + 1e-9
                      for d in datasets if d in ref_value]
             cells += [f"{(ours - base).mean():+.2f}", f"{sum(close)} of {len(close)}" if close else "–"]
@@ -228,10 +238,18 @@ def main() -> None:
     parser.add_argument("--paper", choices=(*STUDIES, "both"), default="both")
     parser.add_argument("--quick", action="store_true", help="four sets per paper, three splits each")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--records", type=Path, help="keep the scores in DIR/PAPER.json and reuse them if there")
     args = parser.parse_args()
     for paper in STUDIES if args.paper == "both" else (args.paper,):
         started = time.perf_counter()
-        records = measure(paper, args.quick, args.jobs)
+        kept = None if args.records is None else args.records / f"{paper}{'-quick' if args.quick else ''}.json"
+        if kept is not None and kept.exists():
+            records = [{**r, "inner": {int(k): v for k, v in r["inner"].items()}} for r in json.loads(kept.read_text())]
+        else:
+            records = measure(paper, args.quick, args.jobs)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                kept.write_text(json.dumps(records))
         print(tables(paper, records))
         print(f"\n({time.perf_counter() - started:.0f} s)\n")
 
