@@ -116,3 +116,33 @@ def test_tuned_on_test_counts_one_tree_per_grid_point():
     assert trees_per_trial(named["r-test"], 5)[0] == 3
     assert trees_per_trial(named["d"], 5)[0] == 16
     assert named["d-test"].fields()["tune_on"] == "test" and "tune_on" not in named["d"].fields()
+
+
+@pytest.mark.parametrize("paper", ["serrurier2015", "tsallis"])
+def test_the_test_split_readings_differ_from_the_default_only_in_where_they_tune(paper):
+    """Each algorithm of a paper's reading "tuned on the test split" is its default algorithm with
+    ``tune_on: test`` (same criterion, params, grid, pruning, online growth), on the paper's splits."""
+    from dataclasses import replace as copy
+    from pathlib import Path
+
+    from treebench.experiment.config import load_config
+    from treebench.papers.catalogue import get_paper
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = get_paper(paper)
+    main = load_config(repo / "configs" / f"{paper}.yaml")
+    reading = next(r for r in spec.readings if r.name == "tuned on the test split (optimistic bound)")
+    config = load_config(repo / reading.config) if reading.config else main
+    assert (config.seed, config.datasets[0].protocol, config.tuning) == (main.seed, main.datasets[0].protocol,
+                                                                          main.tuning)
+    ours = {a.name: a for a in config.algorithms}
+    defaults = {a.name: a for a in main.algorithms}
+    for name, stands_for in reading.rename.items():
+        algorithm, default = ours[name], defaults[stands_for]
+        assert (algorithm.tune_as or algorithm).tuned_on_test and not (default.tune_as or default).tuned_on_test
+        if algorithm.tune_as is None:
+            assert copy(algorithm, name=default.name, tune_on="inner-cv") == default
+        else:
+            assert algorithm.criterion == default.criterion and algorithm.params == default.params
+            assert copy(algorithm.tune_as, name=default.tune_as.name, tune_on="inner-cv") == default.tune_as
+    assert "optimistic bound" in reading.name and spec.default_reading.count("test split") == 0
