@@ -177,11 +177,13 @@ def test_split_search(
     labels: np.ndarray | None = None,
     ties: str = "fewest-leaves",
 ) -> tuple[TuningOutcome, Any]:
-    """The grid point whose final tree scores best on the outer *test* split, and that tree.
+    """The grid point whose final tree scores best on the outer *test* split, and that tree (``None``
+    when it was grown on the shared view: the caller grows the same tree with ``fit_final``).
 
     A diagnostic, never a default (issue 38): every point's final tree is grown on
     the whole training part exactly as a trial grows it (``fit_final`` with the
-    trial's ``seed``) and scored on the test rows, so the chosen tree's accuracy is
+    trial's ``seed``; a learner whose final fit is its plain fit shares one
+    ``prepare`` of the training part between the points) and scored on the test rows, so the chosen tree's accuracy is
     the best of the grid on that split: an optimistic bound on what tuning can reach,
     since the test rows choose the parameter they are then scored on.  Ties are
     broken like :func:`grid_search`'s (``ties``, leaves of the one fit).
@@ -192,10 +194,20 @@ def test_split_search(
 
         scorer = get_prediction_metric(metric)
         labels = np.unique(y_train) if labels is None else np.asarray(labels)
+    # a learner whose final fit is its plain fit (batch trees) shares one presort of the training part
+    # between the grid's trees, as grid_search does: the same trees, without 90 sorts for paper 002's q
+    shared = type(learner).fit_final is Learner.fit_final
+    if shared:
+        X_train = learner.view(X_train) if isinstance(X_train, pd.DataFrame) else X_train
+        X_test = learner.view(X_test) if isinstance(X_test, pd.DataFrame) else X_test
+        prepared = learner.prepare(X_train, y_train)
     models, scores = [], []
     for point in points:
-        learner.will_predict(X_test, X_train)  # an external program predicts in the same call
-        model = learner.fit_final({**fixed, **point}, X_train, y_train, seed)
+        if shared:
+            model = learner.fit({**fixed, **point}, X_train, y_train, prepared)
+        else:
+            learner.will_predict(X_test, X_train)  # an external program predicts in the same call
+            model = learner.fit_final({**fixed, **point}, X_train, y_train, seed)
         guess = check_predictions(learner.predict(model, X_test), len(y_test), None, _who(learner))
         correct, leaves = int(np.count_nonzero(guess == y_test)), int(learner.n_leaves(model))
         value = None
@@ -208,7 +220,8 @@ def test_split_search(
         models.append(model)
         scores.append(GridScore(dict(point), correct, len(y_test), leaves, value))
     best = best_index(scores, True if scorer is None else scorer.metric.higher_is_better, ties)
-    return TuningOutcome(chosen=dict(points[best]), scores=tuple(scores)), models[best]
+    # a tree grown on the shared view is predicted on views only: the trial grows its own (the same tree)
+    return TuningOutcome(chosen=dict(points[best]), scores=tuple(scores)), None if shared else models[best]
 
 
 def label_probabilities(learner: Learner, model: Any, X: Any, labels: np.ndarray) -> np.ndarray | None:
