@@ -146,3 +146,38 @@ def test_the_test_split_readings_differ_from_the_default_only_in_where_they_tune
             assert algorithm.criterion == default.criterion and algorithm.params == default.params
             assert copy(algorithm.tune_as, name=default.tune_as.name, tune_on="inner-cv") == default.tune_as
     assert "optimistic bound" in reading.name and spec.default_reading.count("test split") == 0
+
+
+@pytest.mark.parametrize("ties, expected", [("fewest-leaves", 20), ("first", 20), ("smallest", 10),
+                                            ("largest", 30), ("middle", 20)])
+def test_a_configs_tie_rule_reaches_the_trials(ties, expected):
+    # depths past the full tree's grow the same tree: every point ties, so the rule alone chooses
+    text = (f"experiment: t\nseed: 1\ndatasets: [iris]\nprotocol: {{type: cv, folds: 2, repeats: 1}}\n"
+            f"tuning: {{folds: 3, ties: {ties}}}\n"
+            "algorithms:\n  - {name: d, criterion: entropy, grid: {max_depth: [20, 10, 30]}}\n")
+    trial = plan(parse_config(text))[0]
+    assert trial.tuning.ties == ties
+    result = run_trial(trial)
+    assert result.status == "ok", result.error_text
+    assert json.loads(result.chosen) == {"max_depth": expected}  # listed 20, 10, 30: first is not smallest
+
+
+def test_tuned_on_test_with_another_metric_maximises_it_on_the_test_rows():
+    from treebench.stats.prediction_metrics import score_predictions
+
+    text = ("experiment: t\nseed: 5\ndatasets: [wine]\nprotocol: {type: holdout, test_size: 0.3, repeats: 1}\n"
+            "tuning: {metric: balanced_accuracy}\n"
+            "algorithms:\n  - {name: d, criterion: gini, tune_on: test, grid: {max_depth: [1, 2, 3, 4]}}\n")
+    trial = plan(parse_config(text))[0]
+    result = run_trial(trial)
+    assert result.status == "ok", result.error_text
+    data = load_data(trial.dataset)
+    train, test = outer_split(trial, data)
+    learner = make_learner(trial)
+    labels = np.unique(data.y)
+    scores = []
+    for depth in (1, 2, 3, 4):
+        model = learner.fit({"max_depth": depth}, data.X.iloc[train], data.y[train])
+        guess = learner.predict(model, data.X.iloc[test])
+        scores.append(score_predictions(["balanced_accuracy"], data.y[test], guess, None, labels)["balanced_accuracy"])
+    assert scores[json.loads(result.chosen)["max_depth"] - 1] == pytest.approx(max(scores))
