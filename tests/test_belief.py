@@ -209,14 +209,91 @@ def test_confused_examples_join_the_uncertain_class_when_an_expert_names_it():
     assert (labels[y == 1] == 1).all()
 
 
+def test_named_only_redraws_the_votes_no_expert_cast():
+    """Paper 004's K-complex class is every pattern some expert named: no class-1 example has q = 0."""
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        no_majority_share,
+        simulate_label_masses,
+    )
+
+    y = np.array([0] * 200 + [1] * 2000)
+    loose = LabelUncertainty(share=1.0, experts=(0.3, 0.3, 0.3))
+    named = LabelUncertainty(share=1.0, experts=(0.3, 0.3, 0.3), named_only=True)
+    m_loose, _ = simulate_label_masses(y, loose, np.random.default_rng(5))
+    m_named, labels = simulate_label_masses(y, named, np.random.default_rng(5))
+    assert (m_loose[y == 1, 2] == 1.0).mean() == pytest.approx(0.7 ** 3, abs=0.03)  # vacuous: nobody named it
+    assert (m_named[y == 1, 1] > 0).all() and (labels == y).all()
+    # three experts, none at most 1 of 3 by hand: P(V = 1 | V >= 1) = 3 .3 .49 / (1 - .343) = 0.6712
+    assert no_majority_share(m_named, labels) == pytest.approx(3 * 0.3 * 0.49 / (1 - 0.343), abs=0.03)
+    assert (no_majority_share(m_named, labels), named.fields()["named_only"]) == (
+        pytest.approx(float(np.mean(m_named[y == 1, 1] <= 0.5))), True)
+    assert "named_only" not in loose.fields()  # configs without it keep their trial keys
+
+
+def test_expected_no_majority_and_the_reliability_that_gives_one_half():
+    from treebench.data.label_uncertainty import (
+        equal_reliability_for,
+        expected_no_majority,
+        vote_distribution,
+    )
+
+    # two experts 0.5 and 1.0: V = 1 or 2 with probability 1/2 each
+    assert vote_distribution([0.5, 1.0]) == pytest.approx([0.0, 0.5, 0.5])
+    # five experts at 1/2: P(V <= 2) = 16/32; given V >= 1: 15/31
+    assert expected_no_majority([0.5] * 5, named_only=False) == pytest.approx(0.5)
+    assert expected_no_majority([0.5] * 5) == pytest.approx(15 / 31)
+    r = equal_reliability_for(0.5)
+    assert expected_no_majority([r] * 5) == pytest.approx(0.5, abs=1e-9) and 0.49 < r < 0.492
+    for target in (0.0, 1.0):
+        with pytest.raises(TreebenchError, match="out of reach"):
+            equal_reliability_for(target)
+
+
+def test_lambda_tuned_by_pignistic_error_is_the_grid_value_of_lowest_inner_e():
+    """The learner's own inner CV: recomputed by hand with the same folds, fits and eq. 23."""
+    import pandas as pd
+
+    from treebench.data.label_uncertainty import LabelUncertainty, simulate_label_masses
+    from treebench.learners.belief import LAM_FOLDS, LAM_GRID, LAM_STREAM, BeliefLearner
+    from treebench.sampling import stratified_kfold
+
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.normal(size=(120, 3)), columns=list("abc"), index=np.arange(1000, 1120))
+    y = (X["a"] + 0.8 * rng.normal(size=120) > 0).to_numpy().astype(np.int64)
+    masses, labels = simulate_label_masses(y, LabelUncertainty(share=1.0, experts=(0.49,) * 5, named_only=True), rng)
+    learner = BeliefLearner("belief")
+    learner.use_label_masses(masses, X.index)
+    params = {"labels": "masses", "lam_tuning": "pignistic-error"}
+    lam, errors = learner.tune_lam(params, X, labels, seed=11)
+    by_hand = []
+    folds = stratified_kfold(labels, LAM_FOLDS, np.random.default_rng([11, LAM_STREAM]))
+    for value in LAM_GRID:
+        lost = 0.0
+        for train, valid in folds:
+            tree = BeliefTreeClassifier("belief", lam=value, labels="masses").fit(
+                X.iloc[train], labels[train], label_masses=masses[train])
+            betp = (masses[valid, :2] * tree.predict_proba(X.iloc[valid])).sum(axis=1) + masses[valid, 2]
+            lost += (1 - betp).sum()
+        by_hand.append(lost / len(labels))
+    assert errors == pytest.approx(by_hand, abs=1e-12)
+    assert lam == LAM_GRID[int(np.argmin(np.round(by_hand, 12)))] or np.isclose(
+        min(by_hand), by_hand[LAM_GRID.index(lam)], atol=1e-12)
+    model = learner.fit_final(params, X, labels, seed=11)
+    assert learner.chosen(model) == {"lam": lam} and learner.fits_per_trial(params) == LAM_FOLDS * len(LAM_GRID) + 1
+    assert learner.chosen(learner.fit_final({"labels": "masses", "lam": 0.3}, X, labels, seed=11)) == {}
+
+
 @pytest.mark.parametrize(
     "raw, fragment",
     [
         ({"share": 0}, "share=0 is out of range; accepted: 0 < share <= 1"),
         ({"uncertain_class": 2}, "accepted: 0 or 1"),
         ({"experts": [0.9, 1.5]}, "reliabilities in [0, 1]"),
-        ({"expert": [0.9]}, "unknown key 'expert'; accepted: uncertain_class, share, experts, confused"),
+        ({"expert": [0.9]}, "unknown key 'expert'; accepted: uncertain_class, share, experts, confused, named_only"),
         ({"confused": 1}, "accepted: 0 <= confused < 1"),
+        ({"named_only": "yes"}, "named_only='yes' is invalid; accepted: true or false"),
+        ({"named_only": True, "experts": [0, 0]}, "needs an expert of reliability > 0"),
     ],
 )
 def test_label_uncertainty_config_errors_are_one_line(tmp_path, raw, fragment):
@@ -265,3 +342,30 @@ def test_tiny_config_run_stores_error_and_pignistic_error(tmp_path):
     # the two arms see different training labels, so their leaves' beliefs differ
     by_arm = belief.groupby("algorithm")["pignistic_error"].mean()
     assert by_arm["belief-crisp"] != by_arm["belief-uncertain"]
+
+
+def test_the_crisp_arm_can_tune_lambda_on_its_own_crisp_labels():
+    """``pignistic-error-own-labels``: a labels=crisp tree measures E on one-hot crisp labels, not the masses."""
+    import pandas as pd
+
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        crisp_label_masses,
+        simulate_label_masses,
+    )
+    from treebench.learners.belief import BeliefLearner
+
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.normal(size=(100, 2)), columns=["a", "b"])
+    y = (X["a"] + rng.normal(size=100) > 0).to_numpy().astype(np.int64)
+    masses, labels = simulate_label_masses(y, LabelUncertainty(share=1.0, experts=(0.49,) * 5, named_only=True), rng)
+    learner = BeliefLearner("belief")
+    learner.use_label_masses(masses, X.index)
+    own = {"labels": "crisp", "lam_tuning": "pignistic-error-own-labels"}
+    assert np.array_equal(learner.label_masses_of(X, labels, own), crisp_label_masses(labels, 2))
+    assert np.array_equal(learner.label_masses_of(X, labels, {**own, "labels": "masses"}), masses)
+    assert np.array_equal(learner.label_masses_of(X, labels, {**own, "lam_tuning": "pignistic-error"}), masses)
+    _, on_crisp = learner.tune_lam(own, X, labels, seed=2)
+    _, on_masses = learner.tune_lam({**own, "lam_tuning": "pignistic-error"}, X, labels, seed=2)
+    assert not np.allclose(on_crisp, on_masses)  # the same trees, scored against other labels
+    assert learner.fits_per_trial(own) == 36

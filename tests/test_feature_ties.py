@@ -268,7 +268,7 @@ def test_mee_first_grows_the_trees_of_before_the_option():
         np.testing.assert_array_equal(now[key], golden[key], err_msg=key)
     # "first" spelled out: random_state is unused
     for name, (X, y) in fixtures().items():
-        tree = MEETreeClassifier(feature_ties="first", random_state=99).fit(X, y).tree_
+        tree = MEETreeClassifier(feature_ties="first", random_state=99, must_lower=False).fit(X, y).tree_
         np.testing.assert_array_equal(tree.int_nodes, golden[f"{name}/default/int_nodes"])
         np.testing.assert_array_equal(tree.float_nodes, golden[f"{name}/default/float_nodes"])
 
@@ -310,9 +310,9 @@ def _node_cases(int_nodes: np.ndarray, float_nodes: np.ndarray, X: np.ndarray) -
 
 def test_mee_random_splits_score_as_the_first_winner():
     X, y = mee_fixtures()["digits"]
-    criterion, n_classes = MEE(), int(y.max()) + 1
+    criterion, n_classes = MEE(must_lower=False), int(y.max()) + 1
     span = (X.min(axis=0), X.max(axis=0))
-    model = MEETreeClassifier(feature_ties="random", random_state=3).fit(X, y)
+    model = MEETreeClassifier(feature_ties="random", random_state=3, must_lower=False).fit(X, y)  # a deep tree
     tree, other_feature = model.tree_, 0
     cases = _node_cases(tree.int_nodes, tree.float_nodes, X)
     for node in np.flatnonzero(tree.int_nodes[:, L.N_CHILDREN] > 0):
@@ -337,21 +337,26 @@ def test_mee_random_is_reproducible_and_seeds_differ():
     X, y = mee_fixtures()["digits"]
     trees = {}
     for seed in range(6):
-        a = MEETreeClassifier(feature_ties="random", random_state=seed).fit(X, y).tree_
-        b = MEETreeClassifier(feature_ties="random", random_state=seed).fit(X, y).tree_
+        a = MEETreeClassifier(feature_ties="random", random_state=seed, must_lower=False).fit(X, y).tree_
+        b = MEETreeClassifier(feature_ties="random", random_state=seed, must_lower=False).fit(X, y).tree_
         np.testing.assert_array_equal(a.int_nodes, b.int_nodes)
         np.testing.assert_array_equal(a.float_nodes, b.float_nodes)
         trees[a.int_nodes.tobytes()] = seed
     assert len(trees) >= 3
-    by_rng = [MEETreeClassifier(feature_ties="random", random_state=np.random.default_rng(5)).fit(X, y).tree_
+    by_rng = [MEETreeClassifier(feature_ties="random", random_state=np.random.default_rng(5),
+                                must_lower=False).fit(X, y).tree_
               for _ in range(2)]
     np.testing.assert_array_equal(by_rng[0].int_nodes, by_rng[1].int_nodes)
 
 
-@pytest.mark.parametrize("params", [{}, {"error_rates": "printed", "threshold": "midpoint"}, {"convexity_range": "node"},
-                                    {"must_lower": True, "error_rates": "printed"},
-                                    {"max_merged": 1, "min_child_cases": 3, "error_rates": "printed"}],
-                         ids=["default", "printed", "node", "must-lower", "merged1-child3"])
+# "may rise" (must_lower=False, the default until issue 39) grows the deep trees where ties between features occur
+@pytest.mark.parametrize("params", [{"must_lower": False},
+                                    {"error_rates": "printed", "threshold": "midpoint", "must_lower": False},
+                                    {"convexity_range": "node", "must_lower": False},
+                                    {"error_rates": "printed"},
+                                    {"max_merged": 1, "min_child_cases": 3, "error_rates": "printed",
+                                     "must_lower": False}],
+                         ids=["may-rise", "printed", "node", "must-lower", "merged1-child3"])
 def test_mee_random_engines_draw_the_same(params):
     """The compiled loop (bound-pruned tie pass, larger child first) against the numpy per-node builder."""
     data = {**fixtures(), "copies": mee_fixtures()["copies"]}

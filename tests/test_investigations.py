@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "investigations"))
 import certainty_ties  # noqa: E402
+import mee_chains  # noqa: E402
 import opitree_tiny_leaves  # noqa: E402
 import tuning_protocol  # noqa: E402
 
@@ -53,6 +54,79 @@ def test_eq_17_at_tiny_leaves_as_transcribed_from_the_text():
     small = [i for i, g in enumerate(opitree_tiny_leaves.GAMMAS) if g <= 0.2]
     assert all(v > 0 for v in rows[(1, 1)][0])
     assert all(rows[(1, 1, 0)][0][i] < 0 for i in small)
+
+
+def test_share_of_class_1_without_a_majority_has_its_closed_form():
+    """The premise of belief_labels: the expected share named by at most half the experts, and the draws follow it."""
+    import belief_labels  # the investigation, on the path set at the top of this file
+
+    from treebench.data.label_uncertainty import (
+        LabelUncertainty,
+        expected_no_majority,
+        no_majority_share,
+        simulate_label_masses,
+    )
+
+    old = (0.95, 0.85, 0.75, 0.65, 0.55)
+    # P(V <= 2) for the old experts, by enumerating the 32 vote patterns
+    by_hand = 0.0
+    for votes in np.ndindex(*(2,) * 5):
+        if sum(votes) <= 2:
+            by_hand += float(np.prod([r if v else 1 - r for r, v in zip(old, votes)]))
+    assert expected_no_majority(old, named_only=False) == pytest.approx(by_hand, abs=1e-12)
+    assert by_hand == pytest.approx(0.0886, abs=5e-4)
+    assert expected_no_majority([0.5] * 5) == pytest.approx(15 / 31)
+    y = np.array([0] * 100 + [1] * 4000)
+    for spec in (LabelUncertainty(share=1.0, experts=old),
+                 LabelUncertainty(share=1.0, experts=(0.49,) * 5, named_only=True)):
+        masses, labels = simulate_label_masses(y, spec, np.random.default_rng(39))
+        assert no_majority_share(masses, labels) == pytest.approx(
+            expected_no_majority(spec.experts, spec.named_only), abs=0.025)
+    config = belief_labels.config_for(belief_labels.SETTINGS["re-derived default (0.49 x 5, named only)"],
+                                      ["sonar"], "x")
+    assert config["label_uncertainty"] == {"uncertain_class": 1, "share": 1.0, "experts": [0.49] * 5,
+                                           "named_only": True}
+
+
+def test_mee_may_rise_grows_a_chain_of_splits_above_not_splitting():
+    """The premises of mee_chains: its census counts a split as not lowering exactly when its error entropy is
+    not below h(n_S/n) (the joint reading's no-split value, written here from the definition); "may rise" grows
+    a chain of such splits, and the default takes none."""
+    from sklearn.datasets import load_breast_cancer
+
+    from treebench.kernels import layout as L
+    from treebench.trees.mee import MEETreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    may_rise = MEETreeClassifier(must_lower=False).fit(X, y)
+    tree, rising = may_rise.tree_, 0
+    for node in np.flatnonzero(tree.int_nodes[:, L.KIND] != L.LEAF):
+        q = tree.counts[node][list(may_rise.split_sets_[node])].sum() / tree.counts[node].sum()
+        unsplit = -(q * np.log(q) + (1 - q) * np.log(1 - q))  # every case on one side: P(e=±2) = q or 1 - q
+        rising += bool(tree.float_nodes[node, L.SCORE] >= unsplit - 1e-12)
+    census = mee_chains.split_census(may_rise)
+    assert census["not lowering"] == rising and census["splits"] == may_rise.get_n_leaves() - 1
+    assert rising > census["splits"] / 2  # most of its splits do not lower the error entropy
+    assert may_rise.get_depth() >= 0.9 * may_rise.get_n_leaves() - 1  # a chain
+    default = MEETreeClassifier().fit(X, y)
+    assert mee_chains.split_census(default)["not lowering"] == 0
+    assert default.get_n_leaves() < may_rise.get_n_leaves() / 4
+
+
+def test_mee_chains_measures_on_breast_tissue():
+    pytest.importorskip("treebench.data")
+    readings = {label: mee_chains.READINGS[label] for label in ("may rise (former default)", "must lower (default)")}
+    try:
+        result = mee_chains.measure("breast-tissue", repeats=1, readings=readings)
+    except Exception as exc:  # noqa: BLE001 - without the dataset mirror there is nothing to measure
+        if "not found" in str(exc) or "TREEBENCH_DATA" in str(exc):
+            pytest.skip(f"breast-tissue is not available here: {exc}")
+        raise
+    assert set(result) == {*readings, "C4.5"}
+    assert result["must lower (default)"]["not lowering share"] == 0.0
+    assert result["must lower (default)"]["leaves"] <= result["may rise (former default)"]["leaves"]
+    assert all(0.0 <= m["error"] <= 1.0 for m in result.values())
+    assert mee_chains.markdown({"breast-tissue": result}).count("\n") == 4
 
 
 def test_tuning_protocol_selections_match_the_product_on_hayes_roth():

@@ -229,11 +229,11 @@ def test_the_whole_range_grid_in_the_split_search_and_the_must_lower_rule():
     # set cases are left (e = 2) and all five others right (e = -2): H = h(1/2) = ln 2
     h, s, f, orientation, threshold, _ = search(True, False)
     assert (s, f, orientation, threshold) == (0, 0, 1, 4.0) and h == pytest.approx(math.log(2))
-    # ln 2 is also the error entropy of not splitting: the must-lower rule (not the paper's) refuses it
+    # ln 2 is also the error entropy of not splitting: the must-lower rule (the default) refuses it
     assert search(True, True)[1] == -1
 
 
-def test_without_the_must_lower_rule_a_convex_curve_splits_above_the_no_split_entropy():
+def test_may_rise_splits_a_convex_curve_above_the_no_split_entropy_and_the_default_does_not():
     # six cases 0..5 of classes 0 1 1 0 0 1; the set {0} coded t = 1; no split: h(1/2) = ln 2
     X = np.arange(6.0)[:, None]
     y = np.array([0, 1, 1, 0, 0, 1])
@@ -241,18 +241,20 @@ def test_without_the_must_lower_rule_a_convex_curve_splits_above_the_no_split_en
     best = shannon([1 / 6, 1 / 6, 4 / 6])
     assert best > math.log(2)
     for engine in ("numba", "python"):
-        paper = MEETreeClassifier(min_class_cases=1, engine=engine).fit(X, y)
-        assert paper.tree_.n_nodes > 1 and paper.tree_.float_nodes[0, 0] == 2.0
-        assert paper.tree_.float_nodes[0, 2] == pytest.approx(best)  # the split's error entropy (SCORE)
-        assert MEETreeClassifier(min_class_cases=1, must_lower=True, engine=engine).fit(X, y).tree_.n_nodes == 1
+        may_rise = MEETreeClassifier(min_class_cases=1, must_lower=False, engine=engine).fit(X, y)
+        assert may_rise.tree_.n_nodes > 1 and may_rise.tree_.float_nodes[0, 0] == 2.0
+        assert may_rise.tree_.float_nodes[0, 2] == pytest.approx(best)  # the split's error entropy (SCORE)
+        # the default: the curve's minimum is at its ends (not splitting), so there is no valid split
+        assert MEETreeClassifier(min_class_cases=1, engine=engine).fit(X, y).tree_.n_nodes == 1
 
 
 def test_mee_parameters_default_to_the_papers_text():
     params = MEETreeClassifier().get_params()
     assert params["error_rates"] == "joint" and params["convexity_range"] == "whole"
-    assert params["must_lower"] is False and params["convexity_points"] == 100
+    assert params["must_lower"] is True and params["convexity_points"] == 100
+    assert params["min_class_cases"] == 5 and params["min_child_cases"] == 1
     crit = criteria.get("mee")
-    assert crit.values["convexity_range"] == "whole" and crit.values["must_lower"] is False
+    assert crit.values["convexity_range"] == "whole" and crit.values["must_lower"] is True
 
 
 # -- estimator basics ------------------------------------------------------------
@@ -289,7 +291,7 @@ def test_predictions_by_level_equal_those_of_the_truncated_tree():
     X, y = load_breast_cancer(return_X_y=True)
     order = np.random.default_rng(0).permutation(len(y))
     X, y = X[order], y[order]
-    model = MEETreeClassifier().fit(X[:400], y[:400])
+    model = MEETreeClassifier(must_lower=False).fit(X[:400], y[:400])  # "may rise" grows a chain
     depths = list(range(model.get_depth() + 2))
     assert model.get_depth() >= 10  # a chain: ancestors many levels up
     levels = model.predict_levels(X[200:], depths[::-1])[::-1]

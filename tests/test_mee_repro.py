@@ -176,15 +176,20 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
 
     spec = get_paper("mee")
     variants = {"mee"} | {alg for r in spec.readings if r.config is None for alg in r.rename}
-    assert variants == {"mee", "mee-printed"}  # the two readings of the text; the rest: mee-sensitivity.yaml
+    # the two readings of P(e=±2) and the former stopping rule; the rest: mee-sensitivity.yaml
+    assert variants == {"mee", "mee-printed", "mee-may-rise"}
     expected = variants | {"cart", "c45-tb"} | ({"c45"} if availability() is None else set())
     assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
                        "versus_ig": {"batches": 1, "runs": 10}, "cart25": None, "sensitivity": None}}
     rep = build_report(spec, frame, load_reference(spec.reference), tmp_path, figures=False, extras=options)
     md = report_markdown(rep)
-    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity"):
+    for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity", "Tree sizes",
+                  "Open questions"):
         assert title in md
+    # section 5's size claim, graded under the default and every reading run
+    assert "MEE trees are smaller (mean nodes) than C4.5's on every dataset" in md
+    assert "MEE may rise smaller than C4.5 (treebench) (mean nodes): on" in md
     # every MEE reading judged; CART 25-fold waits for its own store
     judged = {o.reading.name: o.status for o in rep.readings}
     assert all(judged[r.name] == "ok" for r in spec.readings if r.config is None)
@@ -203,12 +208,12 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     assert spec.default_reading and "whole feature range" in spec.default_reading
     renames = [r.rename for r in spec.readings]
     assert {"mee-printed": "mee"} in renames and {"mee-node-range": "mee"} in renames
-    assert {"mee-must-lower": "mee"} in renames
+    assert {"mee-may-rise": "mee"} in renames and {"mee-class2": "mee"} in renames and {"mee-child5": "mee"} in renames
     cart = next(r for r in spec.readings if r.config == "configs/mee-cart25.yaml")
     assert cart.rename == {"cart": "cart"} and cart.run
     # the costly combinations come from their own config, not run by reproduce
     assert all(not r.run for r in spec.readings if r.config == "configs/mee-sensitivity.yaml")
-    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 6
+    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 8
     # the config holds every reading's algorithm, and `mee` is the default reading
     import yaml
 
@@ -219,7 +224,8 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     assert {a["name"] for a in sensitivity["algorithms"]} == {
         alg for r in spec.readings if r.config == "configs/mee-sensitivity.yaml" for alg in r.rename}
     assert algorithms["mee"] == {"min_class_cases": 5, "error_rates": "joint", "convexity_range": "whole",
-                                 "must_lower": False}
+                                 "must_lower": True}
+    assert algorithms["mee-may-rise"]["must_lower"] is False
     assert spec.our_std == "binomial" and get_paper("serrurier2015").our_std == "sample"
 
 
@@ -267,3 +273,35 @@ def test_lowest_r_is_named_per_dataset():
     table = pd.DataFrame({"dataset": ["d", "d", "e", "e"], "algorithm": ["a", "b", "a", "b"],
                           "R": [2.0, 1.0, 0.5, float("nan")]})
     assert _lowest(table, "R") == ["d b (1.00)", "e a (0.50)"]
+
+
+def test_table2_std_implies_the_cases_tested():
+    """The binomial std fits LOO on the whole set for Breast's MEE cell, not for Imseg's (about 724 cases)."""
+    from treebench.papers.mee.sections import implied_cases, implied_cases_lines
+    from treebench.papers.mee.spec import DATASETS
+    from treebench.report.reference import load_reference
+
+    n, low, high = implied_cases(0.1182, 0.012)
+    assert n == pytest.approx(0.1182 * 0.8818 / 0.012**2) and round(n) == 724
+    assert low < n < high < 2310
+    _, low, high = implied_cases(0.3679, 0.047)
+    assert low <= 106 <= high
+    lines = implied_cases_lines(load_reference("001_mee_table2.csv"), {k: d.rows for k, d in DATASETS.items()})
+    assert len(lines) == 1 and lines[0].startswith("- Imseg MEE:") and "about 724 test cases" in lines[0]
+
+
+def test_size_section_shows_every_reading_beside_c45():
+    import pandas as pd
+
+    from treebench.papers.mee.sections import size_section
+
+    rows = []
+    for alg, leaves, depth in (("c45", 10, float("nan")), ("c45-tb", 10, 4), ("mee", 6, 3), ("mee-may-rise", 40, 39)):
+        for fold in range(2):
+            rows.append({"dataset": "d", "algorithm": alg, "status": "ok", "n_leaves": leaves, "depth": depth,
+                         "n_nodes": 2 * leaves - 1, "repeat": 0, "fold": fold})
+    section = size_section(pd.DataFrame(rows), {"default": "mee", "may rise": "mee-may-rise"})
+    text = "\n".join(section.markdown)
+    assert "| d | 10.0 / – | 10.0 / 4.0 | 6.0 / 3.0 | 40.0 / 39.0 |" in text
+    assert "- MEE default smaller than C4.5 (Weka J48) (mean nodes): on 1 of 1 datasets" in text
+    assert "- MEE may rise smaller than C4.5 (treebench) (mean nodes): on 0 of 1 datasets" in text

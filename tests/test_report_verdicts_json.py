@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,13 +31,14 @@ from treebench.report.anomalies import (
 from treebench.report.causes import KINDS, load_causes
 from treebench.report.cells import AGREEMENT_Z, agreement, compare_cells, standard_errors
 from treebench.report.reference import COLUMNS, load_reference
-from treebench.report.reproduce import build_report, report_markdown, write_report
+from treebench.report.reproduce import build_report, report_markdown, with_causes, write_report
 from treebench.report.site import PaperPage, render_index
 from treebench.report.verdicts import (
     DIFFERENCE,
     EQUIVALENCE,
     REPRODUCED,
     SIGNIFICANCE,
+    cell_records,
     check_document,
     summary,
     summary_text,
@@ -134,7 +136,16 @@ def test_verdicts_json_keeps_its_invariants(reports, key, seed):
             if claim["verdict"] == REPRODUCED:
                 assert -claim["margin"] <= lo <= hi <= claim["margin"]
         if claim["kind"] == SIGNIFICANCE and claim["verdict"] == REPRODUCED:
-            assert claim["test"]["p_adjusted"] < claim["test"]["alpha"]
+            if not claim["test"]["as_applied"]:
+                assert lo > 0  # no test named: the effect is graded
+            elif "units" in claim:
+                units = [u["grade"] for u in claim["units"] if not u["grade"].startswith("not testable")]
+                assert units.count(REPRODUCED) > len(units) / 2
+            else:
+                assert claim["test"]["p"] < claim["test"]["alpha"]
+        if claim["kind"] == SIGNIFICANCE:
+            assert set(claim["views"]) <= {"Holm across claims", "every unit after Holm",
+                                           "our test, majority of units"}
         if claim["kind"] == DIFFERENCE and claim["verdict"] == REPRODUCED:
             assert not lo <= 0 <= hi
     for cell in doc["cells"]:
@@ -160,14 +171,34 @@ def test_the_checker_catches_each_broken_invariant():
     claims = [
         {"claim": "eq", "kind": "equivalence", "verdict": "reproduced", "interval": [-2.0, 0.5], "margin": 1.0},
         {"claim": "sig", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
-         "test": {"name": "t", "p": 0.04, "p_adjusted": 0.06, "alpha": 0.05}},
-        {"claim": "diff", "kind": "difference", "verdict": "same direction, smaller", "interval": [-0.1, 0.2]},
+         "test": {"name": "t", "as_applied": True, "p": 0.06, "alpha": 0.05}},
+        {"claim": "diff", "kind": "difference", "verdict": "reproduced, smaller", "interval": [-0.1, 0.2]},
     ]
     doc = {"claims": claims, "summary": summary(["reproduced"] * 3)}
     problems = check_document(doc)
     assert len(problems) == 4 and problems[0].startswith("summary counts")
     assert any("outside ± 1.0" in p for p in problems) and any(">= alpha" in p for p in problems)
+    units = [{"claim": "cells", "kind": "significance", "verdict": "reproduced", "interval": [0.1, 0.2],
+              "test": {"name": "t", "as_applied": True, "p": None, "alpha": 0.05},
+              "units": [{"unit": "a", "grade": "reproduced"}, {"unit": "b", "grade": "not reproduced"}]},
+             {"claim": "named none", "kind": "significance", "verdict": "reproduced", "interval": [-0.1, 0.2],
+              "test": {"name": "ours", "as_applied": False, "p": 0.01, "alpha": 0.05}}]
+    count = [{"claim": "each", "kind": "count", "verdict": "reproduced", "interval": [0.5, 1.0],
+              "units": [{"unit": "monks-1", "grade": "reproduced"}, {"unit": "monks-2", "grade": "reversed"}]}]
+    assert check_document({"claims": count, "summary": summary(["reproduced"])}) == [
+        "each: count reproduced while its units are reproduced, reversed"]
+    assert check_document({"claims": units, "summary": summary(["reproduced"] * 2)}) == [
+        "cells: significance reproduced while its units give not reproduced",
+        "named none: significance (no test named) reproduced with interval (-0.1, 0.2) reaching 0"]
     assert any("covering 0" in p for p in problems)
+    wrong_null = [
+        {"claim": "inc", "kind": "difference", "verdict": "inconclusive", "interval": [0.2, 0.9], "paper_effect": 0.5},
+        {"claim": "nr", "kind": "trend", "verdict": "not reproduced", "interval": [-0.2, 0.9], "paper_effect": 0.5},
+        {"claim": "ok", "kind": "difference", "verdict": "not reproduced", "interval": [-0.2, 0.3], "paper_effect": 0.5},
+    ]
+    problems = check_document({"claims": wrong_null, "summary": summary(c["verdict"] for c in wrong_null)})
+    assert problems == ["inc: inconclusive with interval (0.2, 0.9) excluding 0",
+                        "nr: not reproduced with interval (-0.2, 0.9) holding the paper's effect 0.5"]
 
 
 # -- the rules on the real specs ------------------------------------------------------------------
@@ -177,7 +208,8 @@ def test_each_spec_claim_has_a_kind():
                                       "significance", "count"]
     assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
-    assert kinds["belief"] == ["trend", "significance"] and kinds["mee"] == ["significance"]
+    assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
+    assert kinds["mee"] == ["significance", "count"]
 
 
 def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
@@ -191,9 +223,15 @@ def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
             base = 0.3 + rng.normal(0, 0.01)
             for alg, err in (("belief-crisp", base), ("c4.5", base + 0.02 + rng.normal(0, 0.04))):
                 rows.append(dict(dataset=ds, algorithm=alg, repeat=0, fold=fold, status="ok", error=err))
-    out = C45_CLAIM.evaluate(pd.DataFrame(), pd.DataFrame(rows))
+    fixed = replace(C45_CLAIM, design_cases=0)  # the fixed 1-point margin
+    out = fixed.evaluate(pd.DataFrame(), pd.DataFrame(rows))
     assert out.effect.kind == EQUIVALENCE and out.effect.margin == pytest.approx(0.01)
     assert out.effect.low < 0.01 < out.effect.high and out.verdict == "inconclusive"
+    # the claim's own margin: two rates near 35 % on the paper's 150 patterns, detected with 80 % power
+    design = C45_CLAIM.evaluate(pd.DataFrame(), pd.DataFrame(rows))
+    expected = (1.959963984540054 + 0.8416212335729143) * math.sqrt(2 * 0.35 * 0.65 / 150)
+    assert design.effect.margin == pytest.approx(expected) and design.verdict == "reproduced"
+    assert "150 cases" in design.effect.margin_source
 
 
 # -- cell agreement --------------------------------------------------------------------------------
@@ -254,6 +292,33 @@ def test_the_registry_feeds_the_calibration_lines_and_the_cells(tmp_path):
     abalone_cells = rep.cells[rep.cells["dataset_label"] == "Abalone"]
     assert abalone_cells["cause"].str.contains("minimum leaf of about 50").all()
     assert "Known causes (the paper's cause registry" in report_markdown(rep)
+
+
+def test_a_cause_sits_only_on_the_cells_it_explains_and_is_stale_on_an_agreeing_one(tmp_path):
+    spec = get_paper("tsallis")
+    reference = load_reference(spec.reference)
+    frame = fake_store(spec, reference, 4, 0.01)  # every cell near the paper's: they agree
+    registry = tmp_path / "causes.yaml"
+    registry.write_text(
+        "causes:\n"
+        "  - {dataset: Vehicle, kind: misprint, explains: [rows], text: 946 is a typo, source: {kind: text, where: T1}}\n"
+        "  - {dataset: Car, algorithm: tsallis, metric: accuracy, kind: reading, text: q tie rule,\n"
+        "     source: {kind: measurement, where: here}}\n", encoding="utf-8")
+    compared = compare_cells(reference, frame, spec.our_std)
+    car = (compared["dataset_label"] == "Car") & (compared["algorithm"] == "tsallis")
+    accuracy = car & (compared["metric"] == "accuracy")
+    assert accuracy.sum() == 1 and car.sum() > 1
+    for agrees in (True, False):
+        compared.loc[accuracy, "agrees"] = agrees
+        cells = with_causes(compared, load_causes(registry))
+        assert (cells.loc[cells["dataset_label"] == "Vehicle", "cause"] == "").all()  # shape: calibration only
+        assert (cells.loc[~accuracy, "cause"] == "").all()  # other metrics, other algorithms: not explained
+        text = cells.loc[accuracy, "cause"].iloc[0]
+        assert text == ("stale (the cell agrees with the paper): " if agrees else "") + \
+            "reading: q tie rule (measurement: here)"
+        flagged = [c for c in cell_records(cells) if c["cause_stale"]]
+        assert [(c["dataset"], c["algorithm"], c["metric"]) for c in flagged] == (
+            [("Car", "tsallis", "accuracy")] if agrees else [])
 
 
 def test_a_bad_registry_entry_is_one_line_naming_it(tmp_path):
@@ -332,3 +397,53 @@ def test_literal_view_is_named_and_not_counted(reports):
     assert all(hasattr(c, "literal") and not hasattr(c, "agrees") for c in rep.claims)
     html = render_index([PaperPage(rep.spec, rep)], Path("."), env={})
     assert "literal reading (means, no interval; not counted)" in html
+
+
+# -- the forest plot ----------------------------------------------------------------------------------
+def test_every_report_draws_its_claims_as_a_forest_plot(reports):
+    from treebench.report.forest import GRADE_COLOURS
+
+    rep, folder = reports[("serrurier2015", 1)]
+    write_report(rep, folder)
+    svg = (folder / "forest.svg").read_text(encoding="utf-8")
+    assert (folder / "forest.png").stat().st_size > 0
+    assert "](forest.svg)" in (folder / "report.md").read_text(encoding="utf-8")
+    for claim in rep.claims:  # each row labelled with its grade, in its grade's colour
+        grade = claim.verdict.split(" (")[0]
+        assert grade in svg and GRADE_COLOURS[grade].lower() in svg.lower()
+
+
+# -- cell noise: the splits behind a published value ------------------------------------------------------
+def test_a_single_published_split_has_one_splits_noise_against_our_five():
+    """Paper 003 prints one 80/20 split per dataset; against five shuffled splits its noise is the spread of
+    one split (our per-split std), not the standard error of a mean over five."""
+    reference = pd.DataFrame([{c: "" for c in COLUMNS} | {
+        "paper": "003", "dataset_label": "WDBC", "dataset": "wdbc", "algorithm": "certainty", "metric": "test_errors",
+        "value": 10.0, "std": math.nan, "unit": "count"}])
+    errors = np.array([8.0, 12.0, 9.0, 15.0, 11.0])
+    frame = pd.DataFrame({"dataset": "wdbc", "algorithm": "certainty", "status": "ok", "repeat": range(5),
+                          "fold": 0, "error": errors / 114, "n_test": 114})
+    as_mean = compare_cells(reference, frame).iloc[0]
+    one_split = compare_cells(reference, frame, paper_splits=1).iloc[0]
+    spread = errors.std(ddof=1)
+    assert as_mean["se_paper"] == pytest.approx(spread / math.sqrt(5))
+    assert one_split["se_paper"] == pytest.approx(spread) and one_split["se_ours"] == pytest.approx(spread / math.sqrt(5))
+    assert "over its 1 split stands in" in one_split["agree_why"]
+    assert one_split["agree_bound"] / as_mean["agree_bound"] == pytest.approx(math.sqrt(6 / 2))
+    assert get_paper("certainty").paper_splits == 1
+
+
+# -- the statements inventory ----------------------------------------------------------------------------
+def test_every_statement_is_counted_with_its_location_scope_and_test(reports):
+    from treebench.report.statements import Statement
+
+    rep, folder = reports[("belief", 1)]
+    doc = verdicts_document(rep)
+    assert doc["summary"]["total"] == len(get_paper("belief").claims) == 4
+    last = doc["claims"][-1]
+    assert last["location"] == "Section 5" and last["verdict"].startswith("not testable (the paper runs no experiment")
+    assert all(c["location"] and c["scope"] and c["test_as_applied"] for c in doc["claims"])
+    assert doc["claims"][1]["test_as_applied"] == 'none named ("significantly")'
+    assert "(Section 4, Table 1 (0.35 → 0.34); scope:" in report_markdown(rep)
+    with pytest.raises(ValueError, match="give a claim or why it cannot be graded"):
+        Statement("Section 9")

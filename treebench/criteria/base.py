@@ -51,6 +51,10 @@ class Param:
         Accepted values of a ``str`` parameter.
     doc:
         One-line description shown by ``treebench criteria list``.
+    since_default_keyless:
+        True for a parameter added later whose default reproduces the trees grown before it
+        existed: its default is left out of the trial keys' code fingerprint, so stored trials
+        stay current (a value set in a config is still part of the key, through the params).
     """
 
     name: str
@@ -62,6 +66,7 @@ class Param:
     high_open: bool = False
     choices: tuple[str, ...] | None = None
     doc: str = ""
+    since_default_keyless: bool = False
 
     def describe(self) -> str:
         """Human-readable accepted range, e.g. ``0 < gamma < 1``."""

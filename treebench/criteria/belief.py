@@ -100,6 +100,18 @@ class Belief(Criterion):
             choices=("masses", "crisp"),
             doc="learn from the label masses when given, or ignore them (crisp labels)",
         ),
+        # read by the belief learner only (treebench.learners.belief), not by the impurity
+        Param(
+            "lam_tuning",
+            "config",
+            str,
+            choices=("config", "pignistic-error", "pignistic-error-own-labels"),
+            doc="lam as the config gives it (fixed or its grid), or chosen by the learner's own inner "
+                "5-fold CV minimising the pignistic error E on the label masses (-own-labels: on the "
+                "labels the tree learns from, one-hot crisp ones with labels=crisp)",
+            # its default grows the trees grown before it existed: stored belief trials stay current
+            since_default_keyless=True,
+        ),
     )
     #: Run by the belief-tree learner: label masses in, pignistic probabilities out.
     learner_kind: ClassVar[str] = "belief"

@@ -282,9 +282,10 @@ class MEE(Criterion):
         ),
         Param(
             "must_lower",
-            False,
+            True,
             bool,
-            doc="also require a split below the no-split error entropy (not in the paper)",
+            doc="a split must go below the no-split error entropy (the curve's ends); false: any convex curve's "
+            "lowest threshold splits",
         ),
     )
     #: Trees of this criterion come from treebench.trees.mee (its own builder), not the generic builders.

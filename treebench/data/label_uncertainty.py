@@ -12,7 +12,16 @@ keep crisp labels.  A ``confused`` share of the other class can be rated too
 (experts err on it with probability ``1 - experts[e]``): the examples that at
 least one expert names join the uncertain class in the crisp labels, as when
 a class is defined as "every example some expert named" -- the label noise
-that a learner ignoring the masses keeps.
+that a learner ignoring the masses keeps.  With ``named_only`` the uncertain
+class holds only examples some expert names, as the paper's K-complex class
+does: a rated example of that class whom no expert names is rated again
+(its votes are drawn conditionally on at least one).
+
+:func:`no_majority_share` measures the share of the crisp uncertain class
+that at most half of the experts name, on the labels a run actually uses;
+:func:`expected_no_majority` gives its expectation for a class rated by
+experts of given reliabilities, and :func:`equal_reliability_for` the common
+reliability of the experts at which that expectation is a target share.
 
 The protocol follows the multi-expert labelling described by Denœux &
 Skarstein Bjanger (IEEE SMC 2000).  Its parameters come from a config's
@@ -30,7 +39,7 @@ from treebench.errors import TreebenchError
 
 #: Stream id for the label simulation (see treebench.experiment.protocols).
 LABEL_STREAM = 104
-KEYS = ("uncertain_class", "share", "experts", "confused")
+KEYS = ("uncertain_class", "share", "experts", "confused", "named_only")
 DEFAULT_EXPERTS = (0.95, 0.85, 0.75, 0.65, 0.55)
 
 
@@ -50,17 +59,24 @@ class LabelUncertainty:
         a rated example its true class.
     confused:
         Fraction of the certain class's examples that are rated too, in [0, 1).
+    named_only:
+        Whether every rated example of the uncertain class is named by at
+        least one expert (its votes redrawn until one names it).
     """
 
     uncertain_class: int = 1
     share: float = 0.5
     experts: tuple[float, ...] = DEFAULT_EXPERTS
     confused: float = 0.0
+    named_only: bool = False
 
     def fields(self) -> dict[str, Any]:
         out = {"uncertain_class": self.uncertain_class, "share": self.share, "experts": list(self.experts)}
+        # only when set, so the trial keys of configs without them stay as they were
         if self.confused:
             out["confused"] = self.confused
+        if self.named_only:
+            out["named_only"] = True
         return out
 
 
@@ -87,7 +103,12 @@ def parse_label_uncertainty(raw: Any) -> LabelUncertainty:
     confused = raw.get("confused", 0.0)
     if isinstance(confused, bool) or not isinstance(confused, (int, float)) or not 0 <= confused < 1:
         raise TreebenchError(f"confused={confused!r} is out of range; accepted: 0 <= confused < 1")
-    return LabelUncertainty(int(cls), float(share), tuple(float(e) for e in experts), float(confused))
+    named_only = raw.get("named_only", False)
+    if not isinstance(named_only, bool):
+        raise TreebenchError(f"named_only={named_only!r} is invalid; accepted: true or false")
+    if named_only and not any(e > 0 for e in experts):
+        raise TreebenchError("named_only=true needs an expert of reliability > 0 (no one could name an example)")
+    return LabelUncertainty(int(cls), float(share), tuple(float(e) for e in experts), float(confused), named_only)
 
 
 def crisp_label_masses(y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -116,7 +137,14 @@ def simulate_label_masses(
     reliability = np.asarray(spec.experts)[None, :]
     candidates = np.flatnonzero(y == c)
     rated = candidates[rng.random(len(candidates)) < spec.share]
-    q = (rng.random((len(rated), reliability.shape[1])) < reliability).mean(axis=1)
+    votes = rng.random((len(rated), reliability.shape[1])) < reliability
+    if spec.named_only:
+        # the class is "every example some expert named": draw again the votes no expert cast
+        unnamed = np.flatnonzero(~votes.any(axis=1))
+        while unnamed.size:
+            votes[unnamed] = rng.random((unnamed.size, reliability.shape[1])) < reliability
+            unnamed = unnamed[~votes[unnamed].any(axis=1)]
+    q = votes.mean(axis=1)
     others = np.flatnonzero(y != c)
     confused = others[rng.random(len(others)) < spec.confused] if spec.confused else others[:0]
     q_confused = (rng.random((len(confused), reliability.shape[1])) >= reliability).mean(axis=1)
@@ -128,3 +156,59 @@ def simulate_label_masses(
     masses[rated, 2] = 1.0 - q
     labels[rated] = c
     return masses, labels
+
+
+def no_majority_share(masses: np.ndarray, labels: np.ndarray, uncertain_class: int = 1) -> float:
+    """Share of the crisp ``uncertain_class`` examples that at most half of the experts name.
+
+    ``masses`` and ``labels`` are :func:`simulate_label_masses`' output: an
+    example of that class has ``m({c}) = q``, the share of experts naming it
+    (1 when it was not rated, so it counts as named by a majority).  NaN
+    when no example has the class.
+    """
+    in_class = np.asarray(labels) == uncertain_class
+    if not in_class.any():
+        return float("nan")
+    q = np.asarray(masses, dtype=float)[in_class, uncertain_class]
+    return float(np.mean(q <= 0.5 + 1e-12))
+
+
+def vote_distribution(experts: tuple[float, ...] | list[float]) -> np.ndarray:
+    """``P(V = v)``, ``v = 0 .. len(experts)``: how many of independent experts of these reliabilities name a true example."""
+    dist = np.array([1.0])
+    for r in experts:
+        dist = np.concatenate([dist * (1.0 - r), [0.0]]) + np.concatenate([[0.0], dist * r])
+    return dist
+
+
+def expected_no_majority(experts: tuple[float, ...] | list[float], named_only: bool = True) -> float:
+    """Expected share of rated uncertain-class examples named by at most half of the experts.
+
+    With ``named_only`` the votes are conditioned on at least one expert naming the example.
+    """
+    dist = vote_distribution(experts)
+    half = len(experts) // 2  # at most half: v <= floor(E / 2)
+    low = dist[: half + 1].sum()
+    if named_only:
+        return float((low - dist[0]) / (1.0 - dist[0]))
+    return float(low)
+
+
+def equal_reliability_for(target: float, n_experts: int = 5, named_only: bool = True) -> float:
+    """The common reliability of ``n_experts`` experts at which :func:`expected_no_majority` is ``target``.
+
+    The share falls as the reliability rises, so a bisection finds it
+    (to 1e-12); ``target`` must lie strictly between the shares at
+    reliabilities 1 and (nearly) 0.
+    """
+    lo, hi = 1e-6, 1.0
+    share_lo = min(expected_no_majority([lo] * n_experts, named_only), 1.0)
+    if not 0.0 < target < share_lo:
+        raise TreebenchError(f"target share {target!r} is out of reach; accepted: 0 < target < {share_lo:.3f}")
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if expected_no_majority([mid] * n_experts, named_only) > target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2

@@ -129,7 +129,7 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
         code["criterion"] = f"{cls.__module__}.{cls.__qualname__}:{getattr(cls, 'version', '')}"
         # A new parameter or a changed default changes the trees even when the
         # config does not change: the declared defaults are part of the code.
-        code["criterion_defaults"] = {p.name: p.default for p in cls.all_params()}
+        code["criterion_defaults"] = {p.name: p.default for p in cls.all_params() if not p.since_default_keyless}
     else:
         from treebench.learners.registry import baseline_code_version
 

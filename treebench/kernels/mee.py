@@ -10,10 +10,10 @@ convex curves are scanned threshold by threshold.
 
 The grid spans either the node's range of the feature or a given range (the
 paper's "whole feature range": the training set's); grid points below the
-node's smallest value send no case left.  By default every threshold of a
-convex curve is a candidate (the paper's rule); ``must_lower`` adds
-treebench's former extra rule that a split must go below the error entropy of
-not splitting.
+node's smallest value send no case left.  With ``must_lower`` (the default
+reading, :class:`treebench.trees.mee.MEETreeClassifier`) a threshold is a
+candidate only below the curve's ends, the error entropies of not splitting;
+without it every threshold of a convex curve is one (the former default).
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def best_mee_split(
         ``whole``: lay feature ``f``'s grid over ``[span_low[f], span_high[f]]``
         (the whole training set's range) instead of the node's range.
     must_lower:
-        Only splits below the error entropy of not splitting are candidates
-        (treebench's former extra rule; the paper has none).
+        Only splits below the error entropy of not splitting (the curve's
+        ends) are candidates: the default reading of the text's "valid split".
 
     Returns
     -------

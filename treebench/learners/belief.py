@@ -4,6 +4,15 @@ It differs from :class:`~treebench.learners.trees.CriterionLearner` in two
 ways: fits receive the examples' label masses (looked up by the rows' index,
 so inner-CV folds get theirs too), and each trial also measures the
 pignistic error E of eqs. 23-24 against the test examples' label masses.
+
+With the criterion parameter ``lam_tuning: pignistic-error`` the learner
+chooses lambda itself (:meth:`BeliefLearner.fit_final`): an inner stratified
+5-fold CV of the training part over :data:`LAM_GRID`, keeping the value of
+lowest pooled E on the validation examples' label masses (paper 004, section
+4: lambda is chosen by cross-validation, and E is the measure the paper
+calls the meaningful one for uncertain labels).  ``pignistic-error-own-labels``
+measures E on the labels the tree learns from instead: a ``labels: crisp``
+tree then tunes on its one-hot crisp labels and never sees the masses.
 """
 
 from __future__ import annotations
@@ -14,8 +23,16 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.learners.base import take
 from treebench.learners.trees import CriterionLearner
 from treebench.stats.metrics import Metric
+
+#: The lambda values the learner's own tuning tries (configs/belief.yaml's accuracy-tuned grid, the same values).
+LAM_GRID = (0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: Folds of that inner CV (the paper: 5-fold cross-validation).
+LAM_FOLDS = 5
+#: Stream id of its fold draw, apart from the trial's own inner splits.
+LAM_STREAM = 1040
 
 PIGNISTIC_ERROR = Metric(
     "pignistic_error", "pignistic error E (paper 004, eq. 23)", False, scale=100.0, decimals=2, unit="%"
@@ -69,6 +86,69 @@ class BeliefLearner(CriterionLearner):
 
     def use_label_masses(self, masses: np.ndarray | None, index: pd.Index) -> None:
         self.masses = None if masses is None else pd.DataFrame(masses, index=index)
+
+    def fits_per_trial(self, params: dict[str, Any]) -> int | None:
+        if params.get("lam_tuning", "config") != "config":
+            return LAM_FOLDS * len(LAM_GRID) + 1
+        return 1
+
+    def label_masses_of(self, X: pd.DataFrame, y: np.ndarray, params: dict[str, Any] | None = None) -> np.ndarray:
+        """The label masses of the rows of ``X`` that E is measured on while tuning.
+
+        One-hot from ``y`` when the run has none, or with ``lam_tuning:
+        pignistic-error-own-labels`` and ``labels: crisp`` (a tree that ignores
+        the masses measures E on its own crisp labels).
+        """
+        params = params or {}
+        own_crisp = params.get("lam_tuning") == "pignistic-error-own-labels" and params.get("labels") == "crisp"
+        if self.masses is None or own_crisp:
+            from treebench.data.label_uncertainty import crisp_label_masses
+
+            return crisp_label_masses(y, 2)
+        return self.masses.loc[X.index].to_numpy()
+
+    def fit_final(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray, seed: int) -> Any:
+        """The trial's tree; with ``lam_tuning`` other than ``config`` at the lambda :meth:`tune_lam` picks."""
+        if params.get("lam_tuning", "config") == "config":
+            return self.fit(params, X, y)
+        lam, _ = self.tune_lam(params, X, y, seed)
+        model = self.fit({**params, "lam": lam}, X, y)
+        model.tuned_lam_ = lam
+        return model
+
+    def chosen(self, model: Any) -> dict[str, Any]:
+        lam = getattr(model, "tuned_lam_", None)
+        return {} if lam is None else {"lam": lam}
+
+    def tune_lam(self, params: dict[str, Any], X: pd.DataFrame, y: np.ndarray,
+                 seed: int) -> tuple[float, np.ndarray]:
+        """Lambda of lowest pooled pignistic error E over an inner stratified CV of (``X``, ``y``).
+
+        Every inner validation example adds ``1 - BetP(m_i)`` to its grid
+        point's sum (eq. 23 pooled over the folds); ties go to the fewest
+        leaves summed over the inner fits, then to the first value of
+        :data:`LAM_GRID` (the rules of :mod:`treebench.experiment.tuning`).
+        Returns the value and each point's E.
+        """
+        from treebench.sampling import stratified_kfold
+
+        y = np.asarray(y)
+        masses = self.label_masses_of(X, y, params)
+        folds = stratified_kfold(y, min(LAM_FOLDS, len(y)), np.random.default_rng([seed, LAM_STREAM]))
+        lost = np.zeros(len(LAM_GRID))
+        leaves = np.zeros(len(LAM_GRID), dtype=np.int64)
+        for train, valid in folds:
+            X_train, X_valid = take(X, train), take(X, valid)
+            prepared = self.prepare(X_train, y[train])
+            for i, lam in enumerate(LAM_GRID):
+                model = self.fit({**params, "lam": lam}, X_train, y[train], prepared)
+                proba = self.pignistic_proba(model, X_valid, masses.shape[1] - 1)
+                lost[i] += len(valid) * pignistic_error(proba, masses[valid])
+                leaves[i] += self.n_leaves(model)
+        errors = lost / len(y)
+        # lowest E, then fewest leaves, then the grid's order (exact: E sums compared as rounded floats)
+        best = min(range(len(LAM_GRID)), key=lambda i: (round(float(errors[i]), 12), int(leaves[i]), i))
+        return float(LAM_GRID[best]), errors
 
     def view(self, X: pd.DataFrame) -> pd.DataFrame:
         return X  # keep the row index: it finds each inner fold's label masses

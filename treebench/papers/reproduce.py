@@ -327,7 +327,7 @@ def publish(pages: Sequence[PaperPage], path: Path, *, command: str = "") -> Pat
 
 
 #: The files a paper's report folder receives (its figures are named by the spec, checked as drawn).
-REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION)
+REPORT_FILES = ("report.md", "report.tex", "verdicts.json", SECTION, "forest.png", "forest.svg")
 
 
 def check_report_places(folder: Path, what: str, page: Path | None = None,

@@ -5,7 +5,9 @@ for four things that should not pass without a word (``docs/reports.md``,
 "Anomaly flags"):
 
 - ``below majority``: a learner's mean accuracy on a dataset below the
-  majority-class rate of the data (from the dataset card's class counts);
+  majority-class rate of the data (from the dataset card's class counts, or,
+  for a config that simulates expert labels, from the crisp labels the
+  trials used: :func:`simulated_labels`);
 - ``one leaf``: a learner grows a single leaf in more than half its trials on
   a dataset where the other learners split (their median leaves > 1);
 - ``grid edge``: a tuned parameter chosen at the lowest or highest value of
@@ -75,18 +77,74 @@ def _num(frame: pd.DataFrame, col: str) -> pd.Series:
     return pd.to_numeric(frame[col], errors="coerce")
 
 
-def majority_rates(datasets: Sequence[str]) -> dict[str, float]:
-    """Dataset -> the share of its largest class, from the dataset cards (cards without counts are left out)."""
+def simulated_labels(config: str | Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Dataset -> (label masses, crisp labels) the config's trials use, when it simulates expert labels.
+
+    The draw of :func:`treebench.experiment.trial.trial_labels` (one per
+    dataset); empty for a config without ``label_uncertainty`` or that cannot
+    be read, and a dataset that cannot be loaded is left out.
+    """
+    from treebench.data.label_uncertainty import LABEL_STREAM, simulate_label_masses
+    from treebench.errors import TreebenchError
+    from treebench.experiment.config import load_config
+    from treebench.experiment.trial import load_data
+    from treebench.sampling import rng_for
+
+    try:
+        spec = load_config(config)
+    except (TreebenchError, OSError):
+        return {}
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if spec.label_uncertainty is None:
+        return out
+    for dataset in spec.datasets:
+        try:
+            data = load_data(dataset)
+        except (TreebenchError, OSError):
+            continue
+        rng = rng_for(spec.seed, dataset.seed_name, 0, LABEL_STREAM)
+        out[dataset.label] = simulate_label_masses(data.y, spec.label_uncertainty, rng)
+    return out
+
+
+#: The source of :func:`majority_rates` for a config that simulates expert labels.
+SIMULATED_SOURCE = "the simulated crisp labels' class counts"
+
+
+def majority_source(config: str | Path | None) -> str:
+    """What :func:`majority_rates` with ``config`` counts: the simulated labels or the cards."""
+    from treebench.errors import TreebenchError
+    from treebench.experiment.config import load_config
+
+    try:
+        simulated = config is not None and load_config(config).label_uncertainty is not None
+    except (TreebenchError, OSError):
+        simulated = False
+    return SIMULATED_SOURCE if simulated else "the card's class counts"
+
+
+def majority_rates(datasets: Sequence[str], config: str | Path | None = None) -> dict[str, float]:
+    """Dataset -> the share of its largest class, from the dataset cards (cards without counts are left out).
+
+    With ``config`` simulating expert labels, the share comes from the crisp
+    labels its trials learned and were tested on, which differ from the card's.
+    """
     from treebench.data.cards import CardRegistry
     from treebench.data.settings import Settings
     from treebench.errors import TreebenchError
 
     out: dict[str, float] = {}
+    if config is not None:
+        for name, (_, labels) in simulated_labels(config).items():
+            if name in datasets and len(labels):
+                out[name] = float(np.bincount(np.asarray(labels, dtype=np.int64)).max() / len(labels))
     try:
         registry = CardRegistry(Settings.from_env().cards_dir)
     except (TreebenchError, OSError):
         return out
     for name in datasets:
+        if name in out:
+            continue
         try:
             counts = registry.get(name).expected.class_counts
         except (TreebenchError, OSError, KeyError):
@@ -193,7 +251,8 @@ def _grid_edges(ok: pd.DataFrame, grids: Mapping[str, Mapping[str, list[float]]]
 
 def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list[float]]] | None = None,
                    ranges: Mapping[tuple[str, str], ParamRange] | None = None,
-                   majority: Mapping[str, float] | None = None) -> list[Anomaly]:
+                   majority: Mapping[str, float] | None = None,
+                   majority_source: str = "the card's class counts") -> list[Anomaly]:
     """Every flag of ``frame``'s successful trials (module docstring), in :data:`FLAGS` order.
 
     Parameters
@@ -206,6 +265,8 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
     majority
         Dataset -> majority-class rate (:func:`majority_rates`); without it
         the majority check is skipped.
+    majority_source
+        Where those rates come from, for the flag's text.
     """
     if frame is None or not len(frame) or not {"dataset", "algorithm"} <= set(frame.columns):
         return []
@@ -222,13 +283,13 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
             if len(below) == len(per) and len(per) > 1:  # the data, not one learner: one line
                 out.append(Anomaly(BELOW_MAJORITY, str(ds), "every learner",
                                    f"every learner on {ds} ({len(per)}) is below the majority-class rate "
-                                   f"{100 * rate:.1f} % (the card's class counts): mean accuracy "
+                                   f"{100 * rate:.1f} % ({majority_source}): mean accuracy "
                                    f"{100 * per.min():.1f}–{100 * per.max():.1f} %"))
                 continue
             for alg, acc in below.items():
                 out.append(Anomaly(BELOW_MAJORITY, str(ds), str(alg),
                                    f"{alg} on {ds}: mean accuracy {100 * acc:.1f} % is below the majority-class "
-                                   f"rate {100 * rate:.1f} % (the card's class counts)"))
+                                   f"rate {100 * rate:.1f} % ({majority_source})"))
     if "n_leaves" in ok.columns:
         leaves = ok.assign(_l=_num(ok, "n_leaves"))
         for ds, sub in leaves.groupby("dataset", sort=True):

@@ -9,6 +9,7 @@ written into the report::
     causes:
       - dataset: Vehicle                # the paper's label or the card name
         algorithm: o-pitree             # optional: only this algorithm's cells
+        metric: accuracy                # optional: only this metric's cells
         kind: misprint                  # one of KINDS
         explains: [rows]                # optional: Table fields the cause accounts for
         text: Table I prints 946 rows; the data has 846.
@@ -54,6 +55,13 @@ class Cause:
     source: str
     algorithm: str = ""
     explains: tuple[str, ...] = ()
+    metric: str = ""
+
+    @property
+    def shape_only(self) -> bool:
+        """A cause of the dataset's shape (it explains rows/features/classes, names no algorithm or metric):
+        it belongs to the calibration's "what differs", not to every cell of the dataset."""
+        return bool(self.explains) and not self.algorithm and not self.metric
 
     def line(self) -> str:
         """``kind: text (source kind: where)``."""
@@ -77,10 +85,13 @@ class Causes:
         """The causes about any of ``names`` (every algorithm's)."""
         return [c for c in self.causes if c.matches(*names)]
 
-    def for_cell(self, dataset: object, label: object, algorithm: object) -> list[Cause]:
-        """The causes that apply to one cell: its dataset's, less those about another algorithm."""
+    def for_cell(self, dataset: object, label: object, algorithm: object, metric: object = "") -> list[Cause]:
+        """The causes that explain one cell: its dataset's, less those about another algorithm or metric and
+        those of the dataset's shape only (:attr:`Cause.shape_only`)."""
         return [c for c in self.causes if c.matches(dataset, label, algorithm=algorithm)
-                and (not c.algorithm or _key(c.algorithm) == _key(algorithm))]
+                and (not c.algorithm or _key(c.algorithm) == _key(algorithm))
+                and (not c.metric or not metric or _key(c.metric) == _key(metric))
+                and not c.shape_only]
 
     def explained(self, *names: object) -> set[str]:
         """The shape fields the dataset's causes account for."""
@@ -93,10 +104,10 @@ def _entry(raw: Any, i: int, where: str) -> Cause:
 
     if not isinstance(raw, dict):
         raise bad("expected a mapping with dataset, kind, text and source")
-    unknown = set(raw) - {"dataset", "algorithm", "kind", "explains", "text", "source"}
+    unknown = set(raw) - {"dataset", "algorithm", "metric", "kind", "explains", "text", "source"}
     if unknown:
-        raise bad(f"unknown field(s) {', '.join(sorted(unknown))}; accepted: dataset, algorithm, kind, explains, "
-                  "text, source")
+        raise bad(f"unknown field(s) {', '.join(sorted(unknown))}; accepted: dataset, algorithm, metric, kind, "
+                  "explains, text, source")
     for name in ("dataset", "kind", "text"):
         if not isinstance(raw.get(name), str) or not raw[name].strip():
             raise bad(f"field {name!r} must be a non-empty text")
@@ -109,7 +120,7 @@ def _entry(raw: Any, i: int, where: str) -> Cause:
     if not isinstance(explains, list) or any(f not in FIELDS for f in explains):
         raise bad(f"explains must be a list of {', '.join(FIELDS)}")
     return Cause(raw["dataset"], raw["kind"], " ".join(raw["text"].split()), source["kind"], str(source["where"]),
-                 str(raw.get("algorithm", "") or ""), tuple(explains))
+                 str(raw.get("algorithm", "") or ""), tuple(explains), str(raw.get("metric", "") or ""))
 
 
 def load_causes(path: str | Path) -> Causes:

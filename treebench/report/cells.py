@@ -169,7 +169,8 @@ def _cases(sub: pd.DataFrame, metric: str) -> float:
 
 
 def standard_errors(paper: float, paper_std: float, ours: float, our_std: float, n: int, cases: float,
-                    metric: str, unit: str, std_kind: str) -> tuple[float, float, str]:
+                    metric: str, unit: str, std_kind: str,
+                    paper_splits: int | None = None) -> tuple[float, float, str]:
     """``(se_paper, se_ours, how)`` of one cell, in the paper's unit.
 
     Ours: the binomial std when ``std_kind`` is ``binomial`` (already a
@@ -179,7 +180,9 @@ def standard_errors(paper: float, paper_std: float, ours: float, our_std: float,
     binomial std, else a std over its folds, divided by sqrt(n): the paper's
     protocol has our number of folds); where it prints none, our fold spread
     stands in for its noise (same protocol, same data), and with one trial the
-    binomial estimate from its own value.
+    binomial estimate from its own value.  ``paper_splits`` is how many splits stand
+    behind the paper's value when not as many as ours (a single published split
+    against our repeated ones): its noise is then the per-split spread over that many.
     """
     how = []
     if std_kind == "binomial":
@@ -191,9 +194,14 @@ def standard_errors(paper: float, paper_std: float, ours: float, our_std: float,
     else:
         se_ours = _binomial_se(ours, metric, unit, cases)
         how.append("ours: binomial" if not math.isnan(se_ours) else "ours: no spread")
+    k = max(paper_splits or n, 1)  # the splits behind the paper's value
     if not math.isnan(paper_std):
-        se_paper = paper_std if std_kind == "binomial" else paper_std / math.sqrt(max(n, 1))
-        how.append("paper: its binomial std" if std_kind == "binomial" else f"paper: its std / sqrt({max(n, 1)})")
+        se_paper = paper_std if std_kind == "binomial" else paper_std / math.sqrt(k)
+        how.append("paper: its binomial std" if std_kind == "binomial" else f"paper: its std / sqrt({k})")
+    elif n >= 2 and not math.isnan(se_ours) and paper_splits and paper_splits != n and std_kind != "binomial":
+        se_paper = our_std / math.sqrt(k)
+        how.append(f"paper: no std printed, our per-split spread over its {k} split{'s' if k != 1 else ''} "
+                   "stands in")
     elif n >= 2 and not math.isnan(se_ours):
         se_paper = se_ours
         how.append("paper: no std printed, our fold spread stands in")
@@ -216,12 +224,14 @@ NOT_JUDGED_WHY = {"no dataset": "not judged: treebench does not have the data",
                   "not run": "not judged: not in the store", "no value": "not judged: the store has no value"}
 
 
-def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "sample") -> pd.DataFrame:
+def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "sample",
+                  paper_splits: int | None = None) -> pd.DataFrame:
     """Every published number next to ours, with their agreement.
 
     ``our_std`` is ``"sample"`` (the std over trials) or ``"binomial"``
     (:func:`binomial_std`, like for like where the paper prints a binomial
-    std; :attr:`~treebench.report.spec.PaperSpec.our_std`).
+    std; :attr:`~treebench.report.spec.PaperSpec.our_std`); ``paper_splits``
+    the splits behind each published value (:func:`standard_errors`).
 
     Returns
     -------
@@ -266,7 +276,8 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
                 if not math.isnan(ref.std):
                     row["within_std"] = bool(abs(row["diff"]) <= ref.std + 1e-9)
                 se_p, se_o, how = standard_errors(float(ref.value), float(ref.std), row["ours"], row["our_std"],
-                                                  row["n"], _cases(sub, ref.metric), ref.metric, ref.unit, our_std)
+                                                  row["n"], _cases(sub, ref.metric), ref.metric, ref.unit, our_std,
+                                                  paper_splits)
                 row["se_paper"], row["se_ours"] = se_p, se_o
                 row["agrees"], row["agree_bound"] = agreement(row["diff"], se_p, se_o)
                 row["agree_why"] = how if row["agrees"] is not None else f"not judged: {how}"

@@ -46,8 +46,10 @@ from treebench.report.verdicts import (  # re-exported: the specs and the report
     SIGNIFICANCE,
     SMALLER,
     TREND,
+    grade_difference,
     judge,
     not_testable,
+    power_to_detect,
 )
 
 if TYPE_CHECKING:
@@ -85,7 +87,15 @@ class ClaimTest:
     summary
         One line on the parts (how many significant before and after Holm).
     correction
-        The multiplicity correction the verdict's p went through, in words.
+        The multiplicity correction of the strict second view (Holm across claims, or
+        over the units), in words; the verdict uses no correction the paper did not apply.
+    as_applied
+        Whether this is the paper's own test (False: the paper names none, the test is
+        ours, and the verdict is the effect's replication grade, :attr:`Effect.outcome`).
+    units
+        For a claim tested unit by unit: ``(unit, grade)``, each unit graded by the
+        paper's test on our data at the paper's level, uncorrected
+        (:func:`~treebench.report.verdicts.grade_units` makes the claim's verdict).
     """
 
     name: str
@@ -98,10 +108,18 @@ class ClaimTest:
     parts: list[tuple[str, float, float]] = field(default_factory=list)
     summary: str = ""
     correction: str = ""
+    as_applied: bool = True
+    units: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def p_verdict(self) -> float:
+        """The p the verdict uses: the paper's test on our data as the paper applied it, with no
+        correction across claims (NaN for a test run unit by unit: its units are graded one by one)."""
+        return math.nan if self.parts else self.ours_p
 
     @property
     def p_adjusted(self) -> float:
-        """The p-value the verdict uses, after the stated correction.
+        """The p-value of the strict second view, after :attr:`correction`.
 
         A test run unit by unit (``parts``) backs the claim only when every
         unit rejects, so its p is the largest Holm-adjusted p of the units;
@@ -185,6 +203,9 @@ class Effect:
     datasets: list[str] = field(default_factory=list)
     verdict: str = not_testable("nothing computed")
     test: ClaimTest | None = None
+    margin_source: str = ""
+    fixed_margin: float = math.nan
+    unit_points: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def null(self) -> bool:
@@ -195,6 +216,20 @@ class Effect:
     def grade(self) -> str:
         """The verdict without the reason of ``not testable``."""
         return NOT_TESTABLE if self.verdict.startswith(NOT_TESTABLE) else self.verdict
+
+    @property
+    def outcome(self) -> str:
+        """The replication grade of the effect's interval against 0 and the paper's effect
+        (:func:`~treebench.report.verdicts.grade_difference`): the verdict of a ``difference`` or
+        ``trend``, shown beside the test's verdict for a ``significance`` claim."""
+        if math.isnan(self.ours):
+            return self.verdict if self.verdict.startswith(NOT_TESTABLE) else not_testable("no effect")
+        return grade_difference(self.paper, self.low, self.high)
+
+    @property
+    def power(self) -> float:
+        """The rerun's power to detect the paper's effect (:func:`~treebench.report.verdicts.power_to_detect`)."""
+        return power_to_detect(self.paper, self.low, self.high)
 
     def paper_text(self) -> str:
         """The paper's effect as text: value and source."""
@@ -209,7 +244,10 @@ class Effect:
         ci = "" if math.isnan(self.low) else f" [{_num(self.low)}, {_num(self.high)}]"
         text = f"{_num(self.ours)}{ci} ({self.n_datasets} dataset{'s' if self.n_datasets != 1 else ''})"
         if self.kind == EQUIVALENCE and not math.isnan(self.margin):
-            text += f", margin ± {abs(self.margin):g}"
+            text += f", margin ± {abs(self.margin):.3g}" + (f" ({self.margin_source})" if self.margin_source else "")
+        if self.kind in (DIFFERENCE, TREND, SIGNIFICANCE) and self.outcome == INCONCLUSIVE \
+                and not math.isnan(self.power):
+            text += f", power to detect the paper's effect {self.power:.0%}"
         if self.kind == COUNT and self.counted:
             ties = self.counted - self.holds - self.fails
             text += f", holds on {self.holds} of {self.counted}" + (f" ({ties} tied)" if ties else "")
@@ -249,7 +287,7 @@ def adjust_families(outcomes: Sequence[ClaimOutcome], attribute: str = "effect")
                 setattr(t, adj, float(value))
         for t in members:
             t.correction = (f"Holm over the paper's {len(members)} claim{'s' if len(members) != 1 else ''} "
-                            f"tested this way ({family})")
+                            f"tested this way ({family}; a second view: the paper corrects nothing across claims)")
 
 
 def rejudge(outcomes: Sequence[ClaimOutcome]) -> None:
@@ -290,6 +328,13 @@ class ClaimOutcome:
         The same over the calibrated datasets only (set by the report).
     verdict, verdict_calibrated
         The two verdicts as text (``effect.verdict`` and ``calibrated.verdict``).
+    paper_on_paper
+        The same claim graded by the same rule on the paper's own published numbers
+        (:mod:`treebench.report.paper_frame`); ``None`` until the report sets it.
+    location, scope, test_as_applied
+        Where the paper states it, the scope of its sentence and the test the paper
+        applied (from the paper's inventory, :class:`~treebench.report.statements.Statement`;
+        empty for a bare claim).
     """
 
     text: str
@@ -302,6 +347,10 @@ class ClaimOutcome:
     calibrated: Effect | None = None
     verdict: str = ""
     verdict_calibrated: str = ""
+    paper_on_paper: Effect | None = None
+    location: str = ""
+    scope: str = ""
+    test_as_applied: str = ""
 
     def set_effect(self, effect: Effect) -> ClaimOutcome:
         """Attach the effect over all datasets and its verdict; returns self."""
@@ -347,6 +396,41 @@ def _unit(cells: pd.DataFrame, metric: str) -> str:
         if len(units):
             return str(units.iloc[0])
     return "raw"
+
+
+#: The power at which an equivalence margin is the smallest difference the paper's design detects.
+DESIGN_POWER = 0.8
+
+
+def design_margin(differences: np.ndarray, alpha: float, power: float = DESIGN_POWER) -> float:
+    """The smallest mean difference a Wilcoxon signed-rank test over these datasets detects with ``power``.
+
+    The paired t-test's approximation, ``(t_{n-1, 1-alpha/2} + t_{n-1, power}) * sd / sqrt(n)``, with
+    the Wilcoxon test's asymptotic relative efficiency to the t-test under normality (3/pi) shrinking
+    ``n``: the design's own resolution, from the spread ``sd`` of the paper's per-dataset differences.
+    NaN with fewer than 3 datasets (0 when the differences do not vary; the caller then keeps the
+    fixed margin).
+    """
+    from scipy.stats import t as student
+
+    d = np.asarray(differences, dtype=float)
+    d = d[~np.isnan(d)]
+    if d.size < 3:
+        return math.nan
+    n_eff = d.size * 3.0 / math.pi
+    df = d.size - 1
+    return float((student.ppf(1 - alpha / 2, df) + student.ppf(power, df)) * d.std(ddof=1) / math.sqrt(n_eff))
+
+
+def rate_design_margin(rate: float, cases: int, alpha: float = 0.05, power: float = DESIGN_POWER) -> float:
+    """The smallest difference between two error rates near ``rate``, each measured on ``cases`` cases,
+    that a two-sided test at ``alpha`` detects with ``power``: ``(z_{1-alpha/2} + z_power) sqrt(2 r (1-r) / N)``
+    (two independent binomial rates: the most a reader can derive when the paper gives no paired counts)."""
+    from scipy.stats import norm
+
+    if math.isnan(rate) or cases <= 0:
+        return math.nan
+    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * math.sqrt(2 * rate * (1 - rate) / cases))
 
 
 def _margin(margin: float, unit: str, metric: str) -> float:
@@ -438,6 +522,7 @@ def _measured(
     effect.ours, effect.low, effect.high, effect.n_datasets = ci.estimate, ci.low, ci.high, ci.n_units
     points = _unit_points(arrays, summary)
     effect.holds, effect.fails, effect.counted = int(np.sum(points > 0)), int(np.sum(points < 0)), len(points)
+    effect.unit_points = list(zip(effect.datasets, (float(p) for p in points)))
     effect.verdict = judge(effect)
     return effect
 
@@ -454,7 +539,14 @@ def _unit_points(arrays: list[np.ndarray], summary: object) -> np.ndarray:
 
 
 #: The correction of a test run unit by unit (:attr:`ClaimTest.p_adjusted`).
-_UNITS_CORRECTION = "Holm over the {n} {units}; the claim needs every one to reject (largest adjusted p)"
+_UNITS_CORRECTION = ("Holm over the {n} {units}, every one rejecting (largest adjusted p): a second view; "
+                     "the verdict grades each unit uncorrected")
+
+
+def _unit_grades(raw: Sequence[tuple[str, float]], alpha: float) -> list[tuple[str, str]]:
+    """Each unit's grade by its uncorrected p (already 1 where the unit goes against the claim)."""
+    return [(u, not_testable("the test could not be computed") if math.isnan(p)
+             else REPRODUCED if p < alpha else NOT_REPRODUCED) for u, p in raw]
 
 
 def _table_source(n: int, what: str = "") -> str:
@@ -547,14 +639,24 @@ class WilcoxonClaim:
             d = sign * (wide[self.a] - wide[self.b]).dropna()
             if len(d):
                 paper = (float(d.mean()), len(d), _table_source(len(d)))
+        margin = self.margin
+        if not self.significant and math.isnan(margin) and wide is not None and self.a in wide and self.b in wide:
+            margin = design_margin((wide[self.a] - wide[self.b]).dropna().to_numpy(), self.alpha)
+            margin = math.nan if margin == 0 else margin  # no spread, no resolution: the fixed margin
         rerun = _Rerun(cells, frame)
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
             return _measured(measure, paper, [], None, kind=self.kind, empty=algs, test=test)
         units = rerun.units(algs, self.metric, unit, list(rerun.paper_datasets(self.metric)))
-        return _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
-                         margin=_margin(self.margin, unit, self.metric),
-                         empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
+        effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
+                           margin=_margin(margin, unit, self.metric),
+                           empty=f"no dataset of the paper's table with {self.a} and {self.b} rerun", test=test)
+        if not self.significant and not math.isnan(margin):
+            effect.margin_source = (f"the smallest difference the paper's Wilcoxon test over its {len(wide[[self.a, self.b]].dropna())} "
+                                    f"datasets detects with 80 % power at {self.alpha:g}, from the spread of its own "
+                                    "per-dataset differences")
+            effect.fixed_margin = _margin(math.nan, unit, self.metric)
+        return effect
 
 
 @dataclass(frozen=True)
@@ -592,6 +694,7 @@ class OneWayClaim:
         match = Matcher.of(ok)
         agreements, total = 0, 0
         omnibus: list[tuple[str, float]] = []
+        unit_grades: list[tuple[str, str]] = []
         for label, group in sub.groupby("dataset_label", sort=False):
             paper_best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
             paper_worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
@@ -613,6 +716,10 @@ class OneWayClaim:
             total += 1
             same = sorted(res.best) == paper_best and sorted(res.worst) == paper_worst
             agreements += same
+            marked = str(label), same and res.p_value < self.alpha
+            unit_grades.append((marked[0], REPRODUCED if marked[1] else NOT_REPRODUCED)
+                               if paper_best or paper_worst else
+                               (marked[0], not_testable("the paper marks no best or worst")))
             out.details.append(
                 f"{label}: paper best {', '.join(paper_best) or '–'} / worst {', '.join(paper_worst) or '–'}; "
                 f"ours ({'Kruskal-Wallis' if res.test == 'kruskal' else 'ANOVA'}, p = {res.p_value:.4f}) "
@@ -622,7 +729,7 @@ class OneWayClaim:
         if total:
             out.ours = f"same marks on {agreements} of {total} datasets"
             out.literal = agreements == total
-        test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha)
+        test = ClaimTest("Levene → ANOVA / Kruskal-Wallis per dataset (omnibus)", self.alpha, units=unit_grades)
         if omnibus:
             adjusted = holm([p for _, p in omnibus])
             test.parts = [(label, p, float(q)) for (label, p), q in zip(omnibus, adjusted)]
@@ -771,6 +878,9 @@ class UnderlineClaim:
                                                                          else m[:, k:].min(axis=1)))
                                                      for i in range(k)], axis=0))
             for i, alg in enumerate(chosen):
+                if len(rows) < 2:  # one value per cell (the paper's own table): no paired test to run
+                    raw.append((f"{label} / {alg}", math.nan))
+                    continue
                 ps = []
                 for j in range(len(opponents)):
                     r = run_paired(self.test, rows[:, i], rows[:, k + j])
@@ -779,6 +889,7 @@ class UnderlineClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.units = _unit_grades(raw, self.alpha)
             test.correction = _UNITS_CORRECTION.format(n=len(raw), units="underlined cells")
             test.summary = (f"{sum(p <= self.alpha for _, p in raw)} of {len(raw)} underlined cells significant at "
                             f"{self.alpha:g} ({int(np.sum(adjusted <= self.alpha))} after Holm over the cells)")
@@ -1063,6 +1174,8 @@ class FoldsClaim:
     stated: str = ""
     paper_effect: float = math.nan
     margin: float = math.nan
+    design_cases: int = 0
+    design_rate: float = math.nan
 
     @property
     def kind(self) -> str:
@@ -1081,8 +1194,8 @@ class FoldsClaim:
             f"{self.a} better than {self.b}" if self.significant else f"{self.a} equivalent to {self.b}")
         out = ClaimOutcome(self.text, self.stated or paper_says, "–", "not run", None)
         name = FOLD_TEST_NAMES.get(self.test, self.test)
-        test = ClaimTest(f"{name} over each dataset's outer folds (our choice: the paper names no test), "
-                         "Holm over the datasets", self.alpha)
+        test = ClaimTest(f"{name} over each dataset's outer folds (our choice: the paper names no test)",
+                         self.alpha, as_applied=False)
         measure = (f"mean {self.a} − {self.b} over datasets ({self.metric}, {_unit_name(unit, self.metric)}; "
                    f"+ = {self.a} better)")
         paper = self._paper(cells, sign, out)
@@ -1104,6 +1217,7 @@ class FoldsClaim:
         if raw:
             adjusted = holm([p for _, p in raw])
             test.parts = [(u, p, float(q)) for (u, p), q in zip(raw, adjusted)]
+            test.units = _unit_grades(raw, self.alpha)
             test.correction = _UNITS_CORRECTION.format(n=len(raw), units="datasets")
             hits = int(np.sum(adjusted <= self.alpha))
             what = f"{self.a} significantly better" if self.significant else "significantly different"
@@ -1112,9 +1226,18 @@ class FoldsClaim:
             out.ours = test.summary
             out.literal = hits > len(raw) / 2 if self.significant else hits == 0
             out.details = [f"{u}: p = {p:.4g}, Holm {q:.4g}" for u, p, q in test.parts]
+        margin = self.margin
+        design = not self.significant and math.isnan(margin) and self.design_cases > 0
+        if design:
+            margin = rate_design_margin(self.design_rate, self.design_cases) * (100.0 if unit == "percent" else 1.0)
         effect = _measured(measure, paper, units, lambda m: sign * (m[:, 0] - m[:, 1]), kind=self.kind,
-                           margin=_margin(self.margin, unit, self.metric),
+                           margin=_margin(margin, unit, self.metric),
                            empty=f"no dataset rerun with {self.a} and {self.b}", test=test)
+        if design:
+            effect.margin_source = (f"the smallest difference of two error rates near {self.design_rate:g} that the "
+                                    f"paper's {self.design_cases} cases detect with 80 % power (unpaired: the paper "
+                                    "gives no discordant counts)")
+            effect.fixed_margin = _margin(math.nan, unit, self.metric)
         return out.set_effect(effect)
 
     def _paper(self, cells: pd.DataFrame, sign: float, out: ClaimOutcome) -> tuple[float, int, str]:

@@ -30,6 +30,7 @@ from treebench.report.anomalies import (
     config_grids,
     find_anomalies,
     majority_rates,
+    majority_source,
     skipped_checks,
 )
 from treebench.report.causes import Causes, load_causes
@@ -56,6 +57,7 @@ from treebench.report.claims import (
     not_testable,
     rejudge,
 )
+from treebench.report.forest import FOREST, forest_plot
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
 from treebench.report.sections import Section
@@ -67,8 +69,18 @@ from treebench.report.spec import (
     SectionContext,
     section_builder,
 )
+from treebench.report.systematic import systematic, systematic_markdown
 from treebench.report.table import build_table
-from treebench.report.verdicts import KINDS, rule_text, summary, summary_text, verdicts_document
+from treebench.report.verdicts import (
+    KINDS,
+    SIGNIFICANCE,
+    rule_text,
+    summary,
+    summary_text,
+    units_text,
+    verdicts_document,
+    views,
+)
 from treebench.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from treebench.stats.metrics import METRICS, frame_metrics
 
@@ -185,14 +197,14 @@ def judge_readings(
                                            f"not run: no trials of {', '.join(missing)} in the store"))
             continue
         view = reading_frame(frame, reading, source)
-        cells = with_causes(compare_cells(reference, view, spec.our_std), causes)
+        cells = with_causes(compare_cells(reference, view, spec.our_std, spec.paper_splits), causes)
         calibration, claims = judge_claims(spec, cells, view, causes)
         covered = _datasets_of(view, reading.rename.values())
         default_same = None
         if covered and covered < _datasets_of(frame, reading.rename.values()):
             same = frame[frame["dataset"].isin(covered)]
             _, default_same = judge_claims(
-                spec, with_causes(compare_cells(reference, same, spec.our_std), causes), same, causes)
+                spec, with_causes(compare_cells(reference, same, spec.our_std, spec.paper_splits), causes), same, causes)
         outcomes.append(ReadingOutcome(reading, cells, claims, calibration, datasets=tuple(sorted(covered)),
                                        default_same=default_same))
     return outcomes
@@ -244,7 +256,7 @@ def build_report(
         (default: the spec's, when the file is there).
     """
     causes = load_causes(spec.causes) if spec.causes else Causes()
-    cells = with_causes(compare_cells(reference, frame, spec.our_std), causes)
+    cells = with_causes(compare_cells(reference, frame, spec.our_std, spec.paper_splits), causes)
     calibration, claims = judge_claims(spec, cells, frame, causes)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
@@ -267,8 +279,11 @@ def build_report(
     sections = tree_quality(context) + sections
     readings = judge_readings(spec, frame, reference, reading_sources, causes) if len(frame) else []
     grids, ranges = config_grids(Path(config or spec.config))
-    majority = majority_rates(sorted(set(frame["dataset"].astype(str)))) if "dataset" in frame.columns else {}
-    anomalies = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
+    # simulated expert labels: the majority rate of the labels the trials used, not the card's
+    majority = (majority_rates(sorted(set(frame["dataset"].astype(str))), Path(config or spec.config))
+                if "dataset" in frame.columns else {})
+    anomalies = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority,
+                               majority_source=majority_source(Path(config or spec.config)))
     skipped = skipped_checks(frame, grids=grids, majority=majority) if len(frame) else []
     return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings, anomalies,
                   skipped, causes)
@@ -281,10 +296,20 @@ def with_causes(cells: pd.DataFrame, causes: Causes | None) -> pd.DataFrame:
         cells["cause"] = pd.Series(dtype=str)
         return cells
     registry = causes or Causes()
-    cells["cause"] = ["; ".join(c.line() for c in registry.for_cell(r.get("dataset", ""), r.get("dataset_label", ""),
-                                                                     r.get("algorithm", "")))
-                      for r in cells.to_dict("records")]
+    texts = []
+    for r in cells.to_dict("records"):
+        found = registry.for_cell(r.get("dataset", ""), r.get("dataset_label", ""), r.get("algorithm", ""),
+                                  r.get("metric", ""))
+        text = "; ".join(c.line() for c in found)
+        if text and r.get("agrees") is True:  # nothing to explain: the registry is out of date for this cell
+            text = f"{STALE} {text}"
+        texts.append(text)
+    cells["cause"] = texts
     return cells
+
+
+#: The flag of a cause attached to a cell that agrees with the paper.
+STALE = "stale (the cell agrees with the paper):"
 
 
 def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,
@@ -318,7 +343,37 @@ def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,
     adjust_families(outcomes, "effect")
     adjust_families(outcomes, "calibrated")
     rejudge(outcomes)
+    grade_paper_on_paper(spec, kept_cells, outcomes)
     return calibration, outcomes
+
+
+def grade_paper_on_paper(spec: PaperSpec, cells: pd.DataFrame, outcomes: list[ClaimOutcome]) -> None:
+    """Grade every claim, by its own rule, on the paper's published numbers (``outcome.paper_on_paper``).
+
+    The paper's table becomes trials (:func:`~treebench.report.paper_frame.paper_cells`) and each claim
+    is evaluated on them exactly as on the rerun; Holm across claims is applied as on ours.
+    """
+    from treebench.report.paper_frame import paper_cells
+
+    published, frame = paper_cells(cells) if len(cells) else (cells, pd.DataFrame())
+    if frame.empty:
+        for outcome in outcomes:
+            measure = outcome.effect.measure if outcome.effect is not None else "–"
+            outcome.paper_on_paper = Effect(measure, verdict=not_testable("the paper prints no table to grade"))
+        return
+    own = [evaluate_claim(claim, published, frame) for claim in spec.claims]
+    adjust_families(own, "effect")
+    rejudge(own)
+    for outcome, mine in zip(outcomes, own):
+        effect = mine.effect
+        if effect is not None and effect.verdict.startswith(NOT_TESTABLE):
+            # the rerun's wording ("not rerun", "could not be computed") read on a table of means
+            reason = effect.verdict[len(NOT_TESTABLE) + 2:-1]
+            effect.verdict = not_testable(f"the paper's table cannot carry this rule: {reason}; it prints one "
+                                          "value per cell, so a test over each cell's splits cannot be rerun "
+                                          "on it" if effect.test is not None and not math.isnan(effect.ours)
+                                          else f"the paper's table cannot carry this rule: {reason}")
+        outcome.paper_on_paper = effect
 
 
 def _chosen(builders: tuple[SectionBuilder, ...], extras: bool | dict) -> list[SectionBuilder]:
@@ -554,11 +609,30 @@ def _test_cell(effect: Effect | None) -> str:
         return "– (the paper names no test)"
     test = effect.test
     text = str(test)
-    if test.correction:
-        text += f"; correction: {test.correction}"
-    if not math.isnan(test.p_adjusted):
-        text += f"; p for the verdict {test.p_adjusted:.4g} (alpha {test.alpha:g})"
+    if not test.as_applied:
+        text += "; the verdict grades the effect (the paper names no test)"
+    elif test.units:
+        text += f"; verdict from the units, uncorrected: {units_text(test.units)}"
+    elif not math.isnan(test.p_verdict):
+        text += f"; p for the verdict {test.p_verdict:.4g} (alpha {test.alpha:g}), no correction across claims"
+    if effect.kind == SIGNIFICANCE and not math.isnan(effect.ours):
+        text += f"; outcome of the effect: {effect.outcome}"
+    second = views(effect)
+    if second:
+        text += "; second views: " + ", ".join(f"{name} → {grade}" for name, grade in second.items())
+        if test.correction:
+            text += f" ({test.correction})"
     return text
+
+
+def _paper_on_paper_cell(effect: Effect | None) -> str:
+    """The grade of the claim's rule on the paper's own numbers, with their effect and interval."""
+    if effect is None:
+        return "–"
+    if math.isnan(effect.ours):
+        return effect.verdict
+    ci = "" if math.isnan(effect.low) else f" [{effect.low:+.3g}, {effect.high:+.3g}]"
+    return f"{effect.verdict} ({effect.ours:+.3g}{ci})"
 
 
 def _verdict_rows(rep: Report) -> list[list[str]]:
@@ -568,7 +642,11 @@ def _verdict_rows(rep: Report) -> list[list[str]]:
         cal, cal_verdict = _effect_cells(c.calibrated)
         measure = c.effect.measure if c.effect is not None else "–"
         kind = getattr(c.effect, "kind", "–")
-        rows.append([c.text, kind, measure, both, verdict, cal, cal_verdict, _test_cell(c.effect)])
+        where = "; ".join(x for x in (getattr(c, "location", ""), getattr(c, "scope", "") and f"scope: {c.scope}",
+                                      getattr(c, "test_as_applied", "") and f"paper's test: {c.test_as_applied}") if x)
+        rows.append([f"{c.text} ({where})" if where else c.text, kind, measure, both, verdict, cal, cal_verdict,
+                     _test_cell(c.effect),
+                     _paper_on_paper_cell(c.paper_on_paper)])
     return rows
 
 
@@ -597,10 +675,17 @@ def _verdict_intro(rep: Report) -> list[str]:
         "",
     ]
     lines += [f"- *{kind}*: {rule}" for kind, rule in KIND_RULES.items()]
-    lines += ["", "A *difference* above 0 is *same direction, smaller* (or *larger*) when the interval lies "
-              "wholly below (above) the paper's effect.  An *equivalence* interval that is neither inside nor "
-              "wholly outside the margin is *inconclusive*.  A *significance* claim tested unit by unit (cells, "
-              "datasets) needs every unit to reject after Holm: its p is the largest adjusted one."]
+    lines += ["", "A *difference* or *trend* is graded as replications are (LeBel et al. 2019, \"A brief guide to "
+              "evaluate replications\"): above 0 it is *reproduced, smaller* (or *larger*) when the interval lies "
+              "wholly below (above) the paper's effect; holding 0 it is *not reproduced* when it excludes the "
+              "paper's effect and *inconclusive* when it holds it too (the rerun's power to detect the paper's "
+              "effect is given beside it).  A *significance* claim also shows that grade of its effect "
+              "(*outcome*).  An *equivalence* interval that is neither inside nor "
+              "wholly outside the margin is *inconclusive*.  A *significance* claim uses the paper's test as the "
+              "paper applied it: no correction across claims, and a claim tested unit by unit (cells, datasets) is "
+              "reproduced when a majority of its units reject uncorrected.  Stricter rules the paper did not apply "
+              "(Holm across claims; every unit rejecting after Holm) are shown as second views, never as the "
+              "verdict."]
     if excluded:
         lines += ["", f"Left out of every claim and count: {excluded}."]
     return lines + ["", f"- over all datasets: {_tally(rep.claims, 'effect')}",
@@ -725,6 +810,8 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
     lines += [f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): "
               f"{headline(rep)}.", ""]
+    lines += ["## Systematic deviation", ""]
+    lines += systematic_markdown(systematic(rep.cells, s.baselines, s.excluded)) + [""]
     lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
     lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "se paper / ours", "agrees (± bound)",
@@ -743,8 +830,12 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
             lines.append("")
     lines += ["## Verdicts", ""] + _verdict_intro(rep) + [""]
     lines += ["| claim | kind | effect (+ = as claimed) | all datasets | verdict | calibrated datasets | verdict "
-              "(calibrated) | the paper's test, on ours |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "(calibrated) | the paper's test, on ours | the same rule on the paper's own numbers |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
+    if rep.claims:
+        lines += ["", f"![The claims at a glance: the paper's effect, our 95 % interval coloured by grade]"
+                      f"({FOREST}.svg)"]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
     lines += ["", "## Anomaly flags", ""] + anomalies_markdown(rep)
@@ -820,11 +911,12 @@ def report_latex(rep: Report) -> str:
     out += [_latex_prose(x[2:] if x.startswith("- ") else x) if x else "" for x in _verdict_intro(rep)]
     out += [r"\begin{itemize}"]
     parts = dict(_test_parts(rep))
-    for text, kind, measure, both, verdict, cal, cal_verdict, test in _verdict_rows(rep):
+    for text, kind, measure, both, verdict, cal, cal_verdict, test, own in _verdict_rows(rep):
         out += [rf"\item \textbf{{{_tex(text)}}} ({_tex(kind)}) --- {_tex(measure)}.", r"\begin{itemize}",
                 rf"\item all datasets: {_tex(both)}: \textbf{{{_tex(verdict)}}}",
                 rf"\item calibrated datasets: {_tex(cal)}: \textbf{{{_tex(cal_verdict)}}}",
-                rf"\item {_tex(test)}"]
+                rf"\item {_tex(test)}",
+                rf"\item the same rule on the paper's own numbers: {_tex(own)}"]
         out += [rf"\item {_tex(p)}" for p in parts.get(text, [])]
         out.append(r"\end{itemize}")
     out.append(r"\end{itemize}")
@@ -871,6 +963,7 @@ def write_report(rep: Report, out_dir: Path, *, config: str = "", store: str = "
 
     what = f"--out-dir {str(out_dir)!r}"
     make_folder(out_dir, what)
+    forest_plot(rep.claims, Path(out_dir) / FOREST)
     return [
         write_text(out_dir / "report.md", report_markdown(rep, config=config, store=store), what),
         write_text(out_dir / "report.tex", report_latex(rep), what),

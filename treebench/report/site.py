@@ -251,7 +251,7 @@ def _empty(value: object) -> bool:
 
 #: Colours of verdict texts (any claim field whose name contains "verdict"), by how the text starts.
 VERDICT_CLASSES = (("not testable", "agree-none"), ("not reproduced", "agree-no"), ("reversed", "agree-no"),
-                   ("same direction", "near"), ("reproduced", "agree-yes"))
+                   ("reproduced, ", "near"), ("same direction", "near"), ("reproduced", "agree-yes"))
 
 
 def _verdict_class(text: str) -> str:

@@ -238,6 +238,10 @@ class PaperSpec:
         One line: what the default reading is, for the readings section.
     readings
         The other readings the text allows, each run and shown beside it.
+    paper_splits
+        How many splits stand behind each published value (``None``: as many as the
+        rerun's): the paper's noise is its per-split spread over that many (paper
+        003's one 80/20 split: the spread of one split, not of a mean over five).
     our_std
         How the "ours" std beside the paper's is computed: ``sample`` (over
         the trials) or ``binomial`` (``sqrt(m (1 - m) / n)`` of the error
@@ -267,6 +271,7 @@ class PaperSpec:
     default_reading: str = ""
     readings: tuple[Reading, ...] = ()
     our_std: str = "sample"
+    paper_splits: int | None = None
     causes: str = ""
 
     @property

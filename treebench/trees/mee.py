@@ -7,8 +7,9 @@ curves the crude rule calls concave (on a grid over the whole training set's
 range of the feature, as the paper says) are discarded, and the split is the
 lowest error entropy over the remaining ones.  No usable curve, no class set
 with enough cases, a pure node or ``max_depth`` makes a leaf -- the paper's
-stopping conditions; ``must_lower=True`` adds treebench's former extra one (a
-split must go below the error entropy of not splitting).  No pruning.
+stopping conditions -- and, by default (``must_lower=True``), a curve offers a
+split only where it goes below its own ends, the error entropy of not
+splitting (the argument is in :class:`MEETreeClassifier`).  No pruning.
 Candidates of several features that tie go to the first feature, or with
 ``feature_ties="random"`` to one of them drawn from ``random_state``
 (:mod:`treebench.kernels.mee_ties`).
@@ -133,10 +134,12 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         feature range"): the grid spans the feature's range over the whole
         training set at every node; ``"node"``: the node's cases' range.
     must_lower:
-        ``False`` (default; the paper's rule): the lowest point of any convex
-        curve is the split.  ``True``: a split must also go below the error
-        entropy of not splitting, else the curve offers none (not in the
-        paper; treebench's former behaviour).
+        ``True`` (default): a threshold is a split only where the curve goes
+        below its ends, the error entropies of not splitting (every case
+        given the class set, or every case its complement); a convex curve
+        with no such threshold offers no split.  ``False`` (the former
+        default, kept as the reading "may rise"): the lowest threshold of
+        any convex curve splits, even above not splitting.  See Notes.
     max_depth:
         Maximum depth (root = 0); ``None`` for no limit.
     error_rates:
@@ -176,6 +179,27 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    *Why a split must lower the error entropy* (paper 001, section 2).  The
+    entropy-of-error curve is drawn over the whole feature range, so its two
+    ends are the thresholds that leave every case on one side: the error
+    entropy of not splitting.  The text takes "the entropy minimum" of a
+    curve as the split ("a global minimum corresponding to the interesting
+    split is found", "we stick to the entropy minimum") and calls the global
+    minimum of a concave curve, which lies towards an end, "useless"; a node
+    with "no valid split" is a leaf, and section 4 speaks of "no valid
+    minimum" for a feature.  A threshold above the curve's ends is therefore not the
+    curve's minimum and not a valid split: the minimum is not to split.  The
+    crude five-interval rule cannot see this (a curve may pass it with its
+    lowest point at an end), so ``must_lower`` states it exactly.  Section 5
+    fits this reading -- no split under heavy class overlap, no pruning
+    needed, trees smaller than C4.5's -- and the former default does not:
+    it grew chains (segment: about 500 leaves at depth about 500; see
+    ``docs/investigations.md``, "MEE chains").  The text's other leaf
+    condition, "the number of cases for any candidate class is very small",
+    is ``min_class_cases`` (5: our choice of "very small"; 2 and 10 are run
+    as readings); it says nothing of a child's size, so ``min_child_cases``
+    stays 1 (5 is run as a reading).
+
     Features must be numeric and finite, in fitting and in prediction (NaN
     and inf are refused); a target may have at most as many classes as give
     :data:`MAX_CLASS_SETS` candidate class sets (17 with ``max_merged=None``).
@@ -191,7 +215,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         max_depth: int | None = None,
         error_rates: str = "joint",
         convexity_range: str = "whole",
-        must_lower: bool = False,
+        must_lower: bool = True,
         engine: str = "numba",
         feature_ties: str = "first",
         random_state: Any = None,

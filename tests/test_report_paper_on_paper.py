@@ -1,0 +1,79 @@
+"""Every claim's rule applied to the paper's own published numbers first (issue 38, item 2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import wilcoxon
+
+from treebench.papers import get_paper
+from treebench.report.cells import drop_excluded, trial_values
+from treebench.report.claims import ClaimOutcome, design_margin
+from treebench.report.paper_frame import paper_frame
+from treebench.report.reference import load_reference
+from treebench.report.reproduce import grade_paper_on_paper
+
+PAPERS = ("serrurier2015", "mee", "tsallis", "certainty", "belief")
+
+
+def _paper_on_paper(key: str) -> list[ClaimOutcome]:
+    spec = get_paper(key)
+    cells, _ = drop_excluded(load_reference(spec.reference), pd.DataFrame(columns=["dataset", "algorithm"]),
+                             spec.excluded)
+    outcomes = [ClaimOutcome(c.text, "", "", "", None) for c in spec.claims]
+    grade_paper_on_paper(spec, cells, outcomes)
+    return outcomes
+
+
+@pytest.mark.parametrize("key", PAPERS)
+def test_the_paper_frame_reads_back_every_published_value(key):
+    reference = load_reference(get_paper(key).reference)
+    frame = paper_frame(reference)
+    for r in reference[reference["dataset"] != ""].to_dict("records"):
+        row = frame[(frame["dataset"] == r["dataset"]) & (frame["algorithm"] == r["algorithm"])]
+        assert len(row) == 1
+        assert trial_values(row, r["metric"], r["unit"]).iloc[0] == pytest.approx(r["value"])
+
+
+@pytest.mark.parametrize("n", (16, 30))
+def test_the_design_margin_is_detected_with_eighty_percent_power(n):
+    """At a true mean difference equal to the margin, Wilcoxon's test over n normal differences of the
+    same spread rejects about 80 % of the time (simulated with scipy's exact test)."""
+    rng = np.random.default_rng(3)
+    sd = 1.5
+    z = rng.normal(size=n)
+    spread = sd * (z - z.mean()) / z.std(ddof=1)  # per-dataset differences with sample sd exactly 1.5
+    margin = design_margin(spread, 0.05)
+    rejections = [wilcoxon(rng.normal(margin, sd, n)).pvalue < 0.05 for _ in range(3000)]
+    assert np.mean(rejections) == pytest.approx(0.8, abs=0.04)
+    assert math.isnan(design_margin(np.array([1.0, 2.0]), 0.05))
+
+
+def test_paper_000_on_its_own_numbers():
+    grades = {o.text: o.paper_on_paper.verdict for o in _paper_on_paper("serrurier2015")}
+    assert grades["ΠTree beats LogTree (Wilcoxon over datasets)"] == "reproduced"
+    assert grades["ΠTree beats PrunTree (Wilcoxon over datasets)"] == "reproduced"
+    # the two O-ΠTree "no difference" claims hold inside the margin the paper's design could resolve;
+    # ΠTree vs J4.8 does not: the paper's own interval reaches past it
+    assert grades["O-ΠTree vs LogTree: no significant difference"] == "reproduced"
+    assert grades["O-ΠTree vs PrunTree: no significant difference"] == "reproduced"
+    assert grades["ΠTree vs J4.8: no significant difference"] == "inconclusive"
+    underline = next(v for k, v in grades.items() if k.startswith("Underlined"))
+    assert underline.startswith("not testable (the paper's table cannot carry this rule")
+
+
+def test_paper_002_on_its_own_numbers():
+    assert {o.paper_on_paper.verdict for o in _paper_on_paper("tsallis")} == {"reproduced"}
+
+
+def test_paper_001_and_003_on_their_own_numbers():
+    marks, sizes = _paper_on_paper("mee")
+    assert marks.paper_on_paper.verdict.startswith("not testable (the paper's table cannot carry this rule")
+    assert marks.paper_on_paper.outcome == "reproduced"  # its pooled effect excludes 0
+    assert sizes.paper_on_paper.verdict.startswith("not testable")  # Table 2 prints no tree sizes
+    grades = [o.paper_on_paper.verdict for o in _paper_on_paper("certainty")]
+    assert grades[2:] == ["reproduced", "reproduced"]  # the trends, on its table
+    assert all(g.startswith("not testable") for g in grades[:2])  # no numbers printed for those datasets
