@@ -17,8 +17,7 @@ Tie-breaking (deterministic, no floating point involved for accuracy):
 The other rules look at the parameter values only: ``first`` (the config's
 order), ``smallest`` / ``largest`` (the values compared as tuples in the grid's
 parameter order) and ``middle`` (the median of the tied points in that order,
-the lower one of two).  Neither paper that tunes a grid says which it used, and
-on a fine grid (paper 002's 90 values of q) many points tie.
+the lower one of two).  Neither paper that tunes a grid says which it used.
 
 :func:`test_split_search` is the diagnostic of issue 38: the grid point chosen by
 its accuracy on the outer *test* split, an optimistic bound, never a default.
