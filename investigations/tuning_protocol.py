@@ -226,7 +226,8 @@ def tables(paper: str, records: list[dict]) -> str:
     means = frame.groupby(["algorithm", "selection", "dataset"])["accuracy"].mean()
     values = frame.groupby(["algorithm", "selection", "dataset"])["value"].median()
     datasets = list(dict.fromkeys(frame["dataset"]))
-    subsets = {"all": datasets, **{label: [d for d in names if d in datasets] for label, names in study.subsets.items()}}
+    subsets = {"all": datasets,
+               **{label: [d for d in names if d in datasets] for label, names in study.subsets.items()}}
     # the baselines' own offset from the paper (ours − paper, mean over datasets and baselines): a tuned
     # learner's shortfall net of it is what the tuning protocol would have to explain
     offset = {label: np.mean([means[(b, "untuned", d)] - ref.loc[d, b] for b in study.baselines for d in names])
@@ -250,8 +251,9 @@ def tables(paper: str, records: list[dict]) -> str:
         extra = [label for label in subsets if label != "all"]
         out += ["", f"**{algorithm}**: every selection against the paper (Δ = ours − paper, accuracy points; "
                 "Wilcoxon signed-rank over datasets, two-sided; net: Δ minus the baselines' mean Δ)", "",
-                "| selection | mean Δ | net | below on | p | " + "".join(f"mean Δ {label} | net | " for label in extra)
-                + "mean Δ vs default |" + (f" {name} within ±0.5 of the paper's |" if ref_value else ""),
+                "| selection | mean Δ | net | below on | p | "
+                + "".join(f"mean Δ {label} | net | " for label in extra) + "mean Δ vs default |"
+                + (f" {name} within ±0.5 of the paper's |" if ref_value else ""),
                 "|---|---:|---:|---:|---:|" + "---:|---:|" * len(extra) + "---:|" + ("---:|" if ref_value else "")]
         for selection in dict.fromkeys(frame.loc[frame["algorithm"] == algorithm, "selection"]):
             ours = np.array([means[(algorithm, selection, d)] for d in datasets])

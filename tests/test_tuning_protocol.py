@@ -37,7 +37,8 @@ CASES = [
             files={"c.yaml": cfg(ALGORITHM, ALGORITHM[:-1] + ", tune_on: test}")}),
     CliCase("tune_on beside tune_as", ("run", "c.yaml"),
             r"algorithms\[1\]\.tune_on: an algorithm with tune_as is tuned where its tuner is; remove tune_on$",
-            files={"c.yaml": cfg(ALGORITHM, GRID + "\n  - {name: r, criterion: gain_ratio, tune_as: d, tune_on: test}")}),
+            files={"c.yaml": cfg(ALGORITHM,
+                                 GRID + "\n  - {name: r, criterion: gain_ratio, tune_as: d, tune_on: test}")}),
 ]
 test_cli_bad_input, _ = case_tests(CASES)  # no API cases
 

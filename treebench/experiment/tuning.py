@@ -182,10 +182,11 @@ def test_split_search(
     A diagnostic, never a default (issue 38): every point's final tree is grown on
     the whole training part exactly as a trial grows it (``fit_final`` with the
     trial's ``seed``; a learner whose final fit is its plain fit shares one
-    ``prepare`` of the training part between the points) and scored on the test rows, so the chosen tree's accuracy is
-    the best of the grid on that split: an optimistic bound on what tuning can reach,
-    since the test rows choose the parameter they are then scored on.  Ties are
-    broken like :func:`grid_search`'s (``ties``, leaves of the one fit).
+    ``prepare`` of the training part between the points) and scored on the test
+    rows, so the chosen tree's accuracy is the best of the grid on that split: an
+    optimistic bound on what tuning can reach, since the test rows choose the
+    parameter they are then scored on.  Ties are broken like
+    :func:`grid_search`'s (``ties``, leaves of the one fit).
     """
     scorer = None
     if metric != "accuracy":
