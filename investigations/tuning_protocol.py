@@ -26,8 +26,8 @@ Measurement
 
 Run
     ``TREEBENCH_DATA=../shared/datasets .venv/bin/python investigations/tuning_protocol.py``
-    (about 8 minutes with ``--jobs 2`` on 2 idle cores; ``--quick``: four sets per paper, three
-    splits, about a minute; ``--paper tsallis`` or ``serrurier2015`` for one; ``--records DIR``
+    (about 4.5 minutes of CPU, so about 2.5 minutes with ``--jobs 2`` on 2 idle cores; ``--quick``:
+    four sets per paper, three splits, well under a minute; ``--paper tsallis`` or ``serrurier2015`` for one; ``--records DIR``
     keeps the scores and reuses them).  The conclusion is in
     docs/investigations.md.
 """
