@@ -67,7 +67,7 @@ def test_keys_change_only_when_the_options_are_written(tmp_path):
 
 
 def test_the_paper_configs_are_valid():
-    for name in ("serrurier2015", "serrurier2015-readings", "serrurier2015-orders"):
+    for name in ("serrurier2015", "serrurier2015-readings", "serrurier2015-orders", "serrurier2015-tuning"):
         config = load_config(REPO / "configs" / f"{name}.yaml")
         for algorithm in config.algorithms:
             if algorithm.criterion == "possibilistic":

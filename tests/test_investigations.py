@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "investigations"))
 import certainty_ties  # noqa: E402
 import mee_chains  # noqa: E402
 import opitree_tiny_leaves  # noqa: E402
+import tuning_protocol  # noqa: E402
 
 from treebench.criteria import get  # noqa: E402
 
@@ -125,3 +127,35 @@ def test_mee_chains_measures_on_breast_tissue():
     assert result["must lower (default)"]["leaves"] <= result["may rise (former default)"]["leaves"]
     assert all(0.0 <= m["error"] <= 1.0 for m in result.values())
     assert mee_chains.markdown({"breast-tissue": result}).count("\n") == 4
+
+
+def test_tuning_protocol_selections_match_the_product_on_hayes_roth():
+    """The premise of tuning_protocol: its after-the-fact selections are the product's.  The default rule
+    picks the q a ``tsallis`` trial picks (same test accuracy), the test-split choice is what a
+    ``tune_on: test`` trial stores, and no inner-CV rule beats the test-split choice on its own split."""
+    from dataclasses import replace
+
+    from treebench.experiment.config import load_config
+    from treebench.experiment.runner import plan
+    from treebench.experiment.trial import run_trial
+
+    config = load_config(tuning_protocol.ROOT / "configs" / "tsallis.yaml")
+    try:
+        config = replace(config, datasets=tuple(d for d in config.datasets if d.label == "hayes-roth"))
+        trials = {t.algorithm.name: t for t in plan(config) if (t.repeat, t.fold) == (0, 0)}
+    except Exception as exc:  # noqa: BLE001 - without the dataset mirror there is nothing to measure
+        if "not found" in str(exc) or "TREEBENCH_DATA" in str(exc):
+            pytest.skip(f"hayes-roth is not available here: {exc}")
+        raise
+    record = tuning_protocol.trial_scores(trials["tsallis"], 5)
+    assert len(record["points"]) == 90 and set(record["inner"]) == {10, 5}
+    chosen = tuning_protocol.selections(record, {})
+    default = chosen["inner 10-fold, ties fewest-leaves"]
+    stored = run_trial(trials["tsallis"])
+    assert default[0] == pytest.approx(stored.accuracy)
+    assert default[1] == pytest.approx(json.loads(stored.chosen)["q"])
+    bound = chosen["test split (optimistic bound)"]
+    test_tuned = run_trial(trials["tsallis-test-tuned"])
+    assert bound[0] == pytest.approx(test_tuned.accuracy)
+    assert bound[1] == pytest.approx(json.loads(test_tuned.chosen)["q"])
+    assert all(accuracy <= bound[0] + 1e-12 for accuracy, _ in chosen.values())

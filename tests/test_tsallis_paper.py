@@ -54,7 +54,7 @@ def small_run(tmp_path_factory):
     config = small_config(tmp)
     store = tmp / "tsallis.sqlite"
     summary = run_experiment(config, store_path=store, quiet=True, echo=lambda *_: None, jobs=1)
-    assert (summary.done, summary.failed) == (2 * 2 * 7, 0)
+    assert (summary.done, summary.failed) == (2 * 2 * 9, 0)  # 7 algorithms and the 2 tuned on the test split
     with ResultsStore(store) as opened:
         frame = opened.to_frame(all_columns=True)
     return config, frame
@@ -64,7 +64,8 @@ def small_run(tmp_path_factory):
 def test_paper_config_follows_the_protocol():
     config = load_config(PAPER_CONFIG)
     names = [a.name for a in config.algorithms]
-    assert names == ["id3", "cart", "c45", "tsallis", "tsallis-gr", "cart-sklearn", "c45-j48"]
+    assert names == ["id3", "cart", "c45", "tsallis", "tsallis-gr", "cart-sklearn", "c45-j48", "tsallis-test-tuned",
+                     "tsallis-gr-test-tuned"]
     assert len(config.datasets) == 11 and all(d.nominal == "codes" for d in config.datasets)
     protocol = config.datasets[0].protocol
     assert (protocol.kind, protocol.test_size, protocol.repeats) == ("holdout", 0.3, 10)
@@ -79,6 +80,10 @@ def test_paper_config_follows_the_protocol():
     gr = config.algorithms[4]
     assert gr.grid == () and gr.tune_as is not None and gr.tune_as.name == "tsallis"
     assert gr.tuning_points() == config.algorithms[3].grid_points()
+    # the reading "tuned on the test split (optimistic bound)": the same grid, scored on the test part
+    test_tuned, test_gr = config.algorithms[7], config.algorithms[8]
+    assert test_tuned.tune_on == "test" and test_tuned.grid == config.algorithms[3].grid
+    assert test_gr.tune_as == test_tuned and not config.algorithms[3].tuned_on_test
 
 
 # -- tune_as validation ---------------------------------------------------------

@@ -39,7 +39,9 @@ from treebench.experiment.specs import (  # noqa: F401 - the specs are part of t
     PREDICTION_METRICS,
     PROTOCOL_KEYS,
     PRUNING,
+    TIE_RULES,
     TOP_KEYS,
+    TUNE_ON,
     TUNING_KEYS,
     TUNING_METRICS,
     AlgorithmSpec,
@@ -191,9 +193,10 @@ def _tuning(raw: Any, check: Checker) -> TuningSpec | None:
     metric = check.choice(
         tuning.get("metric", "accuracy"), ("tuning", "metric"), TUNING_METRICS, "tuning metric"
     )
-    if folds is None or metric is None:
+    ties = check.choice(tuning.get("ties", "fewest-leaves"), ("tuning", "ties"), TIE_RULES, "tie rule")
+    if folds is None or metric is None or ties is None:
         return None
-    return TuningSpec(folds=folds, metric=metric)
+    return TuningSpec(folds=folds, metric=metric, ties=ties)
 
 
 def _metrics(raw: Any, check: Checker) -> list[str]:
@@ -645,6 +648,12 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
         check.add((*where, "tune_online"), "tune_online applies to online trees only; add online: true or remove it")
     if checked is not None and not online and "criterion" in entry:
         _check_online_params(checked, where, check)
+    tune_on = check.choice(entry.get("tune_on", "inner-cv"), (*where, "tune_on"), TUNE_ON, "tune_on")
+    if "tune_on" in entry and "tune_as" in entry:
+        check.add((*where, "tune_on"), "an algorithm with tune_as is tuned where its tuner is; remove tune_on")
+    elif tune_on == "test" and not grid:
+        check.add((*where, "tune_on"), "tune_on: test chooses among grid values; add a 'grid' or remove it "
+                                       "(accepted without one: inner-cv)")
     if len(check.problems) > before or checked is None:
         return None
     fixed, grid_values = checked
@@ -658,6 +667,7 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
         online=bool(online),
         tune_online=bool(tune_online),
         estimator=entry.get("estimator") if "baseline" in entry else None,
+        tune_on=str(tune_on),
     )
 
 

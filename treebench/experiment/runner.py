@@ -125,6 +125,8 @@ def trees_per_trial(algorithm: Any, tuning_folds: int) -> tuple[int, bool]:
     # a baseline that tunes itself grows many trees in each of its fits
     own = learner_for(algorithm).fits_per_trial(dict(algorithm.params))
     per_fit = 1 if own is None else own
+    if points > 1 and (algorithm.tune_as or algorithm).tuned_on_test:  # one final tree per grid point
+        return per_fit * points, own is not None
     return per_fit * (1 + (points * tuning_folds if points > 1 else 0)), own is not None
 
 

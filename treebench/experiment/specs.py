@@ -66,9 +66,14 @@ DATASET_KEYS = ("name", "train", "test", "protocol")
 OPENML_ENTRIES = ("openml:ID", "openml-task:ID", "openml-suite:ID", "openml-suite:ALIAS")
 ALGORITHM_KEYS = (
     "name", "criterion", "baseline", "estimator", "params", "grid", "pruning", "online", "tune_online",
-    "tune_as",
+    "tune_as", "tune_on",
 )
-TUNING_KEYS = ("folds", "metric")
+TUNING_KEYS = ("folds", "metric", "ties")
+#: ``tuning.ties``: the rule among grid points of equal inner score (``treebench.experiment.tuning``).
+TIE_RULES = ("fewest-leaves", "first", "smallest", "largest", "middle")
+#: An algorithm's ``tune_on``: where its grid is scored.  ``test`` is a diagnostic (the outer test
+#: split chooses the value it is then scored on: an optimistic bound), never a default.
+TUNE_ON = ("inner-cv", "test")
 TUNING_METRICS = ("accuracy", *PREDICTION_METRICS)
 
 # Limits on what a config may ask (checked by the validator and ``treebench run``).
@@ -196,6 +201,14 @@ class AlgorithmSpec:
     #: The dotted path of the classifier class or factory of a baseline that
     #: takes one (``baseline: sklearn``); ``None`` for every other algorithm.
     estimator: str | None = None
+    #: Where the grid is scored: ``inner-cv`` (the default) or ``test``, the diagnostic that picks
+    #: the value by its accuracy on the outer test split (an optimistic bound; see ``TUNE_ON``).
+    tune_on: str = "inner-cv"
+
+    @property
+    def tuned_on_test(self) -> bool:
+        """Whether the outer test split chooses the grid value (the optimistic-bound diagnostic)."""
+        return self.tune_on == "test"
 
     @property
     def fixed_params(self) -> dict[str, Any]:
@@ -234,6 +247,8 @@ class AlgorithmSpec:
             # online-tuned trials get their own keys; batch-tuned ones keep the keys they always had
             **({"tune_online": True} if self.online and self.tune_online else {}),
             **({"tune_as": self.tune_as.fields()} if self.tune_as is not None else {}),
+            # only when set: the diagnostic's trials get keys of their own, the others keep theirs
+            **({"tune_on": self.tune_on} if self.tuned_on_test else {}),
         }
 
 
@@ -243,9 +258,13 @@ class TuningSpec:
 
     folds: int = 5
     metric: str = "accuracy"
+    #: The rule among grid points of equal score (``TIE_RULES``).
+    ties: str = "fewest-leaves"
 
     def fields(self) -> dict[str, Any]:
-        return {"folds": self.folds, "metric": self.metric}
+        # the tie rule only when not the default, so the keys of existing results stay valid
+        return {"folds": self.folds, "metric": self.metric,
+                **({"ties": self.ties} if self.ties != "fewest-leaves" else {})}
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,12 @@ from treebench.experiment.protocols import (
     outer_splits,
 )
 from treebench.experiment.specs import AlgorithmSpec, DatasetSpec, ProtocolSpec, TuningSpec
-from treebench.experiment.tuning import TuningOutcome, grid_search, label_probabilities
+from treebench.experiment.tuning import (
+    TuningOutcome,
+    grid_search,
+    label_probabilities,
+    test_split_search,
+)
 from treebench.learners.base import NOMINAL_MODE, Learner
 from treebench.sampling import Split, model_seed, rng_for
 from treebench.stats.prediction_metrics import score_predictions
@@ -380,29 +385,39 @@ def _run(trial: Trial) -> Result:
     points = trial.algorithm.tuning_points()
 
     started = time.perf_counter()
+    seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
+    model = None  # the test-split diagnostic grows the chosen tree while searching
     if tuner is not None and trial.tuned is not None:
-        # the tuner's trial searched the same grid on the same inner splits already
+        # the tuner's trial searched the same grid on the same splits already
         grid_keys = set().union(*points) if points else set()
         outcome = TuningOutcome(chosen={k: v for k, v in trial.tuned.items() if k in grid_keys})
+    elif (tuner or trial.algorithm).tuned_on_test and len(points) > 1:
+        # diagnostic (an optimistic bound): the outer test split picks the grid value (a tune_as
+        # algorithm is tuned where its tuner is)
+        searcher = learner if tuner is None else make_learner(replace(trial, algorithm=tuner))
+        outcome, found = test_split_search(searcher, (tuner or trial.algorithm).fixed_params, points, X_train,
+                                           y_train, X_test, y_test, seed, trial.tuning.metric, label_set,
+                                           trial.tuning.ties)
+        model = found if tuner is None else None
     else:
         inner = []
         if len(points) > 1:
             name = trial.dataset.seed_name
             inner = inner_splits(y_train, trial.tuning.folds, trial.seed, name, trial.repeat, trial.fold)
-        metric = trial.tuning.metric
+        metric, ties = trial.tuning.metric, trial.tuning.ties
         if tuner is None:
-            outcome = grid_search(learner, fixed, points, X_train, y_train, inner, metric, label_set)
+            outcome = grid_search(learner, fixed, points, X_train, y_train, inner, metric, label_set, ties)
         else:
             tuner_learner = make_learner(replace(trial, algorithm=tuner))
             outcome = grid_search(tuner_learner, tuner.fixed_params, points, X_train, y_train, inner, metric,
-                                  label_set)
+                                  label_set, ties)
     tune_seconds = time.perf_counter() - started
 
     params = {**fixed, **outcome.chosen}
     started = time.perf_counter()
-    seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
-    learner.will_predict(X_test, X_train)  # an external program can predict in the same call
-    model = learner.fit_final(params, X_train, y_train, seed)
+    if model is None:
+        learner.will_predict(X_test, X_train)  # an external program can predict in the same call
+        model = learner.fit_final(params, X_train, y_train, seed)
     fit_seconds = time.perf_counter() - started
     chosen = {**outcome.chosen, **learner.chosen(model)}  # incl. values a learner tuned itself
     params = {**params, **chosen}
