@@ -447,3 +447,24 @@ def test_every_statement_is_counted_with_its_location_scope_and_test(reports):
     assert "(Section 4, Table 1 (0.35 → 0.34); scope:" in report_markdown(rep)
     with pytest.raises(ValueError, match="give a claim or why it cannot be graded"):
         Statement("Section 9")
+
+
+def test_every_unexplained_miss_is_an_open_question(reports):
+    from treebench.report.reproduce import open_questions
+
+    import copy
+
+    rep = copy.copy(reports[("tsallis", 1)][0])  # near the paper's numbers: make two claims miss
+    rep.claims = [copy.copy(c) for c in rep.claims]
+    rep.claims[0].verdict, rep.claims[2].verdict = "not reproduced", "reversed"
+    found = open_questions(rep)
+    cells = rep.cells
+    unexplained = cells[(cells["agrees"] == False) & (cells["cause"] == "")]  # noqa: E712
+    missed = [c for c in rep.claims if c.verdict.split(" (")[0] in ("not reproduced", "reversed")]
+    assert len(found) == len(unexplained) + len(missed) and len(unexplained) and len(missed)
+    for r in unexplained.to_dict("records"):
+        assert any(q.startswith(f"cell {r['dataset_label']} / {r['algorithm']} / {r['metric']}:") for q in found)
+    for c in missed:
+        assert any(c.text in q for q in found)
+    assert verdicts_document(rep)["open_questions"] == found
+    assert "## Unexplained differences (open questions)" in report_markdown(rep)

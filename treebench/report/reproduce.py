@@ -790,6 +790,35 @@ def causes_markdown(rep: Report) -> list[str]:
     return lines + [""]
 
 
+#: The grades of a claim whose miss needs a cause or an open question.
+MISSES = ("not reproduced", "reversed")
+
+
+def open_questions(rep: Report) -> list[str]:
+    """Every miss the report does not explain: a disagreeing cell with no registered cause, a claim not
+    reproduced or reversed (claims carry no cause yet: each is an open question until one is located)."""
+    out = []
+    cells = rep.cells
+    if len(cells) and {"agrees", "cause"} <= set(cells.columns):
+        for r in cells[(cells["agrees"] == False) & (cells["cause"].fillna("") == "")].to_dict("records"):  # noqa: E712
+            out.append(f"cell {r['dataset_label']} / {r['algorithm']} / {r['metric']}: ours {r['ours']:.4g} against "
+                       f"the paper's {r['value']:.4g} — disagrees, no registered cause")
+    for c in rep.claims:
+        grade = (c.verdict or "").split(" (")[0]
+        if grade in MISSES:
+            out.append(f"claim \"{c.text}\": {grade} — no cause located")
+    return out
+
+
+def open_questions_markdown(rep: Report) -> list[str]:
+    """The report's section listing :func:`open_questions`."""
+    found = open_questions(rep)
+    lines = ["Every disagreeing cell without a registered cause and every claim not reproduced or reversed, each "
+             "an open question until a cause is located (a run or an investigation, with its command, in the "
+             "paper's causes.yaml or docs/investigations.md).", ""]
+    return lines + ([f"- {x}" for x in found] or ["- none: every miss has a cause"])
+
+
 def anomalies_markdown(rep: Report) -> list[str]:
     """One line per anomaly flag, then the checks that could not be made."""
     lines = [f"- **{a.flag}**: {a.text}" for a in rep.anomalies] or ["- none found"]
@@ -838,6 +867,7 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
                       f"({FOREST}.svg)"]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
+    lines += ["", "## Unexplained differences (open questions)", ""] + open_questions_markdown(rep)
     lines += ["", "## Anomaly flags", ""] + anomalies_markdown(rep)
     if rep.readings:
         lines += ["", "## Readings", ""] + readings_markdown(rep)

@@ -398,9 +398,19 @@ def verdicts_document(report: Any) -> dict[str, Any]:
         "claims": claims,
         "cells": cell_records(report.cells),
         "anomalies": [a.as_dict() for a in getattr(report, "anomalies", []) or []],
+        "open_questions": _open_questions(report),
         "summary": summary(c["verdict"] for c in claims),
         "summary_calibrated": summary(c["verdict_calibrated"] for c in claims),
     }
+
+
+def _open_questions(report: Any) -> list[str]:
+    from treebench.report.reproduce import open_questions
+
+    try:
+        return open_questions(report)
+    except (AttributeError, KeyError, TypeError):  # a report object without cells or claims (tests' stand-ins)
+        return []
 
 
 def check_document(doc: dict[str, Any]) -> list[str]:
