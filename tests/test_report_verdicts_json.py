@@ -450,9 +450,9 @@ def test_every_statement_is_counted_with_its_location_scope_and_test(reports):
 
 
 def test_every_unexplained_miss_is_an_open_question(reports):
-    from treebench.report.reproduce import open_questions
-
     import copy
+
+    from treebench.report.reproduce import open_questions
 
     rep = copy.copy(reports[("tsallis", 1)][0])  # near the paper's numbers: make two claims miss
     rep.claims = [copy.copy(c) for c in rep.claims]
