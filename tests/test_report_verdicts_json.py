@@ -407,7 +407,13 @@ def test_every_report_draws_its_claims_as_a_forest_plot(reports):
     write_report(rep, folder)
     svg = (folder / "forest.svg").read_text(encoding="utf-8")
     assert (folder / "forest.png").stat().st_size > 0
-    assert "](forest.svg)" in (folder / "report.md").read_text(encoding="utf-8")
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    assert "](forest.svg)" in text
+    # the claims at a glance open the report: one row per claim with its grade, reason and location
+    glance = text.split("## Claims at a glance")[1].split("## ")[0]
+    assert glance.count("\n| ") == len(rep.claims) + 2  # the header, its rule and one row per claim
+    for claim in rep.claims:
+        assert claim.verdict.split(" (")[0] in glance
     for claim in rep.claims:  # each row labelled with its grade, in its grade's colour
         grade = claim.verdict.split(" (")[0]
         assert grade in svg and GRADE_COLOURS[grade].lower() in svg.lower()

@@ -790,6 +790,30 @@ def causes_markdown(rep: Report) -> list[str]:
     return lines + [""]
 
 
+def _why(effect: Effect | None) -> str:
+    """One line: the verdict's reason (our interval against 0 and the paper's effect, or why not testable)."""
+    if effect is None:
+        return "–"
+    if effect.verdict.startswith(NOT_TESTABLE):
+        return effect.verdict[len(NOT_TESTABLE) + 2:-1] or "–"
+    if math.isnan(effect.ours):
+        return "–"
+    text = f"ours {effect.ours:+.3g} [{effect.low:+.3g}, {effect.high:+.3g}]"
+    if not math.isnan(effect.paper):
+        text += f", paper {effect.paper:+.3g}"
+    if effect.kind == "equivalence" and not math.isnan(effect.margin):
+        text += f", margin ± {abs(effect.margin):.3g}"
+    if effect.test is not None and effect.test.units:
+        text += f"; {units_text(effect.test.units)}"
+    return text
+
+
+def glance_rows(rep: Report) -> list[list[str]]:
+    """Per claim: its text, grade, one-line reason and location (the report's first table and the page's)."""
+    return [[c.text, (c.verdict or "–").split(" (")[0], _why(c.effect), getattr(c, "location", "") or "–"]
+            for c in rep.claims]
+
+
 #: The grades of a claim whose miss needs a cause or an open question.
 MISSES = ("not reproduced", "reversed")
 
@@ -839,6 +863,11 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
                   f"`results/reference/{s.reference}` (reading notes in its README).", ""]
     lines += [f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): "
               f"{headline(rep)}.", ""]
+    lines += ["## Claims at a glance", "", "| claim | grade | why, in one line | where the paper says it |",
+              "| --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(esc(x) for x in row) + " |" for row in glance_rows(rep)]
+    lines += ["", f"![The claims at a glance: the paper's effect, our 95 % interval coloured by grade]({FOREST}.svg)",
+              ""] if rep.claims else [""]
     lines += ["## Systematic deviation", ""]
     lines += systematic_markdown(systematic(rep.cells, s.baselines, s.excluded)) + [""]
     lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
@@ -862,9 +891,6 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
               "(calibrated) | the paper's test, on ours | the same rule on the paper's own numbers |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
-    if rep.claims:
-        lines += ["", f"![The claims at a glance: the paper's effect, our 95 % interval coloured by grade]"
-                      f"({FOREST}.svg)"]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
     lines += ["", "## Unexplained differences (open questions)", ""] + open_questions_markdown(rep)
