@@ -10,7 +10,8 @@
   refused up front, ``plot tree`` of an unfitted model or of a trial whose stored params are not
   JSON: one line each, the board or store unchanged.
 * ``reproduce --all --no-run`` with a kept ``section.json`` or ``verdicts.json`` that cannot be read
-  (truncated, empty, a folder, another JSON shape, not UTF-8): the command names the file in its
+  (truncated, empty, a folder, another JSON shape, not UTF-8, another paper's, a verdict that is no
+  grade): the command names the file in its
   output, the page says it where the paper is and the verdicts headline counts only what it read and
   says what it did not; the kept files are left as they were.
 """
@@ -384,6 +385,12 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-html-a-list": (lambda p: p.write_text('{"built": "x", "html": ["a"]}', encoding="utf-8"),
                             r"of the wrong type: a list, not a string"),
     "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
+    # issue 43: another paper's part copied here must not stand for this paper's last good part
+    "section-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
+                                 r"the kept part \S+section\.json records paper 002 tsallis, not \d+ toy: no last good part"),
+    "section-old-naming-another-papers-config": (
+        lambda p: _edit_json(p, paper=None, key=None, config="elsewhere/broken.yaml"),
+        r"records paper 901 broken, not \d+ toy"),
 }
 VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "verdicts-truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), r"is not valid JSON"),
@@ -396,7 +403,29 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
                                encoding="utf-8"),
         r"2 of the \d+ claims in the kept verdicts .* are unreadable"),
     "verdicts-missing": (lambda p: p.unlink(), r"the kept verdicts .*verdicts\.json are missing"),
+    # issue 43: another paper's verdicts, or a verdict that is no grade, would be counted as this paper's
+    "verdicts-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
+                                  r"the kept verdicts \S+verdicts\.json records paper 002 tsallis, not \d+ toy"),
+    "verdicts-made-up-verdict": (
+        lambda p: _edit_json(p, claims=[{**c, "verdict": "<script>x</script>"} for c in
+                                        json.loads(p.read_text(encoding="utf-8"))["claims"]]),
+        r"give claim 1 the verdict '<script>x</script>'; accepted: reproduced, .*not testable \(with its reason"),
+    "verdicts-not-testable-without-brackets": (
+        lambda p: _edit_json(p, claims=[{**c, "verdict": "not testable!!"} for c in
+                                        json.loads(p.read_text(encoding="utf-8"))["claims"]]),
+        r"give claim 1 the verdict 'not testable!!'; accepted: "),
 }
+
+
+def _edit_json(path: Path, **fields: object) -> None:
+    """Set (``None``: remove) fields of the JSON object in ``path``."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for name, value in fields.items():
+        if value is None:
+            doc.pop(name, None)
+        else:
+            doc[name] = value
+    path.write_text(json.dumps(doc), encoding="utf-8")
 
 
 @pytest.fixture
