@@ -511,6 +511,30 @@ def _folder_in_place(path: Path) -> None:
     (path / "x").write_text("a folder where a report file goes", encoding="utf-8")
 
 
+def test_single_paper_mode_names_an_unusable_kept_file_on_stderr_and_exits_1(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:  # noqa: F811
+    """Issue 43: ``reproduce PAPER`` refreshes the page; a kept file it cannot use (here toy's part copied
+    into paper 903's folder) is an ``error:`` line on stderr and exit 1, as with ``--all`` (it was stdout, 0)."""
+    from treebench.papers import catalogue
+    from treebench.papers import reproduce as R
+
+    specs = {s.key: s for s in workspace_specs()}
+    monkeypatch.setattr(R, "PAPERS", specs)
+    monkeypatch.setattr(catalogue, "PAPERS", specs)
+    R.reproduce_all(Path("site"), run=False)
+    Path("site/empty").mkdir(exist_ok=True)
+    shutil.copy(Path("site/toy") / R.SECTION, Path("site/empty") / R.SECTION)
+    capsys.readouterr()
+    code = exit_code(["reproduce", "toy", "--no-run", "--out-dir", "site/toy"])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.out + out.err, out
+    assert re.search(r"^error: empty: unreadable kept file: the kept part site/empty/section\.json records paper "
+                     r"\d+ toy, not 903 empty: no last good part to show$", out.err, re.M), out.err
+    part = Path("site/index.html").read_text(encoding="utf-8")
+    part = part[part.index('id="paper-empty"'):].split("</section>")[0]
+    assert '<span class="status kept">' not in part  # toy's part is not shown as paper 903's
+
+
 def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.CaptureFixture) -> None:
     code, err, page = _reproduce(capsys)
     assert code == 1  # the inputs are gone: the papers were not rebuilt, which the exit status says

@@ -128,7 +128,7 @@ def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[
 def reproduce_paper(
     paper: str | PaperSpec, config: Path | None = None, *, out_dir: Path | None = None, run: bool = True,
     workers: int | None = None, echo: Callable[[str], None] | None = None, index: bool = True,
-    papers: Iterable[PaperSpec] | None = None, command: str = "",
+    papers: Iterable[PaperSpec] | None = None, command: str = "", warn: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Run a paper's config (unless ``run`` is False), write its report with every extra section, refresh the page.
 
@@ -148,6 +148,10 @@ def reproduce_paper(
         Called, after the report is written, with the run's cost: trials and
         wall time (:func:`cost_table`); then with one line per other paper
         the page could not rebuild.
+    warn
+        Called with one ``error: KEY: unreadable kept file: ...`` line per kept
+        file of a paper on the refreshed page that could not be used (as
+        ``reproduce --all`` prints them on stderr).
     index
         Refresh the page ``OUT/index.html`` when the report folder is
         ``OUT/KEY`` (the default ``results/KEY`` is): this paper's new part and
@@ -185,6 +189,9 @@ def reproduce_paper(
         for other in pages:
             if other is not page and echo is not None and (other.status in (FAILED, KEPT) or other.problems):
                 echo(f"{page_path}: {summary_line(other)}")
+            for problem in other.problems if warn is not None else ():
+                if problem.startswith(UNREADABLE_KEPT):
+                    warn(f"error: {other.spec.key}: {problem}")
     return paths
 
 
