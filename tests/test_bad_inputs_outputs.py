@@ -282,6 +282,30 @@ CASES = [
     CliCase("export-out-under-proc-pid", ("results", "export", "s.sqlite", "--out", "/proc/self/t.csv"),
             rf"^error: --out '/proc/self/t\.csv': folder '/proc/self' is not writable; {ACCEPT_FILE}",
             files={"s.sqlite": store}),
+    # -- issue 43: a name too long for the file system is refused by export as by every writer (no OSError 36)
+    CliCase("export-out-name-too-long", ("results", "export", "s.sqlite", "--out", "y" * 300 + ".csv"),
+            r"^error: --out 'y{300}\.csv': the name 'y{24}'\.\.\. is 304 bytes long; accepted: a file path, or - for "
+            r"stdout, each name at most 255 bytes$", files={"s.sqlite": store}),
+    CliCase("export-predictions-name-too-long", ("results", "export", "s.sqlite", "--predictions",
+                                                 "--out", "y" * 300 + ".csv"),
+            r"^error: --out 'y{300}\.csv': the name 'y{24}'\.\.\. is 304 bytes long; .*each name at most 255 bytes$",
+            files={"s.sqlite": store}),
+    CliCase("export-parquet-folder-name-too-long", ("results", "export", "s.sqlite", "--format", "parquet",
+                                                    "--out", "d" * 300 + "/t.parquet"),
+            r"^error: --out 'd{300}/t\.parquet': the name 'd{24}'\.\.\. is 300 bytes long; .*at most 255 bytes$",
+            files={"s.sqlite": store}),
+    # -- issue 43: one option's file is a file another option of the command writes: refused, naming both
+    CliCase("certainty-out-is-the-plots-png", ("certainty", "iris", "--out", "x/b4.png", "--plot", "x/b4"),
+            r"^error: --out 'x/b4\.png' is the file --plot 'x/b4' draws \('x/b4\.png'\); accepted: an --out file "
+            r"that is not one of --plot's figures \(\.png, \.svg\)$"),
+    CliCase("certainty-out-is-the-plots-svg-by-another-path", ("certainty", "iris", "--out", "x/../b4.svg",
+                                                               "--plot", "b4.png"),
+            r"^error: --out 'x/\.\./b4\.svg' is the file --plot 'b4\.png' draws \('b4\.svg'\)",
+            files={"x/keep": "x", "b4.svg": "an old figure\n"}),
+    CliCase("compare-out-is-the-bayes-plots-png", ("compare", "s.sqlite", "--test", "bayes", "--plot", "X",
+                                                   "--out", "X.png"),
+            r"^error: --out 'X\.png' is the file --plot 'X' draws \('X\.png'\); accepted: an --out file that is "
+            r"not one of --plot's figures", files={"s.sqlite": store}),
 ]
 
 

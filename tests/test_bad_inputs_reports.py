@@ -10,7 +10,8 @@
   refused up front, ``plot tree`` of an unfitted model or of a trial whose stored params are not
   JSON: one line each, the board or store unchanged.
 * ``reproduce --all --no-run`` with a kept ``section.json`` or ``verdicts.json`` that cannot be read
-  (truncated, empty, a folder, another JSON shape, not UTF-8): the command names the file in its
+  (truncated, empty, a folder, another JSON shape, not UTF-8, another paper's, a verdict that is no
+  grade): the command names the file in its
   output, the page says it where the paper is and the verdicts headline counts only what it read and
   says what it did not; the kept files are left as they were.
 """
@@ -384,6 +385,12 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-html-a-list": (lambda p: p.write_text('{"built": "x", "html": ["a"]}', encoding="utf-8"),
                             r"of the wrong type: a list, not a string"),
     "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
+    # issue 43: another paper's part copied here must not stand for this paper's last good part
+    "section-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
+                                 r"the kept part \S+section\.json records paper 002 tsallis, not \d+ toy: no last good part"),
+    "section-old-naming-another-papers-config": (
+        lambda p: _edit_json(p, paper=None, key=None, config="elsewhere/broken.yaml"),
+        r"records paper 901 broken, not \d+ toy"),
 }
 VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "verdicts-truncated": (lambda p: p.write_bytes(p.read_bytes()[:40]), r"is not valid JSON"),
@@ -396,7 +403,29 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
                                encoding="utf-8"),
         r"2 of the \d+ claims in the kept verdicts .* are unreadable"),
     "verdicts-missing": (lambda p: p.unlink(), r"the kept verdicts .*verdicts\.json are missing"),
+    # issue 43: another paper's verdicts, or a verdict that is no grade, would be counted as this paper's
+    "verdicts-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
+                                  r"the kept verdicts \S+verdicts\.json records paper 002 tsallis, not \d+ toy"),
+    "verdicts-made-up-verdict": (
+        lambda p: _edit_json(p, claims=[{**c, "verdict": "<script>x</script>"} for c in
+                                        json.loads(p.read_text(encoding="utf-8"))["claims"]]),
+        r"give claim 1 the verdict '<script>x</script>'; accepted: reproduced, .*not testable \(with its reason"),
+    "verdicts-not-testable-without-brackets": (
+        lambda p: _edit_json(p, claims=[{**c, "verdict": "not testable!!"} for c in
+                                        json.loads(p.read_text(encoding="utf-8"))["claims"]]),
+        r"give claim 1 the verdict 'not testable!!'; accepted: "),
 }
+
+
+def _edit_json(path: Path, **fields: object) -> None:
+    """Set (``None``: remove) fields of the JSON object in ``path``."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for name, value in fields.items():
+        if value is None:
+            doc.pop(name, None)
+        else:
+            doc[name] = value
+    path.write_text(json.dumps(doc), encoding="utf-8")
 
 
 @pytest.fixture
@@ -480,6 +509,30 @@ def _folder_in_place(path: Path) -> None:
         path.unlink()
     path.mkdir()
     (path / "x").write_text("a folder where a report file goes", encoding="utf-8")
+
+
+def test_single_paper_mode_names_an_unusable_kept_file_on_stderr_and_exits_1(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:  # noqa: F811
+    """Issue 43: ``reproduce PAPER`` refreshes the page; a kept file it cannot use (here toy's part copied
+    into paper 903's folder) is an ``error:`` line on stderr and exit 1, as with ``--all`` (it was stdout, 0)."""
+    from treebench.papers import catalogue
+    from treebench.papers import reproduce as R
+
+    specs = {s.key: s for s in workspace_specs()}
+    monkeypatch.setattr(R, "PAPERS", specs)
+    monkeypatch.setattr(catalogue, "PAPERS", specs)
+    R.reproduce_all(Path("site"), run=False)
+    Path("site/empty").mkdir(exist_ok=True)
+    shutil.copy(Path("site/toy") / R.SECTION, Path("site/empty") / R.SECTION)
+    capsys.readouterr()
+    code = exit_code(["reproduce", "toy", "--no-run", "--out-dir", "site/toy"])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.out + out.err, out
+    assert re.search(r"^error: empty: unreadable kept file: the kept part site/empty/section\.json records paper "
+                     r"\d+ toy, not 903 empty: no last good part to show$", out.err, re.M), out.err
+    part = Path("site/index.html").read_text(encoding="utf-8")
+    part = part[part.index('id="paper-empty"'):].split("</section>")[0]
+    assert '<span class="status kept">' not in part  # toy's part is not shown as paper 903's
 
 
 def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.CaptureFixture) -> None:

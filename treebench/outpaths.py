@@ -86,6 +86,18 @@ def _refuse_bad_form(path: Path, raw: str | Path, shown: str, accepted: str) -> 
                                  f"accepted: {accepted}, each name at most {NAME_MAX} bytes")
 
 
+def check_name(path: str | Path, what: str | None = None, accepted: str = FILE_ACCEPTED) -> Path:
+    """Refuse an empty path or a name longer than :data:`NAME_MAX` bytes, touching nothing.
+
+    For a command that must ask the file system about a path (``is_dir()``...)
+    before its full check: such a question on a too-long name raises
+    ``OSError`` (errno 36) instead of answering.
+    """
+    raw, path = path, Path(path)
+    _refuse_bad_form(path, raw, _what(path, what), accepted)
+    return path
+
+
 #: The files SQLite keeps beside a database.
 _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
 

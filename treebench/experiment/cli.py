@@ -234,6 +234,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     if out == "-" and fmt != "csv":
         raise TreebenchError("--out - (stdout) works with --format csv only")
     target = None if out == "-" else Path(out) if out else path.with_suffix(f".{fmt}")
+    if target is not None:  # a name too long for the file system makes is_dir() raise: refuse it first
+        from treebench.outpaths import check_name
+
+        check_name(target, f"--out {str(target)!r}", "a file path, or - for stdout")
     if target is not None and target.is_dir():
         raise TreebenchError(f"--out {str(target)!r} is a folder; accepted: a file path, or - for stdout")
     if fmt == "parquet":

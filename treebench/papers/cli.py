@@ -34,7 +34,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     provenance.  A single PAPER refreshes that page too (the other papers from
     their stores as they are).  A paper whose inputs cannot be read keeps its
     last good part on the page.  The exit status is 1 when a run or a report
-    failed or a paper could not be rebuilt.
+    failed, a paper could not be rebuilt, or a kept file on the page could not
+    be used (named on stderr, with PAPER as with --all).
     """
     from treebench.papers.catalogue import PAPERS, get_paper
 
@@ -117,13 +118,18 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     check_report_places(folder, shown or repr(str(folder)),
                         folder.parent / INDEX if folder.name == spec.key else None, spec=spec)
     lines: list[str] = []
+    unusable: list[str] = []  # kept files that could not be used: stderr and exit 1, as with --all
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])
     options += ["--out-dir", str(out_dir)] if out_dir else []
     for path in reproduce_paper(spec, config, out_dir=out_dir, run=not no_run, workers=workers, echo=lines.append,
-                                command=" ".join(["treebench reproduce", spec.key, *options])):
+                                command=" ".join(["treebench reproduce", spec.key, *options]), warn=unusable.append):
         click.echo(f"wrote {path}")
     for line in lines:  # the cost last, below the files written
         click.echo(line)
+    for line in unusable:
+        click.echo(line, err=True)
+    if unusable:
+        click.get_current_context().exit(1)
 
 
 def unreadable_store(config: Path) -> str | None:

@@ -36,6 +36,7 @@ from treebench.report.site import (
     PaperPage,
     failure_text,
     fingerprint,
+    other_paper,
     paper_body_html,
     read_kept_json,
     read_kept_verdicts,
@@ -127,7 +128,7 @@ def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[
 def reproduce_paper(
     paper: str | PaperSpec, config: Path | None = None, *, out_dir: Path | None = None, run: bool = True,
     workers: int | None = None, echo: Callable[[str], None] | None = None, index: bool = True,
-    papers: Iterable[PaperSpec] | None = None, command: str = "",
+    papers: Iterable[PaperSpec] | None = None, command: str = "", warn: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Run a paper's config (unless ``run`` is False), write its report with every extra section, refresh the page.
 
@@ -147,6 +148,10 @@ def reproduce_paper(
         Called, after the report is written, with the run's cost: trials and
         wall time (:func:`cost_table`); then with one line per other paper
         the page could not rebuild.
+    warn
+        Called with one ``error: KEY: unreadable kept file: ...`` line per kept
+        file of a paper on the refreshed page that could not be used (as
+        ``reproduce --all`` prints them on stderr).
     index
         Refresh the page ``OUT/index.html`` when the report folder is
         ``OUT/KEY`` (the default ``results/KEY`` is): this paper's new part and
@@ -184,6 +189,9 @@ def reproduce_paper(
         for other in pages:
             if other is not page and echo is not None and (other.status in (FAILED, KEPT) or other.problems):
                 echo(f"{page_path}: {summary_line(other)}")
+            for problem in other.problems if warn is not None else ():
+                if problem.startswith(UNREADABLE_KEPT):
+                    warn(f"error: {other.spec.key}: {problem}")
     return paths
 
 
@@ -361,21 +369,40 @@ def save_section(page: PaperPage, built: str) -> Path:
 
     Written to a temporary file and renamed, so a crash never leaves half of it.
     """
-    record = {"built": built, "html": page.body_html, **{name: getattr(page, name) for name in _KEPT_FIELDS}}
+    record = {"built": built, "paper": page.spec.number, "key": page.spec.key, "html": page.body_html,
+              **{name: getattr(page, name) for name in _KEPT_FIELDS}}
     from treebench.outpaths import write_text
 
     return write_text(Path(page.out_dir) / SECTION, json.dumps(record), f"--out-dir {str(page.out_dir)!r}")
 
 
-def read_section(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _section_paper(record: dict[str, Any]) -> tuple[object, object]:
+    """The paper a kept part records: its ``paper``/``key``, or, in a part kept before they were
+    recorded, the catalogue paper whose config it names (``None``: a config of no catalogue paper)."""
+    if "paper" in record or "key" in record:
+        return record.get("paper"), record.get("key")
+    config = record.get("config")
+    if not isinstance(config, str) or not config:
+        return None, None
+    for spec in PAPERS.values():  # only a config that is another paper's own tells it apart
+        if Path(config).name == Path(spec.config).name:
+            return spec.number, spec.key
+    return None, None
+
+
+def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str, Any] | None, str | None]:
     """A paper's kept part (:data:`SECTION` in ``out_dir``) and ``None``, or ``None`` and why it cannot be used.
 
-    ``(None, None)`` when nothing was kept.
+    ``(None, None)`` when nothing was kept.  A part that records another paper than ``spec``
+    (copied from another paper's folder) cannot be used.
     """
     path = Path(out_dir) / SECTION
     record, problem = read_kept_json(path, "the kept part")
     if record is None:
         return None, problem
+    mismatch = other_paper(*_section_paper(record), spec)
+    if mismatch:
+        return None, f"the kept part {path} {mismatch}"
     html = record.get("html")
     if html is None:
         return None, f"the kept part {path} has no page text ('html')"
@@ -401,13 +428,13 @@ def keep_last_good(page: PaperPage) -> PaperPage:
     """
     if page.status not in (NOT_RUN, FAILED) or page.report is not None:
         return page
-    record, problem = read_section(page.out_dir)
+    record, problem = read_section(page.out_dir, page.spec)
     if record is None:
         if problem:  # kept, but unusable: said on the page and in the command's output
             page.problems.append(f"{UNREADABLE_KEPT}{problem}: no last good part to show")
         return page
     page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
-    _, unread = read_kept_verdicts(Path(page.out_dir))
+    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec)
     if unread:
         page.problems.append(f"{UNREADABLE_KEPT}{unread}: the verdicts headline leaves them out")
     for name in _KEPT_FIELDS:

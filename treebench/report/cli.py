@@ -75,6 +75,27 @@ def check_outputs(out: Path | None, plot_base: Path | None = None, plot_option: 
     if plot_base is not None:
         for suffix in (".png", ".svg"):
             check_file(with_extension(figure_base(plot_base), suffix), f"{plot_option} {str(plot_base)!r}")
+    if out is not None and plot_base is not None:
+        for suffix in (".png", ".svg"):
+            figure = with_extension(figure_base(plot_base), suffix)
+            if same_place(out, figure):  # one option's file would silently overwrite the other's
+                raise TreebenchError(f"--out {str(out)!r} is the file {plot_option} {str(plot_base)!r} draws "
+                                     f"({str(figure)!r}); accepted: an --out file that is not one of "
+                                     f"{plot_option}'s figures (.png, .svg)")
+
+
+def same_place(first: Path, second: Path) -> bool:
+    """Whether two output paths name one file (after resolving links, ``..``; or one existing inode)."""
+    try:
+        if first.resolve() == second.resolve():
+            return True
+    except (OSError, RuntimeError):  # a link loop: compare the paths as written
+        if first.absolute() == second.absolute():
+            return True
+    try:
+        return first.exists() and second.exists() and first.samefile(second)
+    except OSError:
+        return False
 
 
 def figure_base(path: Path) -> Path:

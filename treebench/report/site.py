@@ -634,7 +634,7 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir)) for p in pages if p.report is None and p.status == KEPT}
+    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec) for p in pages if p.report is None and p.status == KEPT}
     kept = {key: claims for key, (claims, _) in read.items()}
     unread = [(key, problem) for key, (_, problem) in read.items() if problem]
     columns, _ = _claim_fields(outcomes)
@@ -708,21 +708,68 @@ def read_kept_json(path: Path, what: str) -> tuple[Any, str | None]:
     return doc, None
 
 
-def read_kept_verdicts(out_dir: Path) -> tuple[list[dict[str, Any]], str | None]:
+def other_paper(number: object, key: object, spec: PaperSpec | None) -> str | None:
+    """Why a kept file recording paper ``number`` ``key`` is not ``spec``'s, or ``None`` when it may be.
+
+    A field the file does not record is no evidence either way (older kept
+    files, hand-made ones); a recorded one that differs is: a file copied from
+    another paper's folder must not stand for this paper's last good part.
+    """
+    if spec is None:
+        return None
+    recorded = (None if number is None else str(number), None if key is None else str(key))
+    if recorded[0] in (None, spec.number) and recorded[1] in (None, spec.key):
+        return None
+    shown = " ".join(x for x in recorded if x is not None)
+    if len(shown) > 60 or not all(c.isalnum() or c in " _-." for c in shown):  # made-up text: quoted, cut
+        shown = repr(shown[:60])
+    return f"records paper {shown}, not {spec.number} {spec.key}"
+
+
+def _bad_verdict(verdict: object) -> bool:
+    """Whether a kept claim's verdict is not one of :data:`~treebench.report.verdicts.GRADES`.
+
+    Missing or empty is allowed (read as ``not testable (no verdict)``); ``not testable`` may
+    carry its reason in brackets.
+    """
+    from treebench.report.verdicts import GRADES, NOT_TESTABLE, grade_of
+
+    if verdict is None or verdict == "":
+        return False
+    if not isinstance(verdict, str):
+        return True
+    if verdict.startswith(NOT_TESTABLE) and verdict != NOT_TESTABLE:
+        return not (verdict.startswith(f"{NOT_TESTABLE} (") and verdict.endswith(")"))
+    return grade_of(verdict) not in GRADES
+
+
+def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """A kept paper's claims from the ``verdicts.json`` its last good report wrote, and what could not be read.
 
     Returns the readable claims (each a dict with a ``verdict``) and ``None``, or the claims read
     so far and a one-line problem: the file unreadable or of the wrong shape, or some of its
-    claims not claims.
+    claims not claims.  The whole file is unreadable when it records another paper than ``spec``
+    or a claim's verdict is not a grade (a made-up value would be counted and shown as one).
     """
     path = Path(out_dir) / "verdicts.json"
     doc, problem = read_kept_json(path, "the kept verdicts")
     if doc is None:
         return [], problem or f"the kept verdicts {path} are missing"
+    mismatch = other_paper(doc.get("paper"), doc.get("key"), spec)
+    if mismatch:
+        return [], f"the kept verdicts {path} {mismatch}"
     claims = doc.get("claims")
     if not isinstance(claims, list):
         return [], f"the kept verdicts {path} have no list of claims"
     good = [c for c in claims if isinstance(c, dict) and isinstance(c.get("verdict", ""), str)]
+    for number, claim in enumerate(good, 1):
+        if _bad_verdict(claim.get("verdict")):
+            from treebench.report.verdicts import GRADES
+
+            shown = str(claim["verdict"])
+            shown = repr(shown if len(shown) <= 40 else shown[:40] + "...")
+            return [], (f"the kept verdicts {path} give claim {number} the verdict {shown}; accepted: "
+                        f"{', '.join(GRADES)} (with its reason in brackets)")
     if len(good) < len(claims):
         return good, f"{len(claims) - len(good)} of the {len(claims)} claims in the kept verdicts {path} are unreadable"
     return good, None
