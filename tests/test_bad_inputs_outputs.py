@@ -283,6 +283,13 @@ CASES = [
             rf"^error: --out '/proc/self/t\.csv': folder '/proc/self' is not writable; {ACCEPT_FILE}",
             files={"s.sqlite": store}),
     # -- issue 43: a name too long for the file system is refused by export as by every writer (no OSError 36)
+    # an empty store or source path is said to be empty, not "'.' is a folder"
+    CliCase("export-store-empty-path", ("results", "export", "", "--out", "x.csv"),
+            r"^error: the results store path is empty; accepted: a results store file \(\.sqlite\)$"),
+    CliCase("compare-source-empty-path", ("compare", ""),
+            r"^error: the source path is empty; accepted: a results store \(\.sqlite\), an experiment config"),
+    CliCase("show-metric-twice", ("results", "show", "s.sqlite", "--metric", "accuracy", "--metric", "accuracy"),
+            r"^error: --metric names 'accuracy' twice; accepted: each metric once$", files={"s.sqlite": store}),
     CliCase("export-out-name-too-long", ("results", "export", "s.sqlite", "--out", "y" * 300 + ".csv"),
             r"^error: --out 'y{300}\.csv': the name 'y{24}'\.\.\. is 304 bytes long; accepted: a file path, or - for "
             r"stdout, each name at most 255 bytes$", files={"s.sqlite": store}),

@@ -196,6 +196,8 @@ def _warn(line: str) -> None:
 def _store_file(store: str) -> Path:
     """``store`` as a path, refused in one line unless it is an existing file."""
     path = Path(store)
+    if not str(store).strip():
+        raise TreebenchError("the results store path is empty; accepted: a results store file (.sqlite)")
     if path.is_dir():
         raise TreebenchError(f"{store!r} is a folder; accepted: a results store file (.sqlite)")
     if not path.exists():
@@ -305,6 +307,11 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     for metric in metrics:
         if metric not in accepted:
             raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(accepted)}")
+    from treebench.errors import first_repeat
+
+    repeated = first_repeat(metrics)
+    if repeated is not None:  # a second, identical column
+        raise TreebenchError(f"--metric names {repeated!r} twice; accepted: each metric once")
     counts = frame["status"].value_counts().to_dict()
     order = in_config_order(frame["algorithm"].astype(str), source_algorithm_order(_store_file(store)))
     click.echo(comparison_table(frame, metrics, algorithms=order) or "no finished trials")

@@ -92,6 +92,8 @@ def load_frame(source: str | Path) -> pd.DataFrame:
     path = Path(source)
     suffix = path.suffix.lower()
     accepted = "a results store (.sqlite), an experiment config (.yaml) or an exported frame (.csv, .parquet)"
+    if not str(source).strip():  # Path("") is ".", which would be reported as a folder
+        raise TreebenchError(f"the source path is empty; accepted: {accepted}")
     if path.is_dir():  # say what was expected and what was given, not "unknown kind"
         raise TreebenchError(f"{str(path)!r} is a folder; accepted: {accepted}")
     from treebench.errors import special_kind
