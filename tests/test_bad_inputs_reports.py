@@ -625,6 +625,18 @@ def test_board_datasets_without_a_mirror_do_not_call_the_suite_empty(tmp_path: P
     assert not (tmp_path / "c").exists()
 
 
+def test_a_suite_emptied_by_max_rows_says_so(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the mirror set, --max-rows 5 leaves every copy out: the line names --max-rows, not TREEBENCH_DATA."""
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert exit_code(["leaderboard", "--criteria", "entropy", "--folds", "2", "--max-rows", "5", "--out", "b",
+                      "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "have more than --max-rows 5 rows; accepted: a larger --max-rows (0: no limit)" in err[0]
+    assert "TREEBENCH_DATA" not in err[0] and not (tmp_path / "b").exists()
+
+
 def test_plot_draws_a_metric_of_predictions_from_the_kept_ones(mcnemar_store: Path, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:

@@ -91,6 +91,7 @@ def bundled(max_rows: int, required: bool = True) -> list[str]:
     cards = registry.all()
     names = {c.name for c in cards}
     out = []
+    too_large = 0  # copies found but left out by --max-rows: the message must say which cause it is
     for card in cards:
         if card.is_derived or not mirror_files(card, settings):
             continue
@@ -98,13 +99,19 @@ def bundled(max_rows: int, required: bool = True) -> list[str]:
         if part in ("train", "test") and stem in names:
             continue
         if max_rows and card.expected.rows > max_rows:
+            too_large += 1
             continue
         out.append(card.name)
     if not out and required:
         where = ", ".join(str(p) for p in settings.mirrors) or "no mirror folder"
+        if too_large:
+            raise TreebenchError(
+                f"the bundled suite is empty: all {too_large} datasets with a local copy in {where} have more "
+                f"than --max-rows {max_rows} rows; accepted: a larger --max-rows (0: no limit)"
+            )
         raise TreebenchError(
-            f"the bundled suite is empty: no dataset card has a local copy in {where} "
-            f"within --max-rows {max_rows}; set TREEBENCH_DATA to the folder of the .csv.gz copies"
+            f"the bundled suite is empty: no dataset card has a local copy in {where}; "
+            f"set TREEBENCH_DATA to the folder of the .csv.gz copies"
         )
     return out
 
