@@ -133,6 +133,12 @@ def store(folder: Path) -> None:
     shutil.copyfile(_built_store(), folder / "s.sqlite")
 
 
+def foreign_board_store(folder: Path) -> None:
+    """Another experiment's store where a board keeps its own: ``folder/b/leaderboard.sqlite``."""
+    (folder / "b").mkdir(exist_ok=True)
+    shutil.copyfile(_built_store(), folder / "b" / "leaderboard.sqlite")
+
+
 #: Lock handles held by the running case (released after each test).
 _HELD: list = []
 
@@ -165,6 +171,11 @@ CASES = [
     CliCase("lb-rerun-other-folds", (*BOARD, "--folds", "5", "--out", "b"),
             r"holds experiment 'leaderboard' with protocol .*folds: 3.*folds: 5.*choose another --out$",
             files={"b": board}),
+    # another experiment's store in the board's place: no "rerun with that board's options" advice
+    CliCase("lb-foreign-store-in-out", (*BOARD, "--folds", "3", "--out", "b"),
+            r"holds experiment 'outputs', not 'leaderboard': a store belongs to one experiment; it is another "
+            r"experiment's store, not a leaderboard's: choose another --out$",
+            files={"b/leaderboard.sqlite": foreign_board_store}),
     CliCase("lb-rerun-other-repeats", (*BOARD, "--folds", "3", "--repeats", "2", "--out", "b"),
             r"repeats: 1.*repeats: 2.*choose another --out$", files={"b": board}),
     # -- a rerun naming other criteria or fewer datasets would drop stored rows from the page: refused

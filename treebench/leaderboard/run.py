@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from treebench.errors import TreebenchError
+from treebench.leaderboard.plan import EXPERIMENT as BOARD_EXPERIMENT
 from treebench.leaderboard.plan import Options, Plan, make_plan
 
 if TYPE_CHECKING:
@@ -229,11 +230,17 @@ _ADVICE = {
 def board_words() -> Iterator[None]:
     """Re-raise a runner's refusal with the leaderboard's options in its advice (it has no ``--store``
     and no ``--max-trials``)."""
+    import re
+
     try:
         yield
     except TreebenchError as exc:
         text = str(exc)
+        other = re.search(r"holds experiment '([^']*)'", text)
         for runner, board in _ADVICE.items():
+            if other and other.group(1) != BOARD_EXPERIMENT and runner.startswith("use --store (or"):
+                # not a board's store: no rerun of "that board" can use it
+                board = "it is another experiment's store, not a leaderboard's: choose another --out"
             text = text.replace(runner, board)
         raise TreebenchError(text) from None
 
