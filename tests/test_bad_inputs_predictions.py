@@ -394,6 +394,15 @@ def test_compare_skips_the_bad_trial_and_counts_it(tmp_path, capsys):
     assert tree_digest(tmp_path) == before
 
 
+def test_a_cell_over_fewer_splits_is_named_in_the_saved_table(tmp_path, capsys):
+    """A skipped trial leaves its cell over fewer folds than its row: the Markdown table itself says so."""
+    damaged("cv", swapped("iris", "gini", 1), dataset="iris", algorithm="entropy", fold=1)(tmp_path)
+    code, out, _ = _run(tmp_path, (*F1, *SKIP), capsys)
+    assert code == 0
+    assert "Over fewer splits than the rest of their row (their means are not on the same splits): " \
+           "iris / entropy (1 of 2)." in out
+
+
 def test_a_swapped_file_with_the_same_predictions_is_still_another_trials(tmp_path):
     # iris, fold 1: entropy and gini trees of depth 3 predict alike; the key the file names tells them apart
     damaged("cv", swapped("iris", "gini", 1), dataset="iris", algorithm="entropy", fold=1)(tmp_path)

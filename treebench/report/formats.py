@@ -105,7 +105,21 @@ def legend(t: ComparisonTable) -> list[str]:
             "▲ / ▼: significantly best / worst by Levene, then ANOVA + Tukey or Kruskal-Wallis + Dunn "
             f"(Bonferroni), alpha = {t.alpha:g} (paper 001's protocol)."
         )
+    fewer = _fewer_splits(t)
+    if fewer:  # e.g. trials skipped for bad kept predictions: the row's means are not on the same splits
+        lines.append("Over fewer splits than the rest of their row (their means are not on the same splits): "
+                     + "; ".join(fewer) + ".")
     return lines + t.notes
+
+
+def _fewer_splits(t: ComparisonTable) -> list[str]:
+    """``dataset / algorithm (n of m)`` for each cell with fewer trials than the most in its row."""
+    out = []
+    for ds in t.datasets:
+        cells = {a: t.cells.get((ds, a)) for a in t.algorithms}
+        most = max((c.n for c in cells.values() if c is not None), default=0)
+        out += [f"{ds} / {a} ({c.n} of {most})" for a, c in cells.items() if c is not None and c.n < most]
+    return out
 
 
 def _analysis_heading(a: AcrossAnalysis) -> str:
