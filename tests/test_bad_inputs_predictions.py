@@ -13,6 +13,7 @@ store, its predictions folder and every other file of the case folder are unchan
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -401,6 +402,14 @@ def test_a_cell_over_fewer_splits_is_named_in_the_saved_table(tmp_path, capsys):
     assert code == 0
     assert "Over fewer splits than the rest of their row (their means are not on the same splits): " \
            "iris / entropy (1 of 2)." in out
+
+
+def test_mcnemar_names_the_pair_it_left_out_under_its_table(tmp_path, capsys):
+    damaged("holdout", missing, dataset="wine", algorithm="gini", fold=0)(tmp_path)
+    code, out, _ = _run(tmp_path, ("compare", "holdout.sqlite", "--test", "mcnemar", *SKIP), capsys)
+    assert code == 0 and "| iris |" in out and "| wine |" not in out
+    assert re.search(r"\nLeft out \(kept predictions failed verification; their pairs have no row\): "
+                     r"wine / gini repeat 0 fold 0 \(trial [0-9a-f]{12}\)\.$", out.rstrip())
 
 
 def test_a_swapped_file_with_the_same_predictions_is_still_another_trials(tmp_path):

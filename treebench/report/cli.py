@@ -180,7 +180,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
             [n for n in source_algorithm_order(source) if n in known] or list(known)
         chosen = chosen_names(_names(datasets), tuple(dict.fromkeys(finished["dataset"].astype(str))), "dataset")
         rows = mcnemar_rows(frame, store, baseline, names, correction or "auto", kept, datasets=list(chosen))
-        write_output(render_mcnemar(rows, fmt, alpha), out)
+        write_output(render_mcnemar(rows, fmt, alpha, [facts.label for facts, _ in kept.skipped]), out)
         _echo_lines(kept.report_lines())
         return
     table = build_table(

@@ -62,8 +62,9 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
     return rows
 
 
-def render_mcnemar(rows: list[dict], fmt: str, alpha: float) -> str:
-    """Markdown (a table and how to read it) or CSV."""
+def render_mcnemar(rows: list[dict], fmt: str, alpha: float, skipped: list[str] | None = None) -> str:
+    """Markdown (a table and how to read it) or CSV; ``skipped`` names the trials left out
+    (kept predictions that failed verification), said under the Markdown table."""
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=list(rows[0]))
@@ -81,4 +82,7 @@ def render_mcnemar(rows: list[dict], fmt: str, alpha: float) -> str:
         dataset, algorithm = (one_line(r[k]).replace("|", r"\|") for k in ("dataset", "algorithm"))
         lines.append(f"| {dataset} | {algorithm} | {r['cases']} | {r['only_algorithm_right']} | "
                      f"{r['only_baseline_right']} | {r['p']:.4g} | {r['p_adjusted']:.4g}{mark} |")
+    if skipped:  # a pair without a row: the saved table says why, not only stderr
+        lines += ["", "Left out (kept predictions failed verification; their pairs have no row): "
+                  + "; ".join(one_line(x) for x in skipped) + "."]
     return "\n".join(lines) + "\n"
