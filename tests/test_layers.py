@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 GENERIC = ("experiment", "stats", "data", "report")
 PAPER_WORDS = re.compile(r"mee|belief|possibilistic|tsallis|certainty|pignistic|serrurier", re.IGNORECASE)
 #: Words that only contain a paper word's letters.
-HARMLESS = re.compile(r"meet|measure|agreement|refereed|uncertain", re.IGNORECASE)
+HARMLESS = re.compile(r"meet|measure|agreement|refereed|uncertain|RuntimeError", re.IGNORECASE)
 
 
 def _modules() -> dict[str, Path]:

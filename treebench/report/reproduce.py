@@ -60,6 +60,7 @@ from treebench.report.claims import (
 from treebench.report.forest import FOREST, forest_plot
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
+from treebench.report.misses import open_questions
 from treebench.report.sections import Section
 from treebench.report.spec import (
     Figure,
@@ -812,26 +813,6 @@ def glance_rows(rep: Report) -> list[list[str]]:
     """Per claim: its text, grade, one-line reason and location (the report's first table and the page's)."""
     return [[c.text, (c.verdict or "–").split(" (")[0], _why(c.effect), getattr(c, "location", "") or "–"]
             for c in rep.claims]
-
-
-#: The grades of a claim whose miss needs a cause or an open question.
-MISSES = ("not reproduced", "reversed")
-
-
-def open_questions(rep: Report) -> list[str]:
-    """Every miss the report does not explain: a disagreeing cell with no registered cause, a claim not
-    reproduced or reversed (claims carry no cause yet: each is an open question until one is located)."""
-    out = []
-    cells = rep.cells
-    if len(cells) and {"agrees", "cause"} <= set(cells.columns):
-        for r in cells[(cells["agrees"] == False) & (cells["cause"].fillna("") == "")].to_dict("records"):  # noqa: E712
-            out.append(f"cell {r['dataset_label']} / {r['algorithm']} / {r['metric']}: ours {r['ours']:.4g} against "
-                       f"the paper's {r['value']:.4g} — disagrees, no registered cause")
-    for c in rep.claims:
-        grade = (c.verdict or "").split(" (")[0]
-        if grade in MISSES:
-            out.append(f"claim \"{c.text}\": {grade} — no cause located")
-    return out
 
 
 def open_questions_markdown(rep: Report) -> list[str]:

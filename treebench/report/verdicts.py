@@ -35,6 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from treebench.report.misses import open_questions
+
 # -- kinds -----------------------------------------------------------------------------------------
 DIFFERENCE = "difference"
 EQUIVALENCE = "equivalence"
@@ -405,8 +407,6 @@ def verdicts_document(report: Any) -> dict[str, Any]:
 
 
 def _open_questions(report: Any) -> list[str]:
-    from treebench.report.reproduce import open_questions
-
     try:
         return open_questions(report)
     except (AttributeError, KeyError, TypeError):  # a report object without cells or claims (tests' stand-ins)
