@@ -254,6 +254,19 @@ def test_an_interval_containing_zero_is_not_reproduced():
     assert evaluate(SAME, make_frame(lambda *_: 0.03)).verdict == NOT_REPRODUCED
 
 
+def test_a_no_difference_claim_shows_the_papers_own_test_on_our_data():
+    """"No significant difference (Wilcoxon)": beside the margin's grade, the paper's test on ours -- it rejects on
+    a clear, consistent difference (not reproduced) and not on noise around zero (reproduced)."""
+    from treebench.report.verdicts import views
+
+    rng = np.random.default_rng(0)
+    noise = evaluate(SAME, make_frame(lambda ds, rep, fold: rng.normal(0, 0.01)))
+    assert noise.effect.test.ours_p >= 0.05 and views(noise.effect)["the paper's test on ours"] == REPRODUCED
+    clear = evaluate(SAME, make_frame(lambda *_: 0.03))
+    assert clear.effect.test.ours_p < 0.05 and views(clear.effect)["the paper's test on ours"] == NOT_REPRODUCED
+    assert "the paper's test on ours" not in views(evaluate(BEATS, make_frame(lambda *_: 0.03)).effect)
+
+
 def test_a_missing_algorithm_is_not_testable():
     frame = make_frame(lambda *_: 0.03, algorithms=("old",))
     out = evaluate(BEATS, frame)

@@ -261,12 +261,18 @@ def views(effect: Any) -> dict[str, str]:
     ``Holm across claims`` (the claim's test Holm-adjusted with the paper's
     other claims tested the same way), ``every unit after Holm`` (a test run
     unit by unit, every unit rejecting after Holm over the units), ``our
-    test, majority of units`` (where the paper names no test).
+    test, majority of units`` (where the paper names no test); for an
+    equivalence claim, ``fixed margin ± m`` and ``the paper's test on ours``
+    ("no significant difference" read as the paper's own test not rejecting:
+    ``not reproduced`` when it rejects on our data).
     """
     out: dict[str, str] = {}
     test = getattr(effect, "test", None)
     if effect is not None and effect.kind == EQUIVALENCE and not _nan(getattr(effect, "fixed_margin", math.nan)):
         out[f"fixed margin ± {effect.fixed_margin:g}"] = grade_equivalence(effect.low, effect.high, effect.fixed_margin)
+    if effect is not None and effect.kind == EQUIVALENCE and test is not None and test.as_applied \
+            and not _nan(test.ours_p):
+        out["the paper's test on ours"] = NOT_REPRODUCED if test.ours_p < test.alpha else REPRODUCED
     if effect is None or test is None or effect.kind != SIGNIFICANCE:
         return out
     if not _nan(test.ours_p_holm):
