@@ -70,7 +70,7 @@ from treebench.report.spec import (
     SectionContext,
     section_builder,
 )
-from treebench.report.systematic import systematic, systematic_markdown
+from treebench.report.systematic import Deviation, systematic, systematic_markdown
 from treebench.report.table import build_table
 from treebench.report.verdicts import (
     KINDS,
@@ -120,6 +120,9 @@ class Report:
         the checks that could not be made, with why.
     causes
         The paper's cause registry (:mod:`treebench.report.causes`).
+    systematic
+        Per algorithm, ours − paper over datasets (:mod:`treebench.report.systematic`), computed once
+        for the report and its ``verdicts.json``.
     """
 
     spec: PaperSpec
@@ -134,6 +137,7 @@ class Report:
     anomalies: list[Anomaly] = field(default_factory=list)
     anomalies_skipped: list[str] = field(default_factory=list)
     causes: Causes = field(default_factory=Causes)
+    systematic: list[Deviation] = field(default_factory=list)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -259,6 +263,8 @@ def build_report(
     causes = load_causes(spec.causes) if spec.causes else Causes()
     cells = with_causes(compare_cells(reference, frame, spec.our_std, spec.paper_splits), causes)
     calibration, claims = judge_claims(spec, cells, frame, causes)
+    # the paper's own numbers are the same under every reading: graded once, for the report's claims
+    grade_paper_on_paper(spec, drop_excluded(cells, frame, spec.excluded)[0], claims)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
     if n_failed:
@@ -287,7 +293,7 @@ def build_report(
                                majority_source=majority_source(Path(config or spec.config)))
     skipped = skipped_checks(frame, grids=grids, majority=majority) if len(frame) else []
     return Report(spec, cells, claims, drawn, compare_md, notes, sections, calibration, readings, anomalies,
-                  skipped, causes)
+                  skipped, causes, systematic(cells, spec.baselines, spec.excluded))
 
 
 def with_causes(cells: pd.DataFrame, causes: Causes | None) -> pd.DataFrame:
@@ -344,7 +350,6 @@ def judge_claims(spec: PaperSpec, cells: pd.DataFrame, frame: pd.DataFrame,
     adjust_families(outcomes, "effect")
     adjust_families(outcomes, "calibrated")
     rejudge(outcomes)
-    grade_paper_on_paper(spec, kept_cells, outcomes)
     return calibration, outcomes
 
 
@@ -850,7 +855,7 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     lines += ["", f"![The claims at a glance: the paper's effect, our 95 % interval coloured by grade]({FOREST}.svg)",
               ""] if rep.claims else [""]
     lines += ["## Systematic deviation", ""]
-    lines += systematic_markdown(systematic(rep.cells, s.baselines, s.excluded)) + [""]
+    lines += systematic_markdown(rep.systematic) + [""]
     lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
     lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "se paper / ours", "agrees (± bound)",

@@ -105,15 +105,18 @@ def _lam_edges(ok: pd.DataFrame, algorithms: tuple[str, ...], low: float = 0.05,
     return at_low, at_high, total
 
 
+def _arms(ok: pd.DataFrame, dataset: str) -> tuple[tuple, tuple, tuple, tuple]:
+    """``_stats`` of the crisp and the uncertain arm on one dataset: error, then pignistic error."""
+    return (_stats(ok, dataset, CRISP, "error"), _stats(ok, dataset, UNCERTAIN, "error"),
+            _stats(ok, dataset, CRISP, "pignistic_error"), _stats(ok, dataset, UNCERTAIN, "pignistic_error"))
+
+
 def _reading_row(name: str, frame: pd.DataFrame, summaries: dict[str, Any]) -> list[str] | None:
     """One reading: mean Δ over datasets, on how many E and the error fall, the finding, λ at the grid's ends."""
     ok = ok_trials(frame)
     d_errs, d_es, holds = [], [], 0
     for d in dict.fromkeys(ok["dataset"].astype(str)):
-        ec, _, n1 = _stats(ok, d, CRISP, "error")
-        eu, _, n2 = _stats(ok, d, UNCERTAIN, "error")
-        pc, _, _ = _stats(ok, d, CRISP, "pignistic_error")
-        pu, _, _ = _stats(ok, d, UNCERTAIN, "pignistic_error")
+        (ec, _, n1), (eu, _, n2), (pc, _, _), (pu, _, _) = _arms(ok, d)
         if not (n1 and n2):
             continue
         d_errs.append(100 * (eu - ec))
@@ -154,10 +157,7 @@ def belief_section(frame: pd.DataFrame, c45_readings: dict[str, Any] | None = No
     ]
     rows, holds, e_better, err_better, compared = [], [], 0, 0, 0
     for d in datasets:
-        ec, ec_sd, n1 = _stats(ok, d, CRISP, "error")
-        eu, eu_sd, n2 = _stats(ok, d, UNCERTAIN, "error")
-        pc, pc_sd, _ = _stats(ok, d, CRISP, "pignistic_error")
-        pu, pu_sd, _ = _stats(ok, d, UNCERTAIN, "pignistic_error")
+        (ec, ec_sd, n1), (eu, eu_sd, n2), (pc, pc_sd, _), (pu, pu_sd, _) = _arms(ok, d)
         if not (n1 and n2):
             continue
         compared += 1
