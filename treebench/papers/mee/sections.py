@@ -378,13 +378,11 @@ def plot_levels(curves: dict[str, pd.DataFrame], base: Path) -> list[Path]:
 def levels_section(out_dir: Path, datasets: tuple[str, ...] = DATASETS, repetitions: int = 50,
                    loader: Any = None, **mee_params: Any) -> Section:
     """Fig. 5 on the given datasets, with a table of the per-level means."""
-    if loader is None:
-        from treebench.data import load as loader
+    from treebench.papers.mee.side_runs import dataset_levels
+
     mee_params = {**PAPER_MEE, **mee_params}
-    curves = {}
-    for name in datasets:
-        data = loader(name)
-        curves[name] = level_errors(data.X, data.y, repetitions=repetitions, **mee_params)
+    # the same runs grade Fig. 5's claim (kept once per process with the default loader)
+    curves = {name: dataset_levels(name, repetitions, loader=loader, **mee_params) for name in datasets}
     paths = plot_levels(curves, Path(out_dir) / "fig5_levels")
     lines = [f"MEE trees ({_describe(mee_params)}) grown on a random 80 % of the cases, "
              f"{repetitions} repetitions; error of the tree cut at each level, mean ± std "
@@ -515,7 +513,10 @@ def versus_ig_section(batches: int = 5, runs: int = 1000, per_class: int = 10, s
     head = ["reading", "batch", "runs", "MEE no split", "both split", "different", "rate",
             "rate among both-split"]
     rows, means = [], []
-    batch_results = [mee_vs_ig_readings(runs, per_class, seed + b, readings) for b in range(batches)]
+    from treebench.papers.mee.side_runs import versus_ig_batches
+
+    # the same batches grade section 4's claim (kept once per process)
+    batch_results = versus_ig_batches(batches, runs, per_class, seed, readings)
     for reading in readings:
         results = [batch[reading] for batch in batch_results]
         for b, r in enumerate(results, 1):
