@@ -242,8 +242,25 @@ def open_questions_section(reference: pd.DataFrame | None, cases: dict[str, int]
               "is not located.",
               "- Section 4's \"only 1 %\" of differing choices: see its table; the disagreement depends on the "
               "reading of P(e=±2) and on the stopping rule, and on how the runs where MEE finds no split are "
-              "counted, which the text does not say."]
+              "counted, which the text does not say.",
+              *versus_ig_type_lines()]
     return Section("Open questions", lines, [])
+
+
+def versus_ig_type_lines() -> list[str]:
+    """Section 4's "all differences ... of the type illustrated in Figure 3", counted on the section's runs."""
+    from treebench.papers.mee.side_runs import versus_ig_differences
+
+    runs = versus_ig_differences()
+    if not runs:
+        return []
+    unsplit = sum(r.ig_unsplit_by_mee for r in runs)
+    balanced = sum(r.imbalance_mee < r.imbalance_ig for r in runs)
+    return [f"- Section 4's differing runs are not all of Fig. 3's type: of the {len(runs)} runs (default reading) "
+            f"where MEE and IG split the root on different features, MEE finds no valid split on IG's feature in "
+            f"{unsplit} and errs more evenly over the two classes than IG in {balanced} (the paper: all).  No reading of the text run here makes either hold on "
+            "every run (`from treebench.papers.mee.side_runs import versus_ig_differences`, with "
+            "`error_rates='printed'` and/or `must_lower=False`); the cause is not located."]
 
 
 # --------------------------------------------------------------------------- sensitivity
