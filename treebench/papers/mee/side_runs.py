@@ -16,6 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: The MEE settings of the default reading, as configs/mee.yaml's ``mee``: the tree's
+#: defaults (joint P(e=+-2), grid over the whole feature range, a split must lower the error entropy).
+PAPER_MEE: dict[str, Any] = {"min_class_cases": 5}
+
 #: Keyed results of the runs below (one process: one report build).
 _CACHE: dict[tuple[Any, ...], Any] = {}
 
@@ -40,9 +44,7 @@ def clear() -> None:
 
 def dataset_levels(name: str, repetitions: int = 50, seed: int = 5, loader: Any = None,
                    **mee_params: Any) -> pd.DataFrame:
-    """Fig. 5 on one dataset: :func:`~treebench.papers.mee.sections.level_errors` of its MEE trees."""
-    from treebench.papers.mee.sections import level_errors
-
+    """Fig. 5 on one dataset: :func:`level_errors` of its MEE trees."""
     def compute() -> pd.DataFrame:
         load = loader
         if load is None:
@@ -60,8 +62,6 @@ def versus_ig_batches(batches: int, runs: int, per_class: int, seed: int,
     Each reading is run and kept on its own (the samples do not depend on it), so a claim that needs
     the default alone does not pay for the section's other readings.
     """
-    from treebench.papers.mee.sections import mee_vs_ig_readings
-
     out: list[dict[str, Any]] = [{} for _ in range(batches)]
     for label, params in readings.items():
         def compute(params: dict[str, Any] = params) -> list[Any]:
@@ -100,11 +100,10 @@ def versus_ig_differences(batches: int = 5, runs: int = 1000, per_class: int = 1
                           **mee_params: Any) -> list[Difference]:
     """The runs of section 4's batches (the samples of :func:`versus_ig_batches`) where MEE and IG differ.
 
-    The samples are drawn exactly as :func:`~treebench.papers.mee.sections.mee_vs_ig_readings` draws
+    The samples are drawn exactly as :func:`mee_vs_ig_readings` draws
     them (one generator per batch, two uniform features per run), so the differing runs are those its
     counts report.
     """
-    from treebench.papers.mee.sections import PAPER_MEE, root_feature
     from treebench.trees.estimator import TreeClassifier
     from treebench.trees.mee import MEETreeClassifier
 
@@ -131,7 +130,6 @@ def versus_ig_differences(batches: int = 5, runs: int = 1000, per_class: int = 1
 
 def full_tree(name: str, loader: Any = None, **mee_params: Any) -> Any:
     """The MEE tree (default reading) grown on every case of dataset ``name``."""
-    from treebench.papers.mee.sections import PAPER_MEE
     from treebench.trees.mee import MEETreeClassifier
 
     def compute() -> Any:
@@ -142,3 +140,104 @@ def full_tree(name: str, loader: Any = None, **mee_params: Any) -> Any:
         return MEETreeClassifier(**{**PAPER_MEE, **mee_params}).fit(data.X, data.y)
 
     return cached(_key("tree", name, mee_params), compute, loader is None)
+
+
+# --------------------------------------------------------------------------- Fig. 5
+def level_errors(X: Any, y: np.ndarray, *, repetitions: int = 50, test_fraction: float = 0.2, seed: int = 5,
+                 **mee_params: Any) -> pd.DataFrame:
+    """Training and test error of MEE trees truncated at each level, over random splits.
+
+    Each repetition draws ``test_fraction`` of the cases for testing (stratified
+    as :func:`treebench.experiment.protocols.holdout`), grows one tree on the
+    rest and scores it cut at depths 0..depth; a tree shallower than a level
+    answers at that level as its full self.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``repetition``, ``level``, ``train_error``, ``test_error``.
+    """
+    from treebench.experiment.protocols import holdout
+    from treebench.trees.mee import MEETreeClassifier
+
+    y = np.asarray(y)
+    rng = np.random.default_rng(seed)
+    fits = []
+    for rep in range(repetitions):
+        train, test = holdout(y, test_fraction, rng)
+        Xtr = X.iloc[train] if hasattr(X, "iloc") else X[train]
+        Xte = X.iloc[test] if hasattr(X, "iloc") else X[test]
+        model = MEETreeClassifier(**mee_params).fit(Xtr, y[train])
+        fits.append((rep, model, Xtr, y[train], Xte, y[test]))
+    deepest = max(m.get_depth() for _, m, *_ in fits)
+    rows = []
+    levels = range(deepest + 1)
+    for rep, model, Xtr, ytr, Xte, yte in fits:
+        train_errors = (model.predict_levels(Xtr, levels) != ytr).mean(axis=1)
+        test_errors = (model.predict_levels(Xte, levels) != yte).mean(axis=1)
+        for level in levels:
+            rows.append({"repetition": rep, "level": level, "train_error": float(train_errors[level]),
+                         "test_error": float(test_errors[level])})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- section 4
+@dataclass
+class VersusIG:
+    """Counts of one batch of the MEE-vs-IG experiment."""
+
+    runs: int
+    both_split: int
+    different: int
+    mee_no_split: int
+
+    @property
+    def rate(self) -> float:
+        """Share of all runs where MEE picked a different root feature from IG."""
+        return self.different / self.runs if self.runs else float("nan")
+
+
+def root_feature(model: Any) -> int:
+    """Feature index of a fitted treebench/MEE tree's root split; -1 if the root is a leaf."""
+    from treebench.kernels import layout as L
+
+    root = model.tree_.int_nodes[0]
+    return -1 if root[L.KIND] == L.LEAF else int(root[L.FEATURE])
+
+
+def mee_vs_ig(runs: int = 1000, per_class: int = 10, seed: int = 4, **mee_params: Any) -> VersusIG:
+    """Section 4: ``per_class`` uniform points per class on two features in [0, 1].
+
+    Each run grows an MEE root and an information-gain root on the same
+    sample.  A run counts as different when MEE splits on the other feature;
+    runs where MEE finds no convex curve (no split) are counted apart.
+    """
+    return mee_vs_ig_readings(runs, per_class, seed, {"": mee_params})[""]
+
+
+def mee_vs_ig_readings(runs: int, per_class: int, seed: int,
+                       readings: dict[str, dict[str, Any]]) -> dict[str, VersusIG]:
+    """:func:`mee_vs_ig` under several readings (label -> MEE parameters) on the same samples.
+
+    The information-gain root does not depend on the reading: it is grown once per sample.
+    """
+    from treebench.trees.estimator import TreeClassifier
+    from treebench.trees.mee import MEETreeClassifier
+
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], per_class)
+    counts = {label: [0, 0, 0] for label in readings}  # both split, different, MEE no split
+    models = {label: MEETreeClassifier(max_depth=1, **{**PAPER_MEE, **params}) for label, params in readings.items()}
+    for _ in range(runs):
+        X = rng.uniform(size=(2 * per_class, 2))
+        ig = root_feature(TreeClassifier(criterion="entropy", max_depth=1).fit(X, y))
+        for label, model in models.items():
+            mee = root_feature(model.fit(X, y))
+            tally = counts[label]
+            if mee < 0:
+                tally[2] += 1
+                continue
+            tally[0] += ig >= 0
+            tally[1] += ig >= 0 and mee != ig
+    return {label: VersusIG(runs, int(both), int(different), int(none))
+            for label, (both, different, none) in counts.items()}
