@@ -108,11 +108,20 @@ def _untestable(text: str, paper: str, measure: str, kind: str, frame: pd.DataFr
     return out.set_effect(Effect(measure, kind=kind, verdict=not_testable(why)))
 
 
-def _count_effect(measure: str, paper_source: str, holds: int, fails: int, counted: int,
+def _count_effect(measure: str, paper_source: str, signs: list[float],
                   units: list[tuple[str, float]] | None = None) -> Effect:
-    """A ``count`` effect: the net share ``(holds - fails) / counted``, graded by the count rule."""
-    effect = Effect(measure, 1.0, paper_source, kind=COUNT, holds=holds, fails=fails, counted=counted,
-                    n_datasets=len(units or []), ours=(holds - fails) / counted if counted else math.nan)
+    """A ``count`` effect from each counted case's sign (+1 holds, -1 fails, 0 tie): the net share, with a
+    95 % bootstrap interval over the cases (none to resample with one case), graded by the count rule."""
+    from treebench.stats.bootstrap import nested_bootstrap
+
+    values = np.asarray(signs, dtype=float)
+    counted = len(values)
+    effect = Effect(measure, 1.0, paper_source, kind=COUNT, holds=int(np.sum(values > 0)),
+                    fails=int(np.sum(values < 0)), counted=counted, n_datasets=max(len(units or []), 1),
+                    ours=float(values.mean()) if counted else math.nan)
+    if counted:
+        ci = nested_bootstrap([values[:, None]]) if counted > 1 else None
+        effect.low, effect.high = (ci.low, ci.high) if ci is not None else (effect.ours, effect.ours)
     effect.unit_points = list(units or [])
     effect.datasets = [u for u, _ in units or []]
     effect.verdict = judge(effect) if counted else not_testable("nothing to count")
@@ -344,14 +353,13 @@ class VersusIGTypeClaim:
             return _untestable(self.text, paper, measure, self.kind, frame)
         runs = versus_ig_differences(self.batches, self.runs, self.per_class, self.seed)
         if self.aspect == "unsplit":
-            holds = sum(r.ig_unsplit_by_mee for r in runs)
-            fails = len(runs) - holds
+            signs = [1.0 if r.ig_unsplit_by_mee else -1.0 for r in runs]
         else:
-            holds = sum(r.imbalance_mee < r.imbalance_ig for r in runs)
-            fails = sum(r.imbalance_mee > r.imbalance_ig for r in runs)
+            signs = [float(np.sign(r.imbalance_ig - r.imbalance_mee)) for r in runs]
+        holds = sum(v > 0 for v in signs)
         out = ClaimOutcome(self.text, paper, "–", f"holds on {holds} of {len(runs)} differing runs", None)
         out.literal = holds == len(runs) if runs else None
-        return out.set_effect(_count_effect(measure, "stated (\"all differences\")", holds, fails, len(runs)))
+        return out.set_effect(_count_effect(measure, "stated (\"all differences\")", signs))
 
 
 @dataclass(frozen=True)
@@ -400,8 +408,8 @@ class CurveShapeClaim:
         out = ClaimOutcome(self.text, paper, "–", "convex" if convex else "concave", holds)
         out.details = [f"{rates}: {'convex' if c else 'concave'}, lowest H {m:.4f} against {u:.4f} unsplit"
                        for rates, (c, m, u) in found.items()]
-        return out.set_effect(_count_effect(measure, "Fig. 1", int(holds), int(not holds), 1,
-                                            [(self.dataset, 1.0 if holds else -1.0)]))
+        sign = 1.0 if holds else -1.0
+        return out.set_effect(_count_effect(measure, "Fig. 1", [sign], [(self.dataset, sign)]))
 
 
 @dataclass(frozen=True)
@@ -450,7 +458,7 @@ class MergedSplitsClaim:
             holds = sum(v > 0 for _, v in units)
             out.ours = f"a merged split in {holds} of {len(units)} trees"
             out.literal = holds == len(units)
-            return out.set_effect(_count_effect(measure, "Fig. 2", holds, len(units) - holds, len(units), units))
+            return out.set_effect(_count_effect(measure, "Fig. 2", [v for _, v in units], units))
         effect = measured_effect(measure, (math.nan, 0, "stated (\"often\"), no numbers"), shares, None,
                                  kind=self.kind)
         out.ours = f"{effect.ours:.0%} of the splits, mean over {len(names)} datasets"
