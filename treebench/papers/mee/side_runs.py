@@ -37,11 +37,6 @@ def cached(key: tuple[Any, ...], compute: Any, use_cache: bool = True) -> Any:
     return _CACHE[key]
 
 
-def clear() -> None:
-    """Forget every kept run (tests)."""
-    _CACHE.clear()
-
-
 def dataset_levels(name: str, repetitions: int = 50, seed: int = 5, loader: Any = None,
                    **mee_params: Any) -> pd.DataFrame:
     """Fig. 5 on one dataset: :func:`level_errors` of its MEE trees."""
