@@ -49,6 +49,8 @@ READINGS: dict[str, dict[str, Any]] = {
     "must lower, class 10": {"must_lower": True, "min_class_cases": 10},
     "must lower, node grid": {"must_lower": True, "convexity_range": "node"},
     "must lower, printed": {"must_lower": True, "error_rates": "printed"},
+    # the convex/concave rule once per class set, on both orientations' lower envelope
+    "must lower, envelope": {"must_lower": True, "convexity_test": "envelope"},
 }
 REPEATS = 5
 #: A split with a child smaller than this "peels" a few cases off the node.
