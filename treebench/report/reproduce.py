@@ -370,8 +370,11 @@ def grade_paper_on_paper(spec: PaperSpec, cells: pd.DataFrame, outcomes: list[Cl
     own = [evaluate_claim(claim, published, frame) for claim in spec.claims]
     adjust_families(own, "effect")
     rejudge(own)
-    for outcome, mine in zip(outcomes, own):
+    for claim, outcome, mine in zip(spec.claims, outcomes, own):
         effect = mine.effect
+        if getattr(claim, "why_not", "") and getattr(claim, "claim", None) is None:  # a statement never graded
+            outcome.paper_on_paper = effect
+            continue
         if effect is not None and effect.verdict.startswith(NOT_TESTABLE):
             # the rerun's wording ("not rerun", "could not be computed") read on a table of means
             reason = effect.verdict[len(NOT_TESTABLE) + 2:-1]
