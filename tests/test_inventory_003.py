@@ -73,11 +73,11 @@ def test_rate_below_holds_only_when_every_dataset_is_at_or_below_the_rate():
     fits = pd.DataFrame([_trial("a", "certainty", 2, 9, 400, 100), _trial("b", "certainty", 0, 3, 1000, 250)])
     out = claim.evaluate(pd.DataFrame(), fits)
     assert out.verdict == "reproduced" and out.effect.counted == 2
-    assert "a: certainty training error rate 0.5000% (at most 0.01)" in out.details
+    assert "a: certainty training error rate 0.5 % (at most 1 %)" in out.details
     worse = pd.DataFrame([_trial("a", "certainty", 2, 9, 400, 100), _trial("b", "certainty", 58, 3, 345, 87)])
     out = claim.evaluate(pd.DataFrame(), worse)
     assert out.verdict == "not reproduced" and (out.effect.holds, out.effect.fails) == (1, 1)
-    assert out.ours == "at most 0.01 on 1 of 2 dataset(s)"
+    assert out.ours == "at most 1 % on 1 of 2 dataset(s)"
     # the filter: correct >= 3 x incorrect, i.e. at most a quarter wrong; 36 of 87 fails it
     filter_claim = RateBelowClaim("filter", "certainty", "test_errors", 0.25, ("a", "b"))
     out = filter_claim.evaluate(pd.DataFrame(), pd.DataFrame([_trial("a", "certainty", 0, 36, 345, 87),
@@ -185,3 +185,11 @@ def test_a_shuffled_split_is_not_shared_and_keeps_one_splits_noise():
     assert "over its 1 split stands in" in cell["agree_why"]
     spread = np.array([8.0, 12.0, 9.0, 15.0, 11.0]).std(ddof=1)
     assert cell["se_paper"] == pytest.approx(spread)
+
+
+def test_the_report_states_the_paired_rule_only_when_a_cell_used_it():
+    from treebench.report.reproduce import AGREEMENT_RULE, PAIRED_RULE, agreement_rule
+
+    frame = pd.DataFrame([_trial("wdbc", "certainty", 0, 14, 455, 114)])
+    assert agreement_rule(compare_cells(_wdbc_reference(6), frame, paper_splits=1)) == AGREEMENT_RULE + PAIRED_RULE
+    assert agreement_rule(compare_cells(_wdbc_reference(6), frame)) == AGREEMENT_RULE

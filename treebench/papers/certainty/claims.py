@@ -95,9 +95,8 @@ class RateBelowClaim:
         """Each dataset's mean rate against ``max_rate``, on the rerun, and the effect."""
         from treebench.report.cells import Matcher, ok_trials
 
-        part = PART_NAMES[self.metric]
-        measure = (f"net share of datasets where {self.a}'s {part} error rate is at most {self.max_rate:.3g} "
-                   "(−1 to +1)")
+        part, limit = PART_NAMES[self.metric], _percent(self.max_rate)
+        measure = f"net share of datasets where {self.a}'s {part} error rate is at most {limit} (−1 to +1)"
         out = ClaimOutcome(self.text, self.reading or "yes", "–", "not run", None)
         paper = self._paper(cells, out)
         ok = ok_trials(frame) if len(frame) and {"dataset", "algorithm"} <= set(frame.columns) else frame.iloc[0:0]
@@ -115,11 +114,11 @@ class RateBelowClaim:
                 continue
             units[ds] = rates[:, None]
             mean = float(rates.mean())
-            out.details.append(f"{ds}: {self.a} {part} error rate {mean:.4%} "
-                               f"({'at most' if mean <= self.max_rate else 'above'} {self.max_rate:.3g})")
+            out.details.append(f"{ds}: {self.a} {part} error rate {_percent(mean)} "
+                               f"({'at most' if mean <= self.max_rate else 'above'} {limit})")
         if units:
             below = sum(float(r.mean()) <= self.max_rate for r in units.values())
-            out.ours = f"at most {self.max_rate:.3g} on {below} of {len(units)} dataset(s)"
+            out.ours = f"at most {limit} on {below} of {len(units)} dataset(s)"
             out.literal = below == len(units)
         # + when below the rate: a dataset exactly at it holds too (sign of rate - max is then 0 -> +1)
         effect = measured_effect(measure, paper, units,
@@ -145,7 +144,7 @@ class RateBelowClaim:
                     continue
                 rate = float(r.value) / size
                 signs.append(1.0 if rate <= self.max_rate + 1e-12 else -1.0)
-                shown.append(f"{r.dataset_label} {int(r.value)} of {int(size):,} ({rate:.4%})")
+                shown.append(f"{r.dataset_label} {int(r.value)} of {int(size):,} ({_percent(rate)})")
         if signs:
             out.paper_numbers = "; ".join(shown)
             return float(np.mean(signs)), len(signs), f"its text, {len(signs)} dataset(s) with a printed count"
@@ -228,6 +227,11 @@ class FewerBothClaim:
             out.paper_numbers = f"{self.a} vs {self.b}: " + "; ".join(shown)
             return float(np.mean(signs)), len(signs), f"its text, {len(signs)} part(s)"
         return 1.0, 0, "stated, no counts"
+
+
+def _percent(rate: float) -> str:
+    """A rate as a percentage with 3 significant digits (``0.0046 %``, ``25 %``)."""
+    return f"{100 * rate:.3g} %"
 
 
 def _one_split_size(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str) -> float:
