@@ -70,7 +70,9 @@ def test_paper_002_on_its_own_numbers():
 
 
 def test_paper_001_and_003_on_their_own_numbers():
-    marks, sizes, lower_r = _paper_on_paper("mee")
+    by_text = {o.text: o for o in _paper_on_paper("mee")}  # its whole inventory: tests/test_inventory_001.py
+    marks, sizes, lower_r = (next(o for t, o in by_text.items() if t.startswith(start))
+                             for start in ("Significantly best", "MEE trees are smaller", "MEE trees generalise"))
     assert marks.paper_on_paper.verdict.startswith("not testable (the paper's table cannot carry this rule")
     assert marks.paper_on_paper.outcome == "reproduced"  # its pooled effect excludes 0
     assert sizes.paper_on_paper.verdict.startswith("not testable")  # Table 2 prints no tree sizes
