@@ -206,7 +206,7 @@ def test_each_spec_claim_has_a_kind():
     kinds = {key: [c.kind for c in spec.claims] for key, spec in PAPERS.items()}
     assert kinds["serrurier2015"] == ["significance", "significance", "equivalence", "equivalence", "equivalence",
                                       "significance", "count", "trend", "trend"]
-    assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
+    assert kinds["tsallis"][:4] == ["significance"] * 3 + ["difference"]  # the rest: tests/test_inventory_002.py
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
     assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
     assert kinds["mee"] == ["significance", "count", "trend"]
