@@ -207,7 +207,8 @@ def test_each_spec_claim_has_a_kind():
     assert kinds["serrurier2015"] == ["significance", "significance", "equivalence", "equivalence", "equivalence",
                                       "significance", "count", "trend", "trend"]
     assert kinds["tsallis"][:4] == ["significance"] * 3 + ["difference"]  # the rest: tests/test_inventory_002.py
-    assert kinds["certainty"] == ["count", "count", "trend", "trend"]
+    assert kinds["certainty"] == (["difference"] * 2 + ["count"] * 8 + ["difference"] + ["count"] * 3  # its inventory
+                                  + ["trend"] * 3 + ["difference"])
     assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
     assert kinds["mee"] == ["significance", "count", "trend"]
 

@@ -52,6 +52,8 @@ MEE_READINGS = {
     "class 2": ("mee-class2", "\"very small\" = fewer than 2 cases in a class set or its complement"),
     "class 10": ("mee-class10", "\"very small\" = fewer than 10 cases in a class set or its complement"),
     "child 5": ("mee-child5", "a split may not leave fewer than 5 cases on a side (the text names no such size)"),
+    "envelope": ("mee-envelope", "the convex/concave rule once per class set and feature, on the lower envelope of "
+                                 "its two orientations' curves, for both (default: each orientation's curve alone)"),
 }
 #: The readings configs/mee.yaml runs beside the default.
 RUN_WITH_DEFAULT = ("mee-printed", "mee-may-rise")
