@@ -66,7 +66,8 @@ def test_paper_000_on_its_own_numbers():
 
 
 def test_paper_002_on_its_own_numbers():
-    assert {o.paper_on_paper.verdict for o in _paper_on_paper("tsallis")} == {"reproduced"}
+    # the three Wilcoxon tests and the 4-point gain; the rest of the inventory: tests/test_inventory_002.py
+    assert {o.paper_on_paper.verdict for o in _paper_on_paper("tsallis")[:4]} == {"reproduced"}
 
 
 def test_paper_001_and_003_on_their_own_numbers():
