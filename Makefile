@@ -10,7 +10,7 @@ export TREEBENCH_DATA
 PAPERS := serrurier2015 mee tsallis certainty belief
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
-.PHONY: install quickstart test test-fast test-boundscheck bench lint clean clean-kernels reproduce leaderboard $(REPRODUCE)
+.PHONY: install quickstart test test-fast test-boundscheck bench lint clean clean-kernels reproduce docs-verdicts leaderboard $(REPRODUCE)
 
 install: $(STAMP)
 
@@ -69,6 +69,11 @@ reproduce: install
 	$(BIN)/treebench reproduce --all
 	TREEBENCH_SITE=$(CURDIR)/results/index.html $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
 		tests/test_report_html.py -k reproduced_site
+
+# The per-paper verdict lists of docs/reports.md, rewritten from results/PAPER/verdicts.json (after make
+# reproduce); blocks of papers without one are kept. tests/test_docs_verdicts.py checks they agree.
+docs-verdicts: install
+	$(BIN)/python -m treebench.report.docs_verdicts --results results --docs docs/reports.md
 
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks investigations

@@ -31,6 +31,7 @@ import pytest
 from treebench.cli import main
 from treebench.errors import TreebenchError
 from treebench.report.claims import ClaimOutcome, MostClaim, WilcoxonClaim
+from treebench.report.forest import FOREST, forest_plot
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import Report, build_report
 from treebench.report.sections import Section
@@ -162,6 +163,7 @@ def built(tmp_path_factory) -> SimpleNamespace:
     out_dir = root / "toy"
     report = build_report(spec, toy_frame(), load_reference("900_toy.csv", root / "ref"), out_dir, extras=True)
     (out_dir / "report.md").write_text("# toy\n", encoding="utf-8")
+    forest_plot(report.claims, out_dir / FOREST)  # as write_report does: the page shows it beside the glance table
     pages = [
         PaperPage(spec, report, out_dir, REPORTED, config="configs/toy.yaml", config_sha256="ab" * 32,
                   store="results/toy.sqlite", n_trials=61, n_ok=60, run_seconds=None, report_seconds=1.25),
@@ -195,7 +197,61 @@ class Tags(HTMLParser):
 def parse(text: str) -> Tags:
     tags = Tags()
     tags.feed(text)
+    tags.html = text  # type: ignore[attr-defined]  (the source, for parsers that need more than counts)
     return tags
+
+
+class PaperParts(HTMLParser):
+    """Per paper part of a page (``<section id="paper-KEY">``): its claims-at-a-glance tables' body rows
+    (the cells' text) and the attributes of its forest-plot images (``<img class="forest">``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.papers: dict[str, SimpleNamespace] = {}
+        self.paper: SimpleNamespace | None = None
+        self.in_glance = self.in_body = False
+        self.row: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: v or "" for k, v in attrs}
+        classes = a.get("class", "").split()
+        if tag == "section":
+            key = a.get("id", "")
+            self.paper = None
+            if key.startswith("paper-"):
+                self.paper = self.papers.setdefault(key[len("paper-"):], SimpleNamespace(glance=0, rows=[], forest=[]))
+        if self.paper is None:
+            return
+        if tag == "table" and "glance" in classes:
+            self.in_glance = True
+            self.paper.glance += 1
+        elif tag == "tbody" and self.in_glance:
+            self.in_body = True
+        elif tag == "tr" and self.in_body:
+            self.row = []
+        elif tag == "td" and self.row is not None:
+            self.row.append("")
+        elif tag == "img" and "forest" in classes:
+            self.paper.forest.append(a)
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.in_glance = self.in_body = False
+        elif tag == "tr" and self.row is not None and self.paper is not None:
+            self.paper.rows.append(self.row)
+            self.row = None
+        elif tag == "section":
+            self.paper = None
+
+    def handle_data(self, data):
+        if self.row:
+            self.row[-1] += data
+
+
+def paper_parts(html: str) -> dict[str, SimpleNamespace]:
+    parts = PaperParts()
+    parts.feed(html)
+    return parts.papers
 
 
 def markdown_tables(lines: list[str]) -> int:
@@ -222,10 +278,13 @@ def extra_tables(value: object) -> int:
 
 
 def expected_counts(report) -> tuple[int, int]:
-    """Tables and images the page must show for one report: cell tables per metric, claims, comparison,
-    the Markdown tables of the sections; the drawn figures and the sections' images."""
-    tables = report.cells.groupby(["metric", "unit"]).ngroups + 1 + markdown_tables(report.compare_md.splitlines())
-    images = len(report.figures)
+    """Tables and images the page must show for one report: the claims at a glance and their forest plot,
+    cell tables per metric, claims, comparison, the Markdown tables of the sections; the drawn figures
+    and the sections' images."""
+    glance = 1 if report.claims else 0
+    tables = glance + report.cells.groupby(["metric", "unit"]).ngroups + 1 + markdown_tables(
+        report.compare_md.splitlines())
+    images = glance + len(report.figures)
     for section in report.sections:
         text = "\n".join(section.markdown)
         tables += markdown_tables(section.markdown)
@@ -279,9 +338,13 @@ def test_the_page_holds_every_table_and_figure(built):
     tables, images = expected_counts(built.report)
     verdicts, provenance = 1, 1
     assert tags.count["table"] == tables + verdicts + provenance
-    assert tags.count["img"] == images == 4  # leaves, CD, the section's curve and the figure it only lists
+    # the forest plot, leaves, CD, the section's curve and the figure it only lists
+    assert tags.count["img"] == images == 5
     assert {f.name for f, _ in built.report.figures} == {"leaves", "cd"}
-    for attrs in tags.attrs["img"]:
+    forest, *pngs = tags.attrs["img"]
+    assert forest["class"] == "forest" and forest["src"].startswith("data:image/svg+xml;base64,")
+    assert b"<svg" in base64.b64decode(forest["src"].split(",", 1)[1])
+    for attrs in pngs:
         assert attrs["src"].startswith("data:image/png;base64,")
         assert base64.b64decode(attrs["src"].split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
     ids = {a.get("id") for a in tags.attrs["section"]}
@@ -309,6 +372,29 @@ def test_verdicts_name_every_claim_and_say_why_a_paper_has_none(built):
     assert "not run: no results store at results/absent.sqlite" in text
     wilcoxon = next(c for c in built.report.claims if c.text.startswith("A beats B"))
     assert wilcoxon.paper_numbers in text and wilcoxon.ours in text
+
+
+def test_each_paper_opens_with_its_claims_at_a_glance_and_forest_plot(built):
+    """The reviewer's minute: per paper one row per claim (text, grade coloured, reason, location) and the plot."""
+    from treebench.report.reproduce import glance_rows
+
+    parts = paper_parts(built.html)
+    toy = parts["toy"]
+    assert toy.glance == 1 and toy.rows == glance_rows(built.report) and len(toy.rows) == len(built.report.claims)
+    assert [a["alt"] for a in toy.forest] == ["The claims at a glance: the paper's effect, our 95 % interval "
+                                              "coloured by grade"]
+    assert parts["broken"].glance == parts["absent"].glance == 0  # no report, no table
+    body = built.html[built.html.index('id="paper-toy"'):]
+    assert body.index("Claims at a glance") < body.index("Published cells against ours")
+    grades = re.findall(r'<table class="glance">.*?</table>', body, re.S)[0]
+    for row in glance_rows(built.report):  # the grade's cell is coloured as on the verdicts table
+        cls = {"reproduced": "agree-yes", "not reproduced": "agree-no", "reversed": "agree-no",
+               "not testable": "agree-none"}.get(row[1], "near")
+        assert f'<td class="{cls}">{esc(row[1])}</td>' in grades
+    # a report whose plot is not on disk says so where the plot would be (and the browser check then fails)
+    page = PaperPage(built.spec, built.report, built.root / "elsewhere")
+    html = render_index([page], built.root)
+    assert "[figure not found: forest.svg]" in html and not paper_parts(html)["toy"].forest
 
 
 def test_cell_colours_follow_the_offsets(built):
@@ -447,7 +533,7 @@ def test_reproduce_all_goes_on_after_a_failure(workspace):
     assert empty.reason.startswith("no results store at results/empty-store.sqlite")
     assert [line.split(":")[0] for line in lines] == ["toy", "broken", "absent", "empty"]
     tags = parse(index.read_text(encoding="utf-8"))
-    assert tags.count["img"] == 1  # the toy's leaves figure; the others have no report
+    assert tags.count["img"] == 2  # the toy's forest plot and leaves figure; the others have no report
     text = " ".join(tags.text)
     assert "cart beats entropy" in text and "the toy builder has a bug" in text
 
@@ -484,8 +570,9 @@ def test_the_command_reproduces_all_and_fails_when_a_paper_failed(workspace, mon
 CHROMIUM = os.environ.get("TREEBENCH_CHROMIUM") or next(
     (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="no headless browser: install Debian's chromium (apt-get install -y chromium) "
-                             "or set TREEBENCH_CHROMIUM to check the page in a real browser")
+    CHROMIUM is None, reason="NOT CHECKED IN A BROWSER: no headless Chromium found (TREEBENCH_CHROMIUM unset; "
+                             "no chromium, chromium-browser or google-chrome on PATH); install Debian's chromium "
+                             "(apt-get install -y chromium) or set TREEBENCH_CHROMIUM to a Chrome binary")
 
 #: Appended to a copy of the page under test (the page itself has no script): after the load event
 #: every image carries its decoded width, and the body says the check ran.
@@ -561,8 +648,14 @@ SITE = os.environ.get("TREEBENCH_SITE")
 
 
 @needs_chromium
-@pytest.mark.skipif(not SITE, reason="set TREEBENCH_SITE=results/index.html (make reproduce does) to check a built page")
+@pytest.mark.skipif(not SITE, reason="NOT CHECKED: no built page named; set TREEBENCH_SITE=results/index.html "
+                                     "(make reproduce does) to check a built page in headless Chromium")
 def test_the_reproduced_site_loads_in_chromium_with_every_table_and_figure(tmp_path):
+    """The built page, copied alone, in headless Chromium: no console message, every table and image; per paper
+    of the catalogue its claims-at-a-glance table with one row per claim of its ``verdicts.json`` (same text,
+    same grade) and its forest plot decoded (naturalWidth > 0)."""
+    from treebench.papers.catalogue import PAPERS
+
     source = Path(SITE)
     assert source.is_file(), f"{source} does not exist: run `treebench reproduce --all` first"
     html = parse(source.read_text(encoding="utf-8"))
@@ -570,8 +663,19 @@ def test_the_reproduced_site_loads_in_chromium_with_every_table_and_figure(tmp_p
     assert dom.count["table"] == html.count["table"] > 5
     assert len(widths) == html.count.get("img", 0) and all(w > 0 for w in widths), widths
     text = " ".join(dom.text)
-    for paper in ("serrurier2015", "mee", "tsallis", "certainty", "belief"):
-        assert paper in text, f"{paper} missing from the page"
+    parts = paper_parts(dom.html)
+    for key in PAPERS:
+        assert key in text, f"{key} missing from the page"
+        verdicts = source.parent / key / "verdicts.json"
+        assert verdicts.is_file(), f"{key}: no {verdicts} beside the page (its report was not written)"
+        claims = json.loads(verdicts.read_text(encoding="utf-8"))["claims"]
+        part = parts.get(key)
+        assert part is not None, f"{key}: no section id=paper-{key} on the page"
+        assert part.glance == 1, f"{key}: {part.glance} 'Claims at a glance' tables, expected 1"
+        assert [(r[0], r[1]) for r in part.rows] == [(c["claim"], c["verdict"].split(" (")[0]) for c in claims], (
+            f"{key}: the glance table's rows differ from verdicts.json's {len(claims)} claims")
+        assert len(part.forest) == 1, f"{key}: {len(part.forest)} forest plots on the page, expected 1"
+        assert int(part.forest[0]["data-natural-width"]) > 0, f"{key}: the forest plot did not decode"
 
 
 def test_reproduce_reports_each_papers_trials_and_wall_time(workspace, monkeypatch):

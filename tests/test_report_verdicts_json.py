@@ -405,6 +405,21 @@ def test_literal_view_is_named_and_not_counted(reports):
 
 
 # -- the forest plot ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", sorted(PAPERS))
+def test_every_paper_gets_a_forest_plot_and_the_page_shows_it(reports, key):
+    """Issue 38 item 8: all five papers, whatever their claims compute (004's Section 5 statement has no
+    interval), get forest.svg with one grade label per claim, and their part of the page shows it."""
+    rep, folder = reports[(key, 2)]
+    write_report(rep, folder)
+    svg = (folder / "forest.svg").read_text(encoding="utf-8")
+    assert rep.claims and svg.lstrip().startswith("<?xml") and "<svg" in svg
+    for claim in rep.claims:
+        assert claim.verdict.split(" (")[0] in svg
+    html = render_index([PaperPage(rep.spec, rep, folder)], folder.parent, env={})
+    assert html.count('class="forest"') == 1 and "[figure not found" not in html
+    assert html.count('<table class="glance">') == 1
+
+
 def test_every_report_draws_its_claims_as_a_forest_plot(reports):
     from treebench.report.forest import GRADE_COLOURS
 

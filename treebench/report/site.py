@@ -8,7 +8,9 @@ none, and where its inputs came from) into a single page:
   paper's section;
 - the provenance of the run: package versions, each paper's config path and
   SHA-256, store, number of trials and how long its run and report took;
-- per paper, its published cells beside ours, coloured by tolerance, its
+- per paper, its claims at a glance (one row per claim: text, grade, a
+  one-line reason, where the paper says it) above its forest plot
+  (``forest.svg``), its published cells beside ours, coloured by tolerance, its
   claims, our comparison table, its figures, its extra sections (their
   Markdown converted by :func:`markdown_to_html`, i.e. markdown-it-py with
   raw HTML off: :mod:`treebench.report.md_html`) and its notes.
@@ -283,7 +285,7 @@ class _Images:
             return None  # ../ out of the report folder: not the report's figure
         return path
 
-    def tag(self, path: Path, alt: str) -> Markup:
+    def tag(self, path: Path, alt: str, cls: str = "") -> Markup:
         kind = IMAGE_TYPES.get(path.suffix.lower())
         if kind is None or not path.is_file():
             return Markup('<span class="missing">[figure not found: {}]</span>').format(path.name)
@@ -293,6 +295,8 @@ class _Images:
             src = f"data:{kind};base64,{data}"
         else:
             src = Path(os.path.relpath(path, self.page_dir)).as_posix()
+        if cls:
+            return Markup('<img src="{}" alt="{}" class="{}">').format(src, alt, cls)
         return Markup('<img src="{}" alt="{}">').format(src, alt)
 
     def __call__(self, src: str, alt: str) -> Markup:
@@ -496,6 +500,51 @@ def _claims_html(outcomes: Sequence[Any]) -> str:
     return "\n".join(out)
 
 
+#: Column titles of the claims-at-a-glance table (the same as the report's first table).
+GLANCE_HEAD = ("claim", "grade", "why, in one line", "where the paper says it")
+
+
+def _glance_html(rep: Any) -> str:
+    """The claims at a glance: one row per claim (its text, grade coloured as on the verdicts, reason, location).
+
+    The rows are :func:`treebench.report.reproduce.glance_rows`, the table
+    that opens each ``report.md``, so page and report cannot disagree.
+    """
+    from treebench.report.reproduce import glance_rows
+
+    claims = list(getattr(rep, "claims", None) or [])
+    if not claims:
+        return "<p>The spec lists no claims.</p>"
+    try:
+        table = glance_rows(rep)
+    except (AttributeError, TypeError, ValueError):  # a stand-in outcome without an Effect's fields
+        table = [[str(getattr(c, "text", "")), str(getattr(c, "verdict", "") or "–").split(" (")[0], "–",
+                  str(getattr(c, "location", "") or "–")] for c in claims]
+    rows = []
+    for text, grade, why, where in table:
+        cls = _verdict_class(grade)
+        grade_td = f'<td class="{cls}">{esc(grade)}</td>' if cls else f"<td>{esc(grade)}</td>"
+        rows.append(f"<tr><td>{esc(text)}</td>{grade_td}<td>{esc(why)}</td><td>{esc(where)}</td></tr>")
+    head = "".join(f"<th>{esc(h)}</th>" for h in GLANCE_HEAD)
+    return f'<table class="glance"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _forest_figure(rep: Any, images: _Images) -> dict[str, Any] | None:
+    """The report's forest plot (``forest.svg`` in the paper's folder) as a figure; None without claims.
+
+    A report with claims whose plot is not on disk shows "[figure not found: forest.svg]"
+    instead of an image, so a missing plot is visible on the page (and the page test fails).
+    """
+    from treebench.report.forest import FOREST
+
+    if not getattr(rep, "claims", None):
+        return None
+    alt = "The claims at a glance: the paper's effect, our 95 % interval coloured by grade"
+    return {"image": images.tag(images.out_dir / f"{FOREST}.svg", alt, cls="forest"),
+            "caption": "Each claim on its own scale: the paper's effect (◇), our estimate and 95 % interval "
+                       "coloured by grade, 0 (line), an equivalence's margin (grey band)."}
+
+
 def _section_figures(section: Any, images: _Images) -> list[dict[str, Any]]:
     """Figures a section wrote but its Markdown does not show (one per file stem, PNG first)."""
     shown, out = set(images.used), []
@@ -582,6 +631,8 @@ def paper_body_html(page: PaperPage, page_dir: Path, inline: bool = True) -> str
     images = _Images(page.out_dir, page_dir, inline)
     md = lambda text: Markup(markdown_to_html(text, image=images, link=images.link))  # noqa: E731
     view: dict[str, Any] = {
+        "glance": Markup(_glance_html(rep)),
+        "forest": _forest_figure(rep, images),
         "cells": Markup(_cells_html(rep.cells, dict(spec.tolerances or {}))),
         "claims": Markup(_claims_html(rep.claims)),
         "compare": md(rep.compare_md) if rep.compare_md else None,
