@@ -494,3 +494,21 @@ def test_every_unexplained_miss_is_an_open_question(reports):
         assert any(c.text in q for q in found)
     assert verdicts_document(rep)["open_questions"] == found
     assert "## Unexplained differences (open questions)" in report_markdown(rep)
+
+
+def test_a_claim_without_an_interval_still_shows_our_point(tmp_path):
+    """A count claim ("3 of 3 pairs") has our value but no interval: the forest plot draws its point
+    (it drew nothing but the paper's diamond), and one with neither draws only the paper's."""
+    import re
+
+    from treebench.report.claims import ClaimOutcome, Effect
+    from treebench.report.forest import forest_plot
+
+    def markers(ours: float) -> int:
+        out = ClaimOutcome("q rises along the chain", "3 of 3", "3 of 3", "reproduced", None)
+        out.set_effect(Effect("pairs in order", paper=3.0, ours=ours, kind="count", verdict="reproduced"))
+        forest_plot([out], tmp_path / f"f{ours}")
+        svg = (tmp_path / f"f{ours}.svg").read_text(encoding="utf-8")
+        return len(re.findall(r"<use xlink:href=\"#m", svg))
+
+    assert markers(2.0) == markers(float("nan")) + 1

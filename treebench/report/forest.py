@@ -66,6 +66,10 @@ def forest_plot(claims: list[Any], path: Path) -> list[Path]:
             ax.hlines(0, effect.low, effect.high, color=colour, linewidth=3, zorder=2)
             ax.plot([effect.ours], [0], "o", color=colour, markersize=5, zorder=3)
             xs += [effect.low, effect.high]
+        elif effect is not None and not math.isnan(effect.ours):
+            # a count or share without an interval (e.g. "3 of 3 pairs"): our point alone, no band
+            ax.plot([effect.ours], [0], "o", color=colour, markersize=5, zorder=3)
+            xs.append(effect.ours)
         if effect is not None and not math.isnan(effect.paper):
             ax.plot([effect.paper], [0], "D", markerfacecolor="white", markeredgecolor="black", markersize=6,
                     zorder=4)
