@@ -204,8 +204,12 @@ def test_the_checker_catches_each_broken_invariant():
 # -- the rules on the real specs ------------------------------------------------------------------
 def test_each_spec_claim_has_a_kind():
     kinds = {key: [c.kind for c in spec.claims] for key, spec in PAPERS.items()}
+    # paper 000's inventory (tests/test_inventory_000.py): Table 1, Fig. 4, §4.2, Figs. 2-3, the conclusion
     assert kinds["serrurier2015"] == ["significance", "significance", "equivalence", "equivalence", "equivalence",
-                                      "significance", "count", "trend", "trend"]
+                                      "difference", "significance", "count", "count", "equivalence", "equivalence",
+                                      "trend", "trend", "trend", "difference", "difference", "difference", "trend",
+                                      "difference", "difference", "difference", "difference", "difference",
+                                      "difference", "difference", "difference", "difference", "difference"]
     assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
     assert kinds["certainty"] == ["count", "count", "trend", "trend"]
     assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
