@@ -17,7 +17,11 @@ from treebench.papers.serrurier2015.figure_claims import (
     expected_settings,
     resampled,
 )
-from treebench.papers.serrurier2015.size_claims import SimilarSizeClaim, SizeDiffersClaim, StabilityClaim
+from treebench.papers.serrurier2015.size_claims import (
+    SimilarSizeClaim,
+    SizeDiffersClaim,
+    StabilityClaim,
+)
 from treebench.report.cells import drop_excluded
 from treebench.report.claims import ClaimOutcome
 from treebench.report.reference import load_reference
