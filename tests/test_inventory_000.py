@@ -274,3 +274,44 @@ def test_a_first_report_grades_the_figures_the_section_has_just_made(tmp_path, m
     figs = [c for c in rep.claims if c.location.startswith("Section 5, Fig.")]
     assert len(figs) == 4
     assert all(not c.verdict.startswith("not testable") for c in figs), [c.verdict for c in figs]
+
+
+# -- causes of the misses ----------------------------------------------------------------------------------------
+def test_a_statement_with_a_located_cause_is_no_open_question():
+    from types import SimpleNamespace
+
+    from treebench.report.misses import explained_claims, open_questions
+    from treebench.report.verdicts import claim_record
+
+    caused = [s for s in SPEC.claims if s.cause]
+    assert [s.text for s in caused] == [EXISTING[7], EXISTING[8]]
+    assert all("investigations/opitree_tiny_leaves.py" in s.cause and "minleaf" in s.cause for s in caused)
+    leaves = trials({d: {"o-pitree": 60, "pitree": 20, "logtree": 40, "pruntree": 25, "j48": 22} for d in DATASETS})
+    outcomes = [s.evaluate(pd.DataFrame(), leaves) for s in SPEC.claims if s.location.startswith(("Fig. 4", "Sect"))
+                and s.claim is not None and s.claim.__class__.__name__ in ("FewCasesLargestClaim", "FewerClaim")]
+    assert [o.verdict.split(" (")[0] for o in outcomes] == ["reversed", "reversed"]
+    rep = SimpleNamespace(cells=pd.DataFrame(), claims=outcomes)
+    assert open_questions(rep) == []
+    assert len(explained_claims(rep)) == 2 and all("reversed — reading (minimum leaf)" in x
+                                                   for x in explained_claims(rep))
+    assert claim_record(outcomes[0])["cause"] == caused[0].cause
+    bare = [SimpleNamespace(**{**vars(o), "cause": ""}) for o in outcomes]
+    assert len(open_questions(SimpleNamespace(cells=pd.DataFrame(), claims=bare))) == 2
+
+
+def test_a_cause_on_an_agreeing_cell_is_flagged_stale(tmp_path):
+    from treebench.report.causes import load_causes
+    from treebench.report.cells import compare_cells
+    from treebench.report.reproduce import with_causes
+
+    registry = tmp_path / "causes.yaml"
+    registry.write_text("causes:\n  - {dataset: wine, algorithm: pitree, kind: tie rule, text: a rule, "
+                        "source: {kind: measurement, where: here}}\n")
+    reference = load_reference(SPEC.reference)
+    wine = reference[(reference["dataset"] == "wine") & (reference["algorithm"] == "pitree")].iloc[0]
+    rows = [dict(dataset="wine", algorithm="pitree", repeat=0, fold=f, status="ok", accuracy=wine["value"] / 100,
+                 error=1 - wine["value"] / 100) for f in range(10)]
+    cells = with_causes(compare_cells(reference, pd.DataFrame(rows)), load_causes(registry))
+    cell = cells[(cells["dataset"] == "wine") & (cells["algorithm"] == "pitree")].iloc[0]
+    assert bool(cell["agrees"]) and cell["cause"].startswith("stale (the cell agrees with the paper):")
+    assert load_causes(SPEC.causes).causes == ()  # 000's only cell cause was such a stale one (wine, O-ΠTree)

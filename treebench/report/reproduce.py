@@ -60,7 +60,7 @@ from treebench.report.claims import (
 from treebench.report.forest import FOREST, forest_plot
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
-from treebench.report.misses import open_questions
+from treebench.report.misses import explained_claims, open_questions
 from treebench.report.sections import Section
 from treebench.report.spec import (
     Figure,
@@ -828,7 +828,10 @@ def open_questions_markdown(rep: Report) -> list[str]:
     lines = ["Every disagreeing cell without a registered cause and every claim not reproduced or reversed, each "
              "an open question until a cause is located (a run or an investigation, with its command, in the "
              "paper's causes.yaml or docs/investigations.md).", ""]
-    return lines + ([f"- {x}" for x in found] or ["- none: every miss has a cause"])
+    lines += [f"- {x}" for x in found] or ["- none: every miss has a cause"]
+    explained = explained_claims(rep)
+    return lines + (["", "Claims whose miss has a located cause:", ""] + [f"- {x}" for x in explained]
+                    if explained else [])
 
 
 def anomalies_markdown(rep: Report) -> list[str]:
