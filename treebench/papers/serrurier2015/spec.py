@@ -255,7 +255,7 @@ CLAIMS = (
     # abstract, introduction and conclusion: what they say about the results
     Statement("Abstract; section 1", "H* of a tree is a reasonable estimate of its accuracy outside the training "
               "set", scope=RANDOM_TREES_SCOPE, test_as_applied="none",
-              why_not="restates Fig. 3 (bottom), graded there; not counted twice"),
+              why_not="restates Fig. 3 (bottom), graded there (not graded twice)"),
     Statement("Section 6 (conclusion)", "The gain yields well-balanced trees whose size compares with those of a "
               "post-pruning algorithm", scope="ΠTree against PrunTree, leaves", test_as_applied="none",
               why_not="its size half restates Fig. 4's \"ΠTree about the size of PrunTree\" (graded there); "
