@@ -277,7 +277,8 @@ def test_every_paper_ships_a_valid_cause_registry(key):
     path = Path(spec.causes)
     assert path.is_file() and path.parent.parent == ROOT / "treebench" / "papers"
     causes = load_causes(path)
-    assert causes.causes and all(c.kind in KINDS and c.source for c in causes.causes)
+    # may be empty: paper 000's disagreeing cells have no located cause (its claims' causes sit on its statements)
+    assert (causes.causes or key == "serrurier2015") and all(c.kind in KINDS and c.source for c in causes.causes)
     labels = set(load_reference(spec.reference)["dataset_label"])
     cards = set(load_reference(spec.reference)["dataset"].dropna())
     known = {"monks-1", "monks-2"}  # paper 003's named datasets, stated in its text only
