@@ -18,7 +18,12 @@ Measurement
     error of the MEE tree, beside treebench's C4.5 (J48's rules) on the same splits; for the
     readings without ``must_lower``, the share of splits whose error entropy is not below the
     chosen class set's error entropy of not splitting (the splits ``must_lower`` refuses); for
-    every reading, the share of splits with a child of fewer than five cases ("peels").
+    every reading, the share of splits with a child of fewer than five cases ("peels").  For the
+    reading ``convexity_test="envelope"`` (the convex/concave rule once per class set, on the
+    lower envelope of its two orientations' curves): the share of a tree's splits whose class set
+    has a concave envelope on the split feature at that node (splits the envelope refuses there;
+    none in its own trees), the share whose own orientation's curve is concave (splits only the
+    envelope admits; none in the default's trees), and how many trees equal the default's.
 
 Run
     ``TREEBENCH_DATA=../shared/datasets .venv/bin/python investigations/mee_chains.py``
@@ -33,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from treebench.criteria.mee import unsplit_error_entropy
+from treebench.criteria.mee import convexity_verdicts, error_entropy_curve, unsplit_error_entropy
 from treebench.kernels import layout as L
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
@@ -49,24 +54,31 @@ READINGS: dict[str, dict[str, Any]] = {
     "must lower, class 10": {"must_lower": True, "min_class_cases": 10},
     "must lower, node grid": {"must_lower": True, "convexity_range": "node"},
     "must lower, printed": {"must_lower": True, "error_rates": "printed"},
+    # the convex/concave rule once per class set, on both orientations' lower envelope
+    "must lower, envelope": {"must_lower": True, "convexity_test": "envelope"},
 }
+#: The reading the others are compared with tree by tree.
+DEFAULT = "must lower (default)"
 REPEATS = 5
 #: A split with a child smaller than this "peels" a few cases off the node.
 PEEL = 5
 
 
-def split_census(model: Any) -> dict[str, int]:
+def split_census(model: Any, X: np.ndarray | None = None, y: np.ndarray | None = None) -> dict[str, int]:
     """Count a fitted MEE tree's splits: all, those not lowering their set's error entropy, and peels.
 
     A split does not lower when its error entropy (the node's ``SCORE``) is not below, by the
     kernels' tie tolerance, the error entropy of not splitting for the class set it codes
     ``t = 1`` (:func:`treebench.criteria.mee.unsplit_error_entropy`) -- exactly the candidates
-    that ``must_lower=True`` refuses.
+    that ``must_lower=True`` refuses.  With the training set ``X, y``, also the splits the two
+    readings of the convex/concave rule judge differently (:func:`convexity_census`).
     """
     tree = model.tree_
     rates = tree.criterion.get("error_rates", "joint")
     index = {label: i for i, label in enumerate(model.classes_.tolist())}
     out = {"splits": 0, "not lowering": 0, "peels": 0}
+    if X is not None and y is not None:
+        out.update(convexity_census(model, X, y))
     for node in np.flatnonzero(tree.int_nodes[:, L.KIND] != L.LEAF):
         counts = tree.counts[node]
         members = [index[label] for label in model.split_sets_[node]]
@@ -76,6 +88,41 @@ def split_census(model: Any) -> dict[str, int]:
         out["splits"] += 1
         out["not lowering"] += bool(tree.float_nodes[node, L.SCORE] >= unsplit - TIE_TOLERANCE)
         out["peels"] += bool(smallest < PEEL)
+    return out
+
+
+def convexity_census(model: Any, X: np.ndarray, y: np.ndarray) -> dict[str, int]:
+    """How many of a fitted MEE tree's splits each reading of the convex/concave rule would refuse.
+
+    The training cases are sent down the tree; at each split node the chosen class set is coded
+    ``t = 1`` and its two orientations' error-entropy curves on the split feature are drawn on
+    the tree's grid (``convexity_points`` over the training set's range of the feature, or the
+    node's with ``convexity_range="node"``).  ``"envelope concave"`` counts the splits whose
+    curves' lower envelope is concave (the envelope reading refuses them), ``"orientation
+    concave"`` those whose chosen orientation's own curve is concave (the default refuses them):
+    :func:`treebench.criteria.mee.convexity_verdicts`.
+    """
+    tree = model.tree_
+    params = tree.criterion
+    points = int(params.get("convexity_points", 100))
+    whole = params.get("convexity_range", "whole") == "whole"
+    rates = params.get("error_rates", "joint")
+    out = {"envelope concave": 0, "orientation concave": 0}
+    stack = [(0, np.arange(X.shape[0]))]
+    while stack:
+        node, rows = stack.pop()
+        if tree.int_nodes[node, L.KIND] == L.LEAF:
+            continue
+        f = int(tree.int_nodes[node, L.FEATURE])
+        x = X[rows, f]
+        t = np.where(np.isin(y[rows], list(model.split_sets_[node])), 1, -1)
+        span = (float(X[:, f].min()), float(X[:, f].max())) if whole else None
+        curves = tuple(error_entropy_curve(x, t, points, o, rates, span=span)[1] for o in (0, 1))
+        out["envelope concave"] += not convexity_verdicts(curves, "envelope")[0]
+        out["orientation concave"] += not convexity_verdicts(curves)[int(model.split_orientations_[node])]
+        left = x <= tree.float_nodes[node, L.THRESHOLD]
+        first = int(tree.int_nodes[node, L.CHILD_START])
+        stack += [(first, rows[left]), (first + 1, rows[~left])]
     return out
 
 
@@ -94,12 +141,19 @@ def measure(name: str, repeats: int = REPEATS, readings: dict[str, dict[str, Any
     tallies: dict[str, list[dict[str, float]]] = {label: [] for label in (*readings, "C4.5")}
     for _ in range(repeats):
         train, test = holdout(y, 0.2, rng)
+        grown = {}
         for label, params in readings.items():
             model = MEETreeClassifier(**{"min_class_cases": 5, **params}).fit(X[train], y[train])
             row: dict[str, float] = {"leaves": model.get_n_leaves(), "depth": model.get_depth(),
                                      "error": float((model.predict(X[test]) != y[test]).mean())}
-            row.update(split_census(model))
+            row.update(split_census(model, X[train], y[train]))
+            grown[label] = (model.tree_.int_nodes, model.tree_.float_nodes[:, L.THRESHOLD])
             tallies[label].append(row)
+        if DEFAULT in grown:  # the same tree as the default's: the reading changed nothing on this split
+            for label, (ints, thresholds) in grown.items():
+                base = grown[DEFAULT]
+                tallies[label][-1]["same as default"] = float(
+                    ints.shape == base[0].shape and np.array_equal(ints, base[0]) and np.array_equal(thresholds, base[1]))
         c45 = C45Classifier().fit(X[train], y[train])
         tallies["C4.5"].append({"leaves": c45.get_n_leaves(), "depth": c45.get_depth(),
                                 "error": float((c45.predict(X[test]) != y[test]).mean())})
@@ -110,21 +164,28 @@ def measure(name: str, repeats: int = REPEATS, readings: dict[str, dict[str, Any
             total = sum(r["splits"] for r in rows)
             mean["not lowering share"] = sum(r["not lowering"] for r in rows) / total if total else 0.0
             mean["peel share"] = sum(r["peels"] for r in rows) / total if total else 0.0
+            for key in ("envelope concave", "orientation concave"):
+                mean[f"{key} share"] = sum(r[key] for r in rows) / total if total else 0.0
         out[label] = mean
     return out
 
 
 def markdown(results: dict[str, dict[str, dict[str, float]]]) -> str:
-    """One row per (dataset, reading): leaves, depth, depth/leaves, test error, and the split shares."""
+    """One row per (dataset, reading): leaves, depth, depth/leaves, test error, the split shares and
+    the share of splits whose tree equals the default's."""
     head = ["dataset", "reading", "leaves", "depth", "depth / leaves", "test error", "splits not lowering",
-            f"splits with a child < {PEEL}"]
+            f"splits with a child < {PEEL}", "splits the envelope refuses", "splits only the envelope admits",
+            "trees as the default's"]
     lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     for name, by_reading in results.items():
         for label, m in by_reading.items():
-            census = ("–", "–") if "splits" not in m else (f"{100 * m['not lowering share']:.0f} %",
-                                                           f"{100 * m['peel share']:.0f} %")
+            census = ("–",) * 4 if "splits" not in m else tuple(
+                f"{100 * m[f'{key} share']:.0f} %"
+                for key in ("not lowering", "peel", "envelope concave", "orientation concave"))
+            same = f"{100 * m['same as default']:.0f} %" if "same as default" in m else "–"
             lines.append(f"| {name} | {label} | {m['leaves']:.1f} | {m['depth']:.1f} | "
-                         f"{m['depth'] / max(m['leaves'], 1.0):.2f} | {m['error']:.3f} | {census[0]} | {census[1]} |")
+                         f"{m['depth'] / max(m['leaves'], 1.0):.2f} | {m['error']:.3f} | {' | '.join(census)} | "
+                         f"{same} |")
     return "\n".join(lines)
 
 

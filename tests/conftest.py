@@ -42,7 +42,7 @@ KERNEL_MODULES = frozenset({
     "test_bad_inputs_estimators", "test_belief", "test_belief_engine", "test_c45_compiled",
     "test_c45_parity", "test_c45_tree", "test_criteria_values", "test_encoding", "test_estimator",
     "test_estimator_api", "test_estimator_checks", "test_feature_ties", "test_mee", "test_mee_grow",
-    "test_online", "test_online_kernel", "test_plugins", "test_possibilistic_bound", "test_pruning",
+    "test_mee_envelope", "test_online", "test_online_kernel", "test_plugins", "test_possibilistic_bound", "test_pruning",
     "test_random_trees", "test_serrurier2015", "test_tree_pictures", "test_trees",
 })
 

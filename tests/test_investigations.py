@@ -113,6 +113,26 @@ def test_mee_may_rise_grows_a_chain_of_splits_above_not_splitting():
     assert default.get_n_leaves() < may_rise.get_n_leaves() / 4
 
 
+def test_mee_chains_counts_the_splits_the_two_convexity_tests_judge_differently():
+    """The premise of mee_chains' convexity census: a reading's own trees hold no split it refuses (the
+    default none with a concave curve of its orientation, the envelope none with a concave envelope), and
+    on 500 digits in four classes each tree holds splits the other reading refuses."""
+    from sklearn.datasets import load_digits
+
+    from treebench.trees.mee import MEETreeClassifier
+
+    digits = load_digits()
+    X, y = digits.data[:500], digits.target[:500] % 4
+    census = {(test, must_lower): mee_chains.split_census(
+        MEETreeClassifier(convexity_test=test, must_lower=must_lower).fit(X, y), X, y)
+        for test in ("per_orientation", "envelope") for must_lower in (True, False)}
+    for (test, _), counts in census.items():
+        own = "orientation concave" if test == "per_orientation" else "envelope concave"
+        assert counts[own] == 0 and counts["splits"] > 5
+    assert census["envelope", True]["orientation concave"] > 0  # admitted only through the envelope
+    assert census["per_orientation", False]["envelope concave"] > 0  # refused by the envelope
+
+
 def test_mee_chains_measures_on_breast_tissue():
     pytest.importorskip("treebench.data")
     readings = {label: mee_chains.READINGS[label] for label in ("may rise (former default)", "must lower (default)")}
@@ -127,6 +147,7 @@ def test_mee_chains_measures_on_breast_tissue():
     assert result["must lower (default)"]["leaves"] <= result["may rise (former default)"]["leaves"]
     assert all(0.0 <= m["error"] <= 1.0 for m in result.values())
     assert mee_chains.markdown({"breast-tissue": result}).count("\n") == 4
+    assert result["must lower (default)"]["same as default"] == 1.0
 
 
 def test_tuning_protocol_selections_match_the_product_on_hayes_roth():

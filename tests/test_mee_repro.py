@@ -213,7 +213,8 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     assert cart.rename == {"cart": "cart"} and cart.run
     # the costly combinations come from their own config, not run by reproduce
     assert all(not r.run for r in spec.readings if r.config == "configs/mee-sensitivity.yaml")
-    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 8
+    assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 9
+    assert {"mee-envelope": "mee"} in renames
     # the config holds every reading's algorithm, and `mee` is the default reading
     import yaml
 

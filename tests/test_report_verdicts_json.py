@@ -131,7 +131,7 @@ def test_verdicts_json_keeps_its_invariants(reports, key, seed):
         assert claim["kind"] in CLAIM_KINDS and set(claim) >= {"claim", "kind", "verdict", "effect", "interval",
                                                                "datasets"}
         lo, hi = claim["interval"]
-        if claim["kind"] == EQUIVALENCE:
+        if claim["kind"] == EQUIVALENCE and not claim["verdict"].startswith("not testable"):
             assert claim["margin"] is not None and claim["margin"] > 0
             if claim["verdict"] == REPRODUCED:
                 assert -claim["margin"] <= lo <= hi <= claim["margin"]
@@ -210,10 +210,11 @@ def test_each_spec_claim_has_a_kind():
                                       "trend", "trend", "trend", "difference", "difference", "difference", "trend",
                                       "difference", "difference", "difference", "difference", "difference",
                                       "difference", "difference", "difference", "difference", "difference"]
-    assert kinds["tsallis"] == ["significance"] * 3 + ["difference"]
-    assert kinds["certainty"] == ["count", "count", "trend", "trend"]
+    assert kinds["tsallis"][:4] == ["significance"] * 3 + ["difference"]  # the rest: tests/test_inventory_002.py
+    assert kinds["certainty"] == (["difference"] * 2 + ["count"] * 8 + ["difference"] + ["count"] * 3  # its inventory
+                                  + ["trend"] * 3 + ["difference"])
     assert kinds["belief"] == ["trend", "significance", "equivalence", "difference"]
-    assert kinds["mee"] == ["significance", "count", "trend"]
+    assert kinds["mee"][:4] == ["significance", "count", "count", "trend"]  # the rest: tests/test_inventory_001.py
 
 
 def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
@@ -295,7 +296,11 @@ def test_the_registry_feeds_the_calibration_lines_and_the_cells(tmp_path):
     vehicle = next(r for r in rep.calibration.rows if r.label == "Vehicle")
     assert "rows 846 vs the paper's 946 (explained: misprint)" in vehicle.differs
     abalone_cells = rep.cells[rep.cells["dataset_label"] == "Abalone"]
-    assert abalone_cells["cause"].str.contains("minimum leaf of about 50").all()
+    # the minimum-leaf run explains accuracy and nodes but C4.5's accuracy, and no chosen q (paper 002's causes)
+    explained = abalone_cells["metric"].isin(["accuracy", "n_nodes"]) & ~(
+        (abalone_cells["algorithm"] == "c45") & (abalone_cells["metric"] == "accuracy"))
+    assert abalone_cells.loc[explained, "cause"].str.contains("minimum leaf of 50").all()
+    assert (abalone_cells.loc[~explained, "cause"] == "").all() and (~explained).sum() == 3
     assert "Known causes (the paper's cause registry" in report_markdown(rep)
 
 

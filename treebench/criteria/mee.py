@@ -41,6 +41,13 @@ ERROR_RATES = ("joint", "printed")
 #: feature range" (the training set's range of the feature, at every node);
 #: ``node`` -- the node's cases' range (treebench's former behaviour).
 CONVEXITY_RANGES = ("whole", "node")
+#: Which curves the convex/concave rule judges: ``per_orientation`` -- each
+#: orientation's curve of a class set on its own (a set on the left and a set
+#: on the right are two candidates); ``envelope`` -- one verdict per class set
+#: and feature, on the lower envelope of its two orientations' curves (at every
+#: grid point the better labelling of the two sides, as a Stoller split chooses
+#: it), applied to both orientations.  See :func:`convexity_verdicts`.
+CONVEXITY_TESTS = ("per_orientation", "envelope")
 
 
 def error_entropy(confusion: np.ndarray, error_rates: str = "joint") -> float:
@@ -134,6 +141,33 @@ def is_convex(curve: np.ndarray) -> bool:
     central = values[lo:hi].mean()
     ends = np.concatenate([values[:lo], values[hi:]]).mean()
     return bool(central <= ends + CONVEX_TOLERANCE)
+
+
+def convexity_verdicts(grid_curves: tuple[np.ndarray, np.ndarray], test: str = "per_orientation") -> tuple[bool, bool]:
+    """Whether each orientation's curve of one class set and feature may offer a split.
+
+    Parameters
+    ----------
+    grid_curves:
+        The error-entropy curves of orientation 0 (``x <= threshold``
+        assigned the set) and orientation 1 on the convexity grid.
+    test:
+        ``"per_orientation"``: :func:`is_convex` on each curve;
+        ``"envelope"``: :func:`is_convex` once, on the pointwise minimum of
+        the two, and that verdict for both.
+
+    Returns
+    -------
+    (bool, bool)
+        The verdicts of orientation 0 and orientation 1.
+    """
+    if test not in CONVEXITY_TESTS:
+        raise TreebenchError(f"convexity_test={test!r} is invalid; accepted: {', '.join(CONVEXITY_TESTS)}")
+    first, second = (np.asarray(c, dtype=float) for c in grid_curves)
+    if test == "envelope":
+        verdict = is_convex(np.minimum(first, second))
+        return verdict, verdict
+    return is_convex(first), is_convex(second)
 
 
 def error_entropy_curve(
@@ -286,6 +320,15 @@ class MEE(Criterion):
             bool,
             doc="a split must go below the no-split error entropy (the curve's ends); false: any convex curve's "
             "lowest threshold splits",
+        ),
+        Param(
+            "convexity_test",
+            "per_orientation",
+            str,
+            choices=CONVEXITY_TESTS,
+            doc="convex/concave rule on each orientation's curve of a class set (per_orientation) or once on "
+            "the lower envelope of both (envelope)",
+            since_default_keyless=True,  # the default is the rule before the parameter: stored trials stay current
         ),
     )
     #: Trees of this criterion come from treebench.trees.mee (its own builder), not the generic builders.

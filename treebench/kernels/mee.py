@@ -14,6 +14,10 @@ node's smallest value send no case left.  With ``must_lower`` (the default
 reading, :class:`treebench.trees.mee.MEETreeClassifier`) a threshold is a
 candidate only below the curve's ends, the error entropies of not splitting;
 without it every threshold of a convex curve is one (the former default).
+With ``envelope`` the rule is applied once per class set and feature, to the
+lower envelope of the two orientations' grid curves, and its verdict holds
+for both orientations (``convexity_test="envelope"``); without it each
+orientation's curve is judged on its own (the default).
 """
 
 from __future__ import annotations
@@ -86,6 +90,7 @@ def best_mee_split(
     span_low: np.ndarray,
     span_high: np.ndarray,
     must_lower: bool,
+    envelope: bool = False,
 ):
     """Lowest error entropy over the node's usable curves.
 
@@ -113,6 +118,10 @@ def best_mee_split(
     must_lower:
         Only splits below the error entropy of not splitting (the curve's
         ends) are candidates: the default reading of the text's "valid split".
+    envelope:
+        Judge a class set's convexity once, on the pointwise minimum of its
+        two orientations' grid curves, for both orientations (the reading
+        ``convexity_test="envelope"``); false: each orientation on its own.
 
     Returns
     -------
@@ -187,22 +196,44 @@ def best_mee_split(
                         acc += cum[grid_level[i], set_classes[s, a]]
                 s_grid[i] = acc
             have_levels = False
-            for orientation in range(2):
-                # -- the crude convex/concave rule on the grid ----------------
+            envelope_concave = False
+            if envelope:
+                # -- the rule once, on the lower envelope of both orientations --
                 central, ends = 0.0, 0.0
                 for i in range(points):
                     jj = grid_level[i]
                     n_left = left[jj] if jj >= 0 else 0
-                    plus, minus = _errors(orientation, s_grid[i], n_left, ns, n)
+                    plus, minus = _errors(0, s_grid[i], n_left, ns, n)
                     h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+                    plus, minus = _errors(1, s_grid[i], n_left, ns, n)
+                    h = min(h, _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx))
                     if lo_c <= i < hi_c:
                         central += h
                     else:
                         ends += h
                 central /= hi_c - lo_c
                 ends /= points - (hi_c - lo_c)
-                if central > ends + CONVEX_TOLERANCE:
-                    continue  # concave: its minimum is useless
+                envelope_concave = central > ends + CONVEX_TOLERANCE
+            for orientation in range(2):
+                if envelope:
+                    if envelope_concave:
+                        break  # the set's one verdict: neither orientation splits
+                else:
+                    # -- the crude convex/concave rule on the grid ----------------
+                    central, ends = 0.0, 0.0
+                    for i in range(points):
+                        jj = grid_level[i]
+                        n_left = left[jj] if jj >= 0 else 0
+                        plus, minus = _errors(orientation, s_grid[i], n_left, ns, n)
+                        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+                        if lo_c <= i < hi_c:
+                            central += h
+                        else:
+                            ends += h
+                    central /= hi_c - lo_c
+                    ends /= points - (hi_c - lo_c)
+                    if central > ends + CONVEX_TOLERANCE:
+                        continue  # concave: its minimum is useless
                 # The ends of the curve (every case on one side) are the error
                 # entropies of not splitting; under ``must_lower`` a split must go below both.
                 unsplit = np.inf

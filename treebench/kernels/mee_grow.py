@@ -142,7 +142,7 @@ def _summarise(counts_row, present, set_pos, set_size, set_first, min_class, set
 @njit(cache=True)
 def grow_mee_tree(
     index, rank, label, level_values, level_start, root_counts, set_pos, set_size, set_parent, set_first, xlogx,
-    points, min_class, min_child, printed, whole, span_low, span_high, must_lower, max_depth, midpoint,
+    points, min_class, min_child, printed, whole, span_low, span_high, must_lower, envelope, max_depth, midpoint,
     random_ties, tie_root,
 ):
     """Grow an MEE tree depth-first; the children of a node get consecutive ids.
@@ -159,7 +159,7 @@ def grow_mee_tree(
         The class-set tables (module docstring).
     xlogx:
         ``k ln k`` for ``k = 0..n``.
-    points, min_class, min_child, printed, whole, span_low, span_high, must_lower:
+    points, min_class, min_child, printed, whole, span_low, span_high, must_lower, envelope:
         The MEE parameters (see :func:`treebench.kernels.mee.best_mee_split`).
     max_depth:
         -1 for no limit.
@@ -272,9 +272,9 @@ def grow_mee_tree(
         h, row, f, orientation, low, high, n_left, split_at = best_node_split(
             tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n_node, present, c,
             set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
-            min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank,
-            grid_level,
-            cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
+            min_child, printed, whole, span_low, span_high, must_lower, envelope, running, cum, lefts, levels,
+            level_rank, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of,
+            survives, best_left,
         )
         if row < 0:
             continue  # every curve is concave
@@ -284,9 +284,9 @@ def grow_mee_tree(
                 h, row, f, orientation, low, high, n_left, split_at, state,
                 tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n_node, present, c,
                 set_pos, set_size, set_parent, first_row, set_first[c + 1], set_rows, n_rows, set_n, xlogx, points,
-                min_child, printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank,
-                grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives,
-                best_left, lefts_kept,
+                min_child, printed, whole, span_low, span_high, must_lower, envelope, running, cum, lefts, levels,
+                level_rank, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of,
+                survives, best_left, lefts_kept,
             )
         # -- the split and its two children ------------------------------------------
         first = n_nodes

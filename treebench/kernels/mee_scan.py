@@ -155,6 +155,25 @@ def _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_
 
 
 @njit(cache=True)
+def _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx) -> bool:
+    """The crude rule once for a class set: on the pointwise lower envelope of its two orientations' grid curves."""
+    lo_c, hi_c = points // 5, (4 * points) // 5
+    central, ends = 0.0, 0.0
+    for i in range(points):
+        plus, minus = _errors(0, s_grid[i], left_grid[i], ns, n)
+        h = _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx)
+        plus, minus = _errors(1, s_grid[i], left_grid[i], ns, n)
+        h = min(h, _h(plus, minus, n, p, printed, log_wp, log_wm, xlogx))
+        if lo_c <= i < hi_c:
+            central += h
+        else:
+            ends += h
+    central /= hi_c - lo_c
+    ends /= points - (hi_c - lo_c)
+    return not central > ends + CONVEX_TOLERANCE
+
+
+@njit(cache=True)
 def grid_levels(levels, m, low_v, high_v, points, grid_level):
     """``grid_level[i]``: the last level ``<=`` grid point ``i`` (-1 below the node's smallest value).
 
@@ -175,8 +194,8 @@ def grid_levels(levels, m, low_v, high_v, points, grid_level):
 def best_node_split(
     tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n, present, n_present,
     set_pos, set_size, set_parent, first_row, end_row, set_rows, n_rows, set_n, xlogx, points, min_child, printed,
-    whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank, grid_level, cum_grid, left_grid,
-    s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
+    whole, span_low, span_high, must_lower, envelope, running, cum, lefts, levels, level_rank, grid_level, cum_grid,
+    left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left,
 ):
     """Lowest error entropy over the node's usable curves (the rule of ``best_mee_split``).
 
@@ -197,7 +216,7 @@ def best_node_split(
         the row of a set less its last class (-1 for one class),
         ``set_rows[:n_rows]`` the rows that passed the minimum-cases test (in
         the enumeration order) and ``set_n[row]`` their case counts.
-    xlogx, points, min_child, printed, whole, span_low, span_high, must_lower:
+    xlogx, points, min_child, printed, whole, span_low, span_high, must_lower, envelope:
         As in :func:`treebench.kernels.mee.best_mee_split`.
     running, cum, lefts, levels, level_rank, grid_level, cum_grid, left_grid, s_grid, block_lo, block_hi:
         Scratch buffers (see :func:`table_levels`; the block stack holds 2 * 64 ranges).
@@ -267,7 +286,10 @@ def best_node_split(
             size = set_size[row]
             have_grid = False
             unsplit = unsplit_of[k]
+            set_verdict = 0  # ``envelope``: the set's one verdict, shared by both orientations
             for orientation in range(2):
+                if set_verdict < 0:
+                    break  # the envelope is concave: neither orientation splits
                 if not survives[k, orientation]:
                     continue
                 verdict = 0  # convexity: 0 not yet drawn, 1 convex, -1 concave
@@ -300,9 +322,16 @@ def best_node_split(
                                 have_grid_levels = True
                             _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
-                        convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                              log_wm, xlogx)
-                        verdict = 1 if convex else -1
+                        if envelope:
+                            if set_verdict == 0:
+                                convex = _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                                               log_wm, xlogx)
+                                set_verdict = 1 if convex else -1
+                            verdict = set_verdict
+                        else:
+                            convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                                  log_wm, xlogx)
+                            verdict = 1 if convex else -1
                     if verdict < 0:
                         break  # concave: its minimum is useless
                     for jj in range(a, b + 1):

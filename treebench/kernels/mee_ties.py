@@ -40,6 +40,7 @@ from treebench.kernels.mee_scan import (
     _block_bound,
     _fill_grid,
     _grid_convex,
+    _grid_convex_envelope,
     _screen,
     _set_count,
     _set_grid,
@@ -68,8 +69,8 @@ def tied_node_split(
     first_h, first_row, first_feature, first_orientation, first_low, first_high, first_n_left, first_position,
     state, tab, tot, act, n_act, rank, level_values, level_start, lo, hi, n, present, n_present,
     set_pos, set_size, set_parent, first_row_of_table, end_row, set_rows, n_rows, set_n, xlogx, points, min_child,
-    printed, whole, span_low, span_high, must_lower, running, cum, lefts, levels, level_rank, grid_level, cum_grid,
-    left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left, lefts_kept,
+    printed, whole, span_low, span_high, must_lower, envelope, running, cum, lefts, levels, level_rank, grid_level,
+    cum_grid, left_grid, s_grid, block_lo, block_hi, s_first, s_last, unsplit_of, survives, best_left, lefts_kept,
 ):
     """One of the features tied with the first winner, uniformly at random, and its split.
 
@@ -146,7 +147,10 @@ def tied_node_split(
             size = set_size[row]
             have_grid = False
             unsplit = unsplit_of[k]
+            set_verdict = 0  # ``envelope``: the set's one verdict, shared by both orientations
             for orientation in range(2):
+                if set_verdict < 0:
+                    break
                 if not survives[k, orientation]:
                     continue
                 verdict = 0
@@ -176,9 +180,16 @@ def tied_node_split(
                                 have_grid_levels = True
                             _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
-                        convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                              log_wm, xlogx)
-                        verdict = 1 if convex else -1
+                        if envelope:
+                            if set_verdict == 0:
+                                convex = _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                                               log_wm, xlogx)
+                                set_verdict = 1 if convex else -1
+                            verdict = set_verdict
+                        else:
+                            convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
+                                                  log_wm, xlogx)
+                            verdict = 1 if convex else -1
                     if verdict < 0:
                         break
                     for jj in range(a, b + 1):

@@ -219,6 +219,93 @@ def agreement(diff: float, se_paper: float, se_ours: float, z: float = AGREEMENT
     return bool(abs(diff) <= bound + 1e-9 * max(1.0, abs(diff))), bound
 
 
+# -- a split shared with the paper: paired counts ----------------------------------------------------
+#: Protocols whose split the data file itself defines (its row order; a train/test column or file pair):
+#: a paper that applied the same rule to the same file tested the very same cases.
+FILE_SPLITS = ("ordered", "fixed")
+
+#: Level of the paired rule (two-sided, the same 95 % as :data:`AGREEMENT_Z`).
+PAIRED_ALPHA = 0.05
+
+
+def shares_split(sub: pd.DataFrame, paper_splits: int | None) -> bool:
+    """Whether one cell's trials tested the paper's own cases: the paper's value is one split's
+    (``paper_splits == 1``) and ours is one trial of a split the file defines (:data:`FILE_SPLITS`)."""
+    if paper_splits != 1 or len(sub) != 1 or "protocol" not in sub.columns:
+        return False
+    return str(sub["protocol"].iloc[0]).startswith(FILE_SPLITS)
+
+
+@dataclass(frozen=True)
+class PairedCounts:
+    """Two error counts on the same cases, compared when only the counts are known.
+
+    Attributes
+    ----------
+    agrees
+        ``True`` when no overlap of the two error sets makes the difference significant, ``False``
+        when every overlap does, ``None`` when it depends on the overlap (which cases each got wrong).
+    p_low, p_high
+        The exact McNemar p-value at the fewest discordant cases (the smaller count's errors all among
+        the larger's) and at the most (as few shared errors as the cases allow).
+    bound
+        The largest ``|ours - paper|`` the rule can call agreeing at its level (5 errors at 0.05).
+    why
+        One line: the counts, the p range and the verdict.
+    """
+
+    agrees: bool | None
+    p_low: float
+    p_high: float
+    bound: float
+    why: str
+
+
+def paired_count_agreement(ours: int, paper: int, cases: int, alpha: float = PAIRED_ALPHA) -> PairedCounts:
+    """Agreement of two error counts on the same ``cases`` (a split shared by both) from the counts alone.
+
+    Paired, the split's sampling noise is common to both sides and only the cases one side gets wrong
+    and the other right (the discordant cases) tell them apart: McNemar's exact test, two-sided, of
+    ``b`` (ours only wrong) out of ``b + c``.  The paper prints its count, not its cases, so the cases
+    both got wrong, ``k``, are unknown: any ``k`` from ``max(0, ours + paper - cases)`` to
+    ``min(ours, paper)`` fits, with ``b = ours - k`` and ``c = paper - k``.  The p-value is computed
+    for every such ``k``; the cell agrees when even the fewest discordant cases (``k`` at its largest,
+    ``b + c = |ours - paper|``) leave the difference non-significant, disagrees when even the most do
+    not, and is undetermined in between (stated, never guessed).
+    """
+    from scipy.stats import binom
+
+    ours, paper, cases = int(round(ours)), int(round(paper)), int(round(cases))
+    k = np.arange(max(0, ours + paper - cases), min(ours, paper) + 1)
+    b, c = ours - k, paper - k
+    d = b + c
+    p = np.where(d == 0, 1.0, np.minimum(1.0, 2.0 * binom.cdf(np.minimum(b, c), np.maximum(d, 1), 0.5)))
+    p = np.where(b == c, 1.0, p)
+    p_low, p_high = float(p.min()), float(p.max())
+    bound = float(math.floor(math.log2(2.0 / alpha)))  # the largest |b - c| with 2 * 0.5^|b - c| >= alpha
+    agrees = True if p_low >= alpha else False if p_high < alpha else None
+    head = (f"paired on the shared split ({ours} vs the paper's {paper} errors of the same {cases:,} cases; "
+            f"its count only): exact McNemar p {p_low:.3g} (the fewer errors all shared) to {p_high:.3g} "
+            f"(fewest shared)")
+    tail = {True: "no overlap makes the difference significant",
+            False: f"every overlap makes the difference significant at {alpha:g}",
+            None: "undetermined: it depends on which cases each got wrong, which the paper does not print"}[agrees]
+    return PairedCounts(agrees, p_low, p_high, bound, f"{head}: {tail}")
+
+
+def _paired_cell(metric: str, unit: str, paper: float, ours: float, cases: float) -> PairedCounts | None:
+    """:func:`paired_count_agreement` of one cell in error counts (``None``: not a count or a rate)."""
+    if math.isnan(cases) or cases <= 0 or math.isnan(paper) or math.isnan(ours):
+        return None
+    if metric in COUNT_PARTS:
+        return paired_count_agreement(ours, paper, cases)
+    if _is_rate(metric, unit):
+        scale = 100.0 if unit == "percent" else 1.0
+        errors = (lambda v: (1.0 - v / scale) * cases) if metric == "accuracy" else (lambda v: v / scale * cases)
+        return paired_count_agreement(errors(ours), errors(paper), cases)
+    return None
+
+
 #: Why a cell is not judged, by its status.
 NOT_JUDGED_WHY = {"no dataset": "not judged: treebench does not have the data",
                   "not run": "not judged: not in the store", "no value": "not judged: the store has no value"}
@@ -231,7 +318,10 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
     ``our_std`` is ``"sample"`` (the std over trials) or ``"binomial"``
     (:func:`binomial_std`, like for like where the paper prints a binomial
     std; :attr:`~treebench.report.spec.PaperSpec.our_std`); ``paper_splits``
-    the splits behind each published value (:func:`standard_errors`).
+    the splits behind each published value (:func:`standard_errors`).  A cell whose
+    one published split is ours too (:func:`shares_split`: one trial of a split the
+    file defines) is judged as paired counts (:func:`paired_count_agreement`; its
+    ``se_paper`` and ``se_ours`` are NaN: the split's noise is common to both).
 
     Returns
     -------
@@ -281,6 +371,11 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
                 row["se_paper"], row["se_ours"] = se_p, se_o
                 row["agrees"], row["agree_bound"] = agreement(row["diff"], se_p, se_o)
                 row["agree_why"] = how if row["agrees"] is not None else f"not judged: {how}"
+                paired = (_paired_cell(ref.metric, ref.unit, float(ref.value), row["ours"], _cases(sub, ref.metric))
+                          if shares_split(sub, paper_splits) else None)
+                if paired is not None:  # the same cases on both sides: paired counts, not two binomials
+                    row["se_paper"] = row["se_ours"] = math.nan
+                    row["agrees"], row["agree_bound"], row["agree_why"] = paired.agrees, paired.bound, paired.why
         if row["status"] != "ok":
             row["agree_why"] = NOT_JUDGED_WHY.get(row["status"], f"not judged: {row['status']}")
         rows.append(row)

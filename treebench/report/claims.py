@@ -727,7 +727,11 @@ class OneWayClaim:
             same = sorted(res.best) == paper_best and sorted(res.worst) == paper_worst
             agreements += same
             marked = str(label), same and res.p_value < self.alpha
-            unit_grades.append((marked[0], REPRODUCED if marked[1] else NOT_REPRODUCED)
+            # every cell marked alike (all underlined: 001's Glass) singles out no best or worst: nothing asserted
+            alike = len(paper_best) == len(group) or len(paper_worst) == len(group)
+            unit_grades.append((marked[0], not_testable(f"the paper marks all {len(group)} cells alike, so it "
+                                                        "asserts no best or worst") if alike else
+                                REPRODUCED if marked[1] else NOT_REPRODUCED)
                                if paper_best or paper_worst else
                                (marked[0], not_testable("the paper marks no best or worst")))
             out.details.append(

@@ -372,8 +372,11 @@ def grade_paper_on_paper(spec: PaperSpec, cells: pd.DataFrame, outcomes: list[Cl
     own = [evaluate_claim(claim, published, frame) for claim in spec.claims]
     adjust_families(own, "effect")
     rejudge(own)
-    for outcome, mine in zip(outcomes, own):
+    for claim, outcome, mine in zip(spec.claims, outcomes, own):
         effect = mine.effect
+        if getattr(claim, "why_not", "") and getattr(claim, "claim", None) is None:  # a statement never graded
+            outcome.paper_on_paper = effect
+            continue
         if effect is not None and effect.verdict.startswith(NOT_TESTABLE):
             # the rerun's wording ("not rerun", "could not be computed") read on a table of means
             reason = effect.verdict[len(NOT_TESTABLE) + 2:-1]
@@ -538,6 +541,20 @@ AGREEMENT_RULE = (
     "it is), and where it prints none our fold spread stands in for its noise (same protocol and data), or with "
     "one trial the binomial error of its own value.  The bound is shown beside yes/no; *not judged* says why."
 )
+#: The rule of a cell whose one published split is ours too (:func:`~treebench.report.cells.paired_count_agreement`).
+PAIRED_RULE = (
+    "  A cell whose one published split is ours too (the file's own order) is judged as paired counts instead: "
+    "McNemar's exact test of the cases one side got wrong and the other right, over every overlap of the two "
+    "error sets the counts allow (the paper prints counts, not cases): *yes* when no overlap makes the difference "
+    "significant (|ours − paper| ≤ 5), *no* when every overlap does, else undetermined, with the p range."
+)
+
+
+def agreement_rule(cells: pd.DataFrame) -> str:
+    """:data:`AGREEMENT_RULE`, with :data:`PAIRED_RULE` when some cell was judged as paired counts."""
+    paired = len(cells) and "agree_why" in cells.columns and \
+        cells["agree_why"].astype(str).str.startswith("paired on the shared split").any()
+    return AGREEMENT_RULE + (PAIRED_RULE if paired else "")
 
 
 def _calibrated_cells(rep: Report) -> pd.DataFrame | None:
@@ -861,7 +878,7 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
               ""] if rep.claims else [""]
     lines += ["## Systematic deviation", ""]
     lines += systematic_markdown(rep.systematic) + [""]
-    lines += ["## Published cells against ours", "", AGREEMENT_RULE, ""]
+    lines += ["## Published cells against ours", "", agreement_rule(rep.cells), ""]
     lines += [f"- {x}" for x in _summary_twice(rep)] + [""]
     head = ["dataset", "algorithm", "paper", "ours", "ours − paper", "se paper / ours", "agrees (± bound)",
             "within paper ± std"]
@@ -935,7 +952,7 @@ def report_latex(rep: Report) -> str:
            r"\usepackage[margin=2cm]{geometry}", r"\begin{document}",
            rf"\section*{{Reproduction of paper {s.number} ({_tex(s.key)})}}",
            rf"\emph{{{_tex(s.citation)}}}", "", rf"\textbf{{Verdicts}} (all datasets): {_tex(headline(rep))}.", "",
-           r"\subsection*{Published cells against ours}", _latex_prose(AGREEMENT_RULE), r"\begin{itemize}"]
+           r"\subsection*{Published cells against ours}", _latex_prose(agreement_rule(rep.cells)), r"\begin{itemize}"]
     out += [rf"\item {_tex(x)}" for x in _summary_twice(rep)] + [r"\end{itemize}"]
     for (metric, unit), rows in _cell_rows(rep.cells).items():
         out += [rf"\subsubsection*{{{_tex(metric)} ({_tex(unit)})}}",

@@ -36,9 +36,9 @@ from treebench.criteria.mee import (
     class_sets,
     coded_error_entropy,
     convexity_grid,
+    convexity_verdicts,
     count_class_sets,
     error_entropy_curve,
-    is_convex,
     unsplit_error_entropy,
 )
 from treebench.errors import TreebenchError
@@ -140,6 +140,13 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         with no such threshold offers no split.  ``False`` (the former
         default, kept as the reading "may rise"): the lowest threshold of
         any convex curve splits, even above not splitting.  See Notes.
+    convexity_test:
+        ``"per_orientation"`` (default, the rule before the option): the
+        convex/concave rule judges each orientation's curve of a class set on
+        its own; ``"envelope"``: once per class set and feature, on the lower
+        envelope of the two orientations' curves (the better labelling of the
+        two sides at every grid point), and that verdict holds for both.  See
+        Notes.
     max_depth:
         Maximum depth (root = 0); ``None`` for no limit.
     error_rates:
@@ -200,6 +207,24 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     as readings); it says nothing of a child's size, so ``min_child_cases``
     stays 1 (5 is run as a reading).
 
+    *Which curve the convex/concave rule judges* (``convexity_test``).  The
+    text searches "the f x m space" -- features by candidate classes -- and
+    draws one curve per feature and class (Fig. 1); its split is a Stoller
+    split, whose labelling of the two sides is part of the rule, and its
+    multiclass candidates are merged classes "up to c/2" (a set, not its
+    complement), so a set that lies on the right of a threshold needs the
+    second orientation.  Whether the crude rule then judges each orientation's
+    curve on its own or one curve per set and feature is open.  The default
+    (``per_orientation``, treebench's rule before the option) is the
+    former: a set on the left and the same set on the right are two candidates,
+    as the step function ``x <= Delta -> class`` applied to a set and to its
+    complement.  ``envelope`` is the latter: the curve of a (set, feature) pair
+    is, at each threshold, the lower of the two orientations' error entropies
+    -- the Stoller split's best labelling -- and one verdict on it gates both
+    orientations; the split is then the envelope's minimum.  A labelling fixed
+    by one side only (``x <= Delta`` always assigned the set) would make the
+    tree depend on a feature's sign and is not offered.
+
     Features must be numeric and finite, in fitting and in prediction (NaN
     and inf are refused); a target may have at most as many classes as give
     :data:`MAX_CLASS_SETS` candidate class sets (17 with ``max_merged=None``).
@@ -216,6 +241,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         error_rates: str = "joint",
         convexity_range: str = "whole",
         must_lower: bool = True,
+        convexity_test: str = "per_orientation",
         engine: str = "numba",
         feature_ties: str = "first",
         random_state: Any = None,
@@ -229,6 +255,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.error_rates = error_rates
         self.convexity_range = convexity_range
         self.must_lower = must_lower
+        self.convexity_test = convexity_test
         self.engine = engine
         self.feature_ties = feature_ties
         self.random_state = random_state
@@ -250,6 +277,7 @@ class MEETreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             error_rates=self.error_rates,
             convexity_range=self.convexity_range,
             must_lower=self.must_lower,
+            convexity_test=self.convexity_test,
         )
 
     # -- fitting ------------------------------------------------------------------
@@ -384,7 +412,8 @@ def grow_mee(
         int(criterion.convexity_points), int(criterion.min_class_cases), int(criterion.min_child_cases),
         criterion.error_rates == "printed", criterion.convexity_range == "whole",
         np.ascontiguousarray(X.min(axis=0)), np.ascontiguousarray(X.max(axis=0)),
-        bool(criterion.must_lower), -1 if max_depth is None else int(max_depth), bool(midpoint),
+        bool(criterion.must_lower), criterion.convexity_test == "envelope",
+        -1 if max_depth is None else int(max_depth), bool(midpoint),
         seed is not None, tie_state(0 if seed is None else seed),
     )
     floats[:, L.IMPURITY] = node_values(counts, extremes, criterion.error_rates)
@@ -507,6 +536,7 @@ def grow_mee_per_node(
                 X[samples], labels, sets, int(criterion.convexity_points), (h, s, f, orientation, low, high),
                 tie_state(int(key)), int(criterion.min_child_cases), str(criterion.error_rates),
                 span=span if criterion.convexity_range == "whole" else None, must_lower=bool(criterion.must_lower),
+                envelope=criterion.convexity_test == "envelope",
             )
         go_left = X[samples, f] <= low
         threshold = _midpoint(low, high) if midpoint else low
@@ -530,10 +560,11 @@ def _best_split(X, y, sets, n_classes, criterion, engine, xlogx, span):
     points = int(criterion.convexity_points)
     whole = criterion.convexity_range == "whole"
     must_lower = bool(criterion.must_lower)
+    envelope = criterion.convexity_test == "envelope"
     if engine == "python":
         return reference_best_split(
             X, y, sets, points, int(criterion.min_child_cases), str(criterion.error_rates),
-            span=span if whole else None, must_lower=must_lower,
+            span=span if whole else None, must_lower=must_lower, envelope=envelope,
         )
     width = max(len(s) for s in sets)
     set_classes = np.full((len(sets), width), -1, np.int64)
@@ -542,7 +573,7 @@ def _best_split(X, y, sets, n_classes, criterion, engine, xlogx, span):
     set_sizes = np.array([len(s) for s in sets], np.int64)
     h, s, f, o, low, high = best_mee_split(
         np.ascontiguousarray(X), y, set_classes, set_sizes, n_classes, points, int(criterion.min_child_cases),
-        criterion.error_rates == "printed", xlogx, whole, span[0], span[1], must_lower,
+        criterion.error_rates == "printed", xlogx, whole, span[0], span[1], must_lower, envelope,
     )
     return float(h), int(s), int(f), int(o), float(low), float(high)
 
@@ -557,6 +588,7 @@ def reference_best_split(
     *,
     span: tuple[np.ndarray, np.ndarray] | None = None,
     must_lower: bool = False,
+    envelope: bool = False,
 ) -> tuple[float, int, int, int, float, float]:
     """Plain-numpy reference of :func:`treebench.kernels.mee.best_mee_split` (slow; for tests).
 
@@ -567,13 +599,15 @@ def reference_best_split(
     orientation, threshold), so both must pick the same split.  ``span``
     (per-feature lows and highs) lays the convexity grid over the whole
     training set's range instead of the node's; ``must_lower`` keeps only
-    splits below the error entropy of not splitting.
+    splits below the error entropy of not splitting; ``envelope`` judges a
+    class set's convexity once, on its two orientations' lower envelope
+    (:func:`treebench.criteria.mee.convexity_verdicts`).
     """
     best = (np.inf, -1, -1, -1, 0.0, 0.0)
     for f in range(X.shape[1]):
         for s, orientation, curve, allowed, levels, unsplit in _reference_curves(
             X[:, f], y, sets, points, min_child, error_rates, None if span is None else (span[0][f], span[1][f]),
-            must_lower,
+            must_lower, envelope,
         ):
             j = int(np.argmin(np.where(allowed, curve, np.inf)))
             if curve[j] < unsplit - TIE_TOLERANCE and curve[j] < best[0] - TIE_TOLERANCE:
@@ -593,6 +627,7 @@ def reference_tied_split(
     *,
     span: tuple[np.ndarray, np.ndarray] | None = None,
     must_lower: bool = False,
+    envelope: bool = False,
 ) -> tuple[float, int, int, int, float, float]:
     """Plain-numpy reference of :func:`treebench.kernels.mee_ties.tied_node_split` (slow; for tests).
 
@@ -611,7 +646,7 @@ def reference_tied_split(
             kept = np.inf
             for s, orientation, curve, allowed, levels, unsplit in _reference_curves(
                 X[:, f], y, sets, points, min_child, error_rates,
-                None if span is None else (span[0][f], span[1][f]), must_lower,
+                None if span is None else (span[0][f], span[1][f]), must_lower, envelope,
             ):
                 for j in np.flatnonzero(allowed):
                     h = float(curve[j])
@@ -627,13 +662,15 @@ def reference_tied_split(
     return chosen
 
 
-def _reference_curves(x, y, sets, points, min_child, error_rates, span, must_lower):
+def _reference_curves(x, y, sets, points, min_child, error_rates, span, must_lower, envelope=False):
     """Every convex curve of one feature with a candidate threshold, in the search's order.
 
     Yields ``(set, orientation, curve, allowed, levels, unsplit)``: the error
     entropy at each level, which levels are candidate thresholds, the levels
     and the no-split error entropy a split must go below (``inf`` without
-    ``must_lower``).
+    ``must_lower``).  A curve is convex by
+    :func:`treebench.criteria.mee.convexity_verdicts` (``envelope``: one
+    verdict per set, on both orientations' lower envelope).
     """
     levels = np.unique(x)
     if levels.size < 2:
@@ -642,9 +679,10 @@ def _reference_curves(x, y, sets, points, min_child, error_rates, span, must_low
     for s, members in enumerate(sets):
         t = np.where(np.isin(y, members), 1, -1)
         unsplit = unsplit_error_entropy(float((t == 1).sum()), float(t.size), error_rates) if must_lower else np.inf
+        grid_curves = tuple(error_entropy_curve(x, t, grid, o, error_rates)[1] for o in (0, 1))
+        verdicts = convexity_verdicts(grid_curves, "envelope" if envelope else "per_orientation")
         for orientation in (0, 1):
-            _, grid_curve, _ = error_entropy_curve(x, t, grid, orientation, error_rates)
-            if not is_convex(grid_curve):
+            if not verdicts[orientation]:
                 continue
             _, curve, _ = error_entropy_curve(x, t, None, orientation, error_rates)
             n_left = (x[None, :] <= levels[:, None]).sum(axis=1)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from treebench.papers.mee.claims import LowerRClaim
-from treebench.report.claims import FewerClaim, OneWayClaim
+from treebench.papers.mee.inventory import STATEMENTS, TABLE_2
 from treebench.report.sections import Section
 from treebench.report.spec import PaperDataset, PaperSpec, Reading, SectionContext, section_builder
-from treebench.report.statements import Statement
 
 #: Table 1 of the paper ("Datasets (main characteristics)"): cases, features, classes.
 TABLE_1 = "Table 1"
@@ -23,7 +21,7 @@ DATASETS = {
 }
 
 #: The datasets of the size claim (card names), every dataset of Table 2.
-SIZE_DATASETS = ("breast-tissue", "breast-tissue4", "olive", "ecoli-327", "ecoli4", "segment", "glass")
+SIZE_DATASETS = TABLE_2
 
 
 #: The default reading of the details the text leaves open (configs/mee.yaml's ``mee``).
@@ -52,6 +50,8 @@ MEE_READINGS = {
     "class 2": ("mee-class2", "\"very small\" = fewer than 2 cases in a class set or its complement"),
     "class 10": ("mee-class10", "\"very small\" = fewer than 10 cases in a class set or its complement"),
     "child 5": ("mee-child5", "a split may not leave fewer than 5 cases on a side (the text names no such size)"),
+    "envelope": ("mee-envelope", "the convex/concave rule once per class set and feature, on the lower envelope of "
+                                 "its two orientations' curves, for both (default: each orientation's curve alone)"),
 }
 #: The readings configs/mee.yaml runs beside the default.
 RUN_WITH_DEFAULT = ("mee-printed", "mee-may-rise")
@@ -111,25 +111,8 @@ SPEC = PaperSpec(
     reference="001_mee_table2.csv",
     description="minimum entropy-of-error trees",
     authors="Marques de Sa et al.",
-    # the text's results statements (sections 3 and 5), each with its location, scope and test as applied
-    claims=(
-        Statement("Section 3, Table 2 (bold / underlined)", claim=OneWayClaim(
-            "Significantly best (bold) and worst (underlined) per dataset, Table 2"),
-            scope="MEE, CART, C4.5 on the 7 datasets of Table 2",
-            test_as_applied="Levene at 0.05, then one-way ANOVA or Kruskal-Wallis, multiple comparisons at 5 %"),
-        # section 5: "the MEE algorithm always produced smaller trees, on average, than those produced by C4.5";
-        # the paper measured tree size as the number of nodes and printed no sizes, so the claim is taken as stated
-        Statement("Section 5 (tree size)", claim=FewerClaim(
-            "MEE trees are smaller (mean nodes) than C4.5's on every dataset (section 5)",
-            "mee", "c45", "n_nodes", SIZE_DATASETS),
-            scope="MEE against C4.5 only (\"no tree size statistics were available for CART\"), every dataset",
-            test_as_applied="none"),
-        Statement("Section 5 (generalisation, R)", claim=LowerRClaim(
-            "MEE trees generalise better: a lower R = |m_R − m_CV| / s̄ than CART's and C4.5's (section 5)"),
-            scope="\"a tendency\", against the other methods; s̄ undefined in the text (ours: the mean of the two "
-                  "binomial stds)",
-            test_as_applied="none named (\"significantly lower R\")"),
-    ),
+    # every results statement of the text, graded or not testable with its reason (inventory.py)
+    claims=STATEMENTS,
     aliases=("marquesdesa",),
     sections=(mee,),
     # CART (Statistica, Gini + cost-complexity pruning) and Weka's C4.5 are the classics; MEE is the paper's.

@@ -84,24 +84,65 @@ def sweep(
     return pd.DataFrame(rows)
 
 
-def load_or_sweep(out_dir: Path, config_path: str | Path, dataset: str, algorithm: str,
-                  qs: list[float]) -> tuple[pd.DataFrame, float]:
-    """The sweep from ``out_dir/q_sweep.csv`` when its settings match, else computed and saved."""
+#: Sweeps computed or read in this process, by their settings: the Fig. 1 claims
+#: (:class:`~treebench.papers.tsallis.claims.SweepOptimumClaim`) and the section share one computation.
+_MEMO: dict[str, tuple[pd.DataFrame, float]] = {}
+#: Where a sweep cached by an earlier report is looked for when the caller gives no folder
+#: (``treebench reproduce tsallis`` writes its report to ``results/tsallis``).
+DEFAULT_CACHE = Path("results") / "tsallis"
+
+
+def _settings(config_path: str | Path, dataset: str, algorithm: str, qs: list[float]) -> dict[str, Any]:
+    config_text = Path(config_path).read_text(encoding="utf-8")
+    return {"version": VERSION, "dataset": dataset, "algorithm": algorithm, "qs": qs, "config": config_text}
+
+
+def _read_cache(out_dir: Path, wanted: dict[str, Any]) -> tuple[pd.DataFrame, float] | None:
+    """The sweep cached in ``out_dir`` when its settings are ``wanted``, else ``None``."""
     path = Path(out_dir) / "q_sweep.csv"
     meta_path = path.with_suffix(".json")
-    config_text = Path(config_path).read_text(encoding="utf-8")
-    wanted = {"version": VERSION, "dataset": dataset, "algorithm": algorithm, "qs": qs, "config": config_text}
     if path.exists() and meta_path.exists():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if {k: meta.get(k) for k in wanted} == wanted:
             return pd.read_csv(path), float(meta.get("seconds", float("nan")))
+    return None
+
+
+def _computed(config_path: str | Path, dataset: str, algorithm: str, qs: list[float],
+              look_in: tuple[Path, ...]) -> tuple[pd.DataFrame, float, dict[str, Any], bool]:
+    """``(frame, seconds, settings, fresh)``: from this process, a cache in ``look_in``, or computed now."""
+    wanted = _settings(config_path, dataset, algorithm, qs)
+    key = json.dumps(wanted, sort_keys=True)
+    if key in _MEMO:
+        return (*_MEMO[key], wanted, False)
+    for folder in look_in:
+        found = _read_cache(folder, wanted)
+        if found is not None:
+            _MEMO[key] = found
+            return (*found, wanted, False)
     started = time.perf_counter()
     frame = sweep(config_path, dataset, algorithm, qs)
-    seconds = round(time.perf_counter() - started, 1)
-    from treebench.outpaths import write_text, write_with
+    _MEMO[key] = (frame, round(time.perf_counter() - started, 1))
+    return (*_MEMO[key], wanted, True)
 
-    write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
-    write_text(meta_path, json.dumps({**wanted, "seconds": seconds}))
+
+def sweep_frame(config_path: str | Path, dataset: str, algorithm: str, qs: list[float],
+                look_in: tuple[Path, ...] = (DEFAULT_CACHE,)) -> pd.DataFrame:
+    """The sweep with these settings, computed at most once per process (nothing is written)."""
+    return _computed(config_path, dataset, algorithm, qs, look_in)[0]
+
+
+def load_or_sweep(out_dir: Path, config_path: str | Path, dataset: str, algorithm: str,
+                  qs: list[float]) -> tuple[pd.DataFrame, float]:
+    """The sweep from ``out_dir/q_sweep.csv`` when its settings match (or from this process), else computed;
+    saved in ``out_dir`` unless it is already there."""
+    path = Path(out_dir) / "q_sweep.csv"
+    frame, seconds, wanted, _ = _computed(config_path, dataset, algorithm, qs, (Path(out_dir),))
+    if _read_cache(Path(out_dir), wanted) is None:
+        from treebench.outpaths import write_text, write_with
+
+        write_with(path, lambda tmp: frame.to_csv(tmp, index=False))
+        write_text(path.with_suffix(".json"), json.dumps({**wanted, "seconds": seconds}))
     return frame, seconds
 
 
