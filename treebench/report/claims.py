@@ -335,6 +335,10 @@ class ClaimOutcome:
         Where the paper states it, the scope of its sentence and the test the paper
         applied (from the paper's inventory, :class:`~treebench.report.statements.Statement`;
         empty for a bare claim).
+    cause
+        What explains a miss of the claim, with the run or investigation (and its command) that
+        establishes it (the statement's, :attr:`~treebench.report.statements.Statement.cause`); empty:
+        none located, and a miss is an open question (:mod:`treebench.report.misses`).
     """
 
     text: str
@@ -351,6 +355,7 @@ class ClaimOutcome:
     location: str = ""
     scope: str = ""
     test_as_applied: str = ""
+    cause: str = ""
 
     def set_effect(self, effect: Effect) -> ClaimOutcome:
         """Attach the effect over all datasets and its verdict; returns self."""

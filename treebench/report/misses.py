@@ -10,7 +10,7 @@ MISSES = ("not reproduced", "reversed")
 
 def open_questions(rep: Any) -> list[str]:
     """Every miss the report does not explain: a disagreeing cell with no registered cause, a claim not
-    reproduced or reversed (claims carry no cause yet: each is an open question until one is located)."""
+    reproduced or reversed whose statement names no cause (each an open question until one is located)."""
     out = []
     cells = rep.cells
     if len(cells) and {"agrees", "cause"} <= set(cells.columns):
@@ -19,6 +19,12 @@ def open_questions(rep: Any) -> list[str]:
                        f"the paper's {r['value']:.4g} — disagrees, no registered cause")
     for c in rep.claims:
         grade = (c.verdict or "").split(" (")[0]
-        if grade in MISSES:
+        if grade in MISSES and not getattr(c, "cause", ""):
             out.append(f"claim \"{c.text}\": {grade} — no cause located")
     return out
+
+
+def explained_claims(rep: Any) -> list[str]:
+    """The claims not reproduced or reversed whose miss has a located cause (the statement's ``cause``)."""
+    return [f"claim \"{c.text}\": {(c.verdict or '').split(' (')[0]} — {c.cause}" for c in rep.claims
+            if (c.verdict or "").split(" (")[0] in MISSES and getattr(c, "cause", "")]

@@ -60,7 +60,7 @@ from treebench.report.claims import (
 from treebench.report.forest import FOREST, forest_plot
 from treebench.report.formats import markdown as table_markdown
 from treebench.report.formats import tex_escape
-from treebench.report.misses import open_questions
+from treebench.report.misses import explained_claims, open_questions
 from treebench.report.sections import Section
 from treebench.report.spec import (
     Figure,
@@ -262,9 +262,6 @@ def build_report(
     """
     causes = load_causes(spec.causes) if spec.causes else Causes()
     cells = with_causes(compare_cells(reference, frame, spec.our_std, spec.paper_splits), causes)
-    calibration, claims = judge_claims(spec, cells, frame, causes)
-    # the paper's own numbers are the same under every reading: graded once, for the report's claims
-    grade_paper_on_paper(spec, drop_excluded(cells, frame, spec.excluded)[0], claims)
     notes = []
     n_failed = int((frame["status"].astype(str) != "ok").sum()) if "status" in frame.columns else 0
     if n_failed:
@@ -284,6 +281,11 @@ def build_report(
                              reading_sources=dict(reading_sources or {}))
     sections = [section for builder in _chosen(spec.sections, extras) for section in _build(builder, context, extras)]
     sections = tree_quality(context) + sections
+    # the claims after the sections: a claim may grade what a section computes into the report folder (paper
+    # 000's Figs. 2-3 read the random trees its section makes), so a first report already grades it
+    calibration, claims = judge_claims(spec, cells, frame, causes)
+    # the paper's own numbers are the same under every reading: graded once, for the report's claims
+    grade_paper_on_paper(spec, drop_excluded(cells, frame, spec.excluded)[0], claims)
     readings = judge_readings(spec, frame, reference, reading_sources, causes) if len(frame) else []
     grids, ranges = config_grids(Path(config or spec.config))
     # simulated expert labels: the majority rate of the labels the trials used, not the card's
@@ -843,7 +845,10 @@ def open_questions_markdown(rep: Report) -> list[str]:
     lines = ["Every disagreeing cell without a registered cause and every claim not reproduced or reversed, each "
              "an open question until a cause is located (a run or an investigation, with its command, in the "
              "paper's causes.yaml or docs/investigations.md).", ""]
-    return lines + ([f"- {x}" for x in found] or ["- none: every miss has a cause"])
+    lines += [f"- {x}" for x in found] or ["- none: every miss has a cause"]
+    explained = explained_claims(rep)
+    return lines + (["", "Claims whose miss has a located cause:", ""] + [f"- {x}" for x in explained]
+                    if explained else [])
 
 
 def anomalies_markdown(rep: Report) -> list[str]:

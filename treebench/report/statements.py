@@ -42,6 +42,9 @@ class Statement:
         Why it cannot be graded (with no ``claim``).
     statement_kind
         The kind the statement would be graded as (with no ``claim``; one of the claim kinds).
+    cause
+        What explains the rerun's miss of it, with the run or investigation (its command) that
+        establishes it; empty: none located (a miss is then an open question).
     """
 
     location: str
@@ -51,6 +54,7 @@ class Statement:
     test_as_applied: str = "none"
     why_not: str = ""
     statement_kind: str = DIFFERENCE
+    cause: str = ""
 
     def __post_init__(self) -> None:
         if self.claim is None and not self.why_not:
@@ -78,4 +82,5 @@ class Statement:
             out = evaluate_claim(self.claim, cells, frame)
             out.text = self.text
         out.location, out.scope, out.test_as_applied = self.location, self.scope, self.test_as_applied
+        out.cause = self.cause
         return out

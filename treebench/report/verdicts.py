@@ -333,6 +333,7 @@ def claim_record(outcome: Any, attribute: str = "effect") -> dict[str, Any]:
                               "verdict": str(getattr(effect, "verdict", not_testable("no effect")))}
     for name in ("location", "scope", "test_as_applied"):
         record[name] = str(getattr(outcome, name, "") or "")
+    record["cause"] = str(getattr(outcome, "cause", "") or "") or None
     if effect is None:
         record.update(effect=None, interval=[None, None], datasets=[])
         return record
