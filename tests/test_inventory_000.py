@@ -268,7 +268,7 @@ def test_a_first_report_grades_the_figures_the_section_has_just_made(tmp_path, m
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(figure_claims, "expected_settings", lambda: {
         **RandomTreeSettings(**options).as_dict(), "version": VERSION, "dataset": "custom"})
-    out = tmp_path / figure_claims.RANDOM_TREES_FOLDER
+    out = tmp_path / "another-out-dir"  # not results/serrurier2015: the claims read the report's own folder
     rep = build_report(SPEC, fake_000(("lymph",)), load_reference(SPEC.reference), out, figures=False,
                        extras={"random_trees": {"dataset": toy(n=200), "n_jobs": 1, **options}})
     figs = [c for c in rep.claims if c.location.startswith("Section 5, Fig.")]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -1158,6 +1159,19 @@ def evaluate_claim(claim: Claim, cells: pd.DataFrame, frame: pd.DataFrame) -> Cl
         else:  # a paper's own outcome type: give it the attributes the report reads
             out.effect, out.verdict = effect, effect.verdict
     return out
+
+
+def in_report_folder(claim: Claim, folder: str | Path) -> Claim:
+    """``claim`` reading the files of the report being built in ``folder``.
+
+    A claim that grades what a section of its paper writes into the report's
+    folder (paper 000's Figs. 2-3 grade the random trees of their section)
+    has ``in_folder(folder)`` returning a copy bound to that folder; any
+    other claim is returned as it is.  Binding at build time keeps the grade
+    on this report's files, whatever the working directory or ``--out-dir``.
+    """
+    bind = getattr(claim, "in_folder", None)
+    return bind(folder) if callable(bind) else claim
 
 
 #: The test :class:`FoldsClaim` runs on each dataset's folds, as the report names it.

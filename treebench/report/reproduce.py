@@ -54,6 +54,7 @@ from treebench.report.claims import (
     Effect,
     adjust_families,
     evaluate_claim,
+    in_report_folder,
     not_testable,
     rejudge,
 )
@@ -260,6 +261,8 @@ def build_report(
         The experiment config, for the tuned grids of the anomaly flags
         (default: the spec's, when the file is there).
     """
+    # claims that grade a section's files read this report's folder, not the working directory's results/
+    spec = replace(spec, claims=tuple(in_report_folder(claim, out_dir) for claim in spec.claims))
     causes = load_causes(spec.causes) if spec.causes else Causes()
     cells = with_causes(compare_cells(reference, frame, spec.our_std, spec.paper_splits), causes)
     notes = []

@@ -11,10 +11,11 @@ text makes, not only the ones a table carries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from treebench.report.claims import ClaimOutcome, Effect, evaluate_claim
+from treebench.report.claims import ClaimOutcome, Effect, evaluate_claim, in_report_folder
 from treebench.report.verdicts import DIFFERENCE, KINDS, not_testable
 
 if TYPE_CHECKING:
@@ -72,6 +73,10 @@ class Statement:
     def kind(self) -> str:
         """Its claim's kind, else the kind it would be graded as."""
         return str(getattr(self.claim, "kind", self.statement_kind)) if self.claim is not None else self.statement_kind
+
+    def in_folder(self, folder: str | Path) -> Statement:
+        """This statement with its claim reading the report folder ``folder`` (:func:`in_report_folder`)."""
+        return self if self.claim is None else replace(self, claim=in_report_folder(self.claim, folder))
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """The claim's outcome (or a ``not testable`` one), carrying the statement's location, scope and test."""

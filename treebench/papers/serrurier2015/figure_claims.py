@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -193,6 +193,10 @@ class RandomTreesClaim:
 
     #: An effect oriented the text's way, graded against 0 (the figures give no paper effect).
     kind = DIFFERENCE
+
+    def in_folder(self, folder: str | Path) -> RandomTreesClaim:
+        """This claim grading the random trees of the report being written in ``folder``."""
+        return replace(self, folder=str(folder))
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """The statistic on the random trees, its interval and grade (or why not testable)."""
