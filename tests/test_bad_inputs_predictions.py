@@ -140,6 +140,12 @@ def changed_prediction(found: dict[str, np.ndarray]) -> None:
     found["predicted"][0] = (found["predicted"][0] + 1) % len(found["classes"])
 
 
+def right_made_wrong(found: dict[str, np.ndarray]) -> None:
+    """The first right prediction changed to another valid class: the accuracy drops by one test row."""
+    at = int(np.flatnonzero(found["truth"] == found["predicted"])[0])
+    found["predicted"][at] = (found["truth"][at] + 1) % len(found["classes"])
+
+
 def float_truth(found: dict[str, np.ndarray]) -> None:
     found["truth"] = found["truth"].astype(np.float64)
 
@@ -262,13 +268,28 @@ CASES = [
                                              algorithm="entropy", fold=0)}),
     CliCase("mcnemar-missing-file", MCNEMAR, line(r"\.npz is missing", fold=0),
             files={"holdout.sqlite": damaged("holdout", missing, dataset="iris", algorithm="entropy", fold=0)}),
-    # an older store (no checksum column): its files are checked by content only, which still sees these
+    # an older store (no checksum column): its files are checked by content and stored accuracy, which see these
     CliCase("legacy-export-wrong-row-count", EXPORT, line(r"has 70 test rows; the trial tested 75"),
             files={"cv.sqlite": legacy_and(rewritten(fewer_rows), dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-f1-missing-file", F1, line(r"\.npz is missing"),
             files={"cv.sqlite": legacy_and(missing, dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-export-zero-bytes", EXPORT, line(r"is empty \(0 bytes\)"),
             files={"cv.sqlite": legacy_and(empty, dataset="iris", algorithm="entropy", fold=1)}),
+    # an older store's file edited into other valid predictions: its accuracy is no longer the trial's
+    CliCase("legacy-export-edited-prediction", EXPORT, line(r"\.npz has accuracy 0\.\d+ \((\d+) of 75 right\), not "
+                                                            r"the 0\.\d+ stored with the trial \(another trial's file, "
+                                                            r"or changed since\)"),
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-f1-edited-prediction", F1, line(r"has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored"),
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-mcnemar-edited-prediction", MCNEMAR,
+            line(r"has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored", fold=0),
+            files={"holdout.sqlite": legacy_and(rewritten(right_made_wrong), store="holdout", dataset="iris",
+                                                algorithm="entropy", fold=0)}),
+    CliCase("legacy-export-skip-edited-prediction", (*EXPORT, *SKIP),
+            r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
+            r"\(trial [0-9a-f]{12}\): .*has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored", code=0,
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
     # the option skips the bad trial and says so, counted, in one line (exit 0)
     CliCase("export-skip-truncated", (*EXPORT, *SKIP),
             r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
@@ -365,8 +386,8 @@ def test_an_older_store_is_checked_by_content_and_says_so_once(tmp_path, capsys)
     legacy_and(None)(tmp_path)
     code, _, err = _run(tmp_path, EXPORT, capsys)
     assert code == 0 and len(err) == 1
-    assert err[0] == ("warning: 8 kept predictions files checked by content only: their trials were stored "
-                      "before predictions checksums were recorded")
+    assert err[0] == ("warning: 8 kept predictions files checked by content and stored accuracy only: their "
+                      "trials were stored before predictions checksums were recorded")
     assert len(pd.read_csv(tmp_path / "out.csv")) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"])
 
 
