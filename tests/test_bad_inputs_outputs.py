@@ -166,6 +166,8 @@ FILE = "not a folder\n"
 ACCEPT_FOLDER = r"accepted: a folder path \(created if missing\)$"
 ACCEPT_FILE = r"accepted: a file path in a writable folder$"
 LB = "leaderboard"
+#: Why nothing can be created in /proc (the system says "No such file or directory", which misleads).
+NO_NEW_FILES = r"the file system there takes no new files or folders: a virtual one, such as /proc or /sys"
 CASES = [
     # -- leaderboard: refused reruns leave configs and store as they were
     CliCase("lb-rerun-other-folds", (*BOARD, "--folds", "5", "--out", "b"),
@@ -293,6 +295,16 @@ CASES = [
     CliCase("export-out-under-proc-pid", ("results", "export", "s.sqlite", "--out", "/proc/self/t.csv"),
             rf"^error: --out '/proc/self/t\.csv': folder '/proc/self' is not writable; {ACCEPT_FILE}",
             files={"s.sqlite": store}),
+    # ... and says why, not the system's "No such file or directory" (that /proc gives for a new file)
+    CliCase("lb-out-proc-says-why", (*BOARD, "--folds", "3", "--out", "/proc/rtx"),
+            rf"^error: --out '/proc/rtx': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FOLDER}"),
+    CliCase("export-out-file-under-proc-says-why", ("results", "export", "s.sqlite", "--out", "/proc/rtx/x.csv"),
+            rf"^error: --out '/proc/rtx/x\.csv': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FILE}",
+            files={"s.sqlite": store}),
+    CliCase("reproduce-out-dir-under-proc-says-why", ("reproduce", "tsallis", "--out-dir", "/proc/rtx"),
+            rf"^error: --out-dir '/proc/rtx': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FOLDER}"),
+    CliCase("certainty-plot-under-proc-says-why", ("certainty", "iris", "--plot", "/proc/rtx/a"),
+            rf"^error: --plot '/proc/rtx/a': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FILE}"),
     # -- issue 43: a name too long for the file system is refused by export as by every writer (no OSError 36)
     # an empty store or source path is said to be empty, not "'.' is a folder"
     CliCase("export-store-empty-path", ("results", "export", "", "--out", "x.csv"),
@@ -462,6 +474,23 @@ def test_a_written_file_gets_the_usual_permissions_and_a_folder_its_parents(tmp_
     os.umask(mask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask
     assert make_folder(tmp_path / "a" / "b").is_dir()  # existing: nothing to do
+
+
+def test_the_systems_refusals_are_phrased_with_the_reason_that_points_the_right_way(tmp_path):
+    import errno
+
+    from treebench.outpaths import os_reason
+
+    enoent = OSError(errno.ENOENT, "No such file or directory")
+    # an existing folder that takes no new file (/proc) is not a missing folder ...
+    assert os_reason(enoent, Path("/proc")) == ("the file system there takes no new files or folders: a virtual one, "
+                                                "such as /proc or /sys")
+    assert os_reason(enoent, Path("/proc/x.sqlite.lock")).startswith("the file system there takes no new files")
+    # ... and a missing folder is named: the first one missing on the way
+    assert os_reason(enoent, tmp_path / "gone" / "deeper" / "x.csv") == f"its folder {str(tmp_path / 'gone')!r} does not exist"
+    assert os_reason(OSError(errno.EROFS, "Read-only file system"), tmp_path) == "the file system there is read-only"
+    assert os_reason(OSError(errno.EACCES, "Permission denied"), tmp_path).startswith("permission denied")
+    assert os_reason(OSError(errno.ENOSPC, "No space left on device"), tmp_path) == "No space left on device"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a chmod 0o500 folder anyway; "
