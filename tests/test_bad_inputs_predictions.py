@@ -308,6 +308,18 @@ CASES = [
                                                      empty(npz(folder, "holdout", "iris", "gini", 0)))}),
     CliCase("mcnemar-link-to-dev-zero", MCNEMAR, line(r"\.npz is not a regular file but a character device", fold=0),
             files={"holdout.sqlite": damaged("holdout", dev_zero, dataset="iris", algorithm="entropy", fold=0)}),
+    # a metric name the store does not hold: the refusal lists the metrics of predictions the kept files give
+    CliCase("compare-metric-misspelt", ("compare", "cv.sqlite", "--metric", "roc_auc"),
+            r"^error: unknown metric 'roc_auc' \(did you mean roc_auc_ovr\?\); accepted: accuracy, .*; or, computed "
+            r"from the kept predictions, balanced_accuracy, f1_macro, kappa, log_loss, roc_auc_ovr, brier$",
+            files={"cv.sqlite": damaged("cv")}),
+    CliCase("plot-scores-metric-misspelt", ("plot", "scores", "cv.sqlite", "--metric", "f1-macro", "--out", "out.s"),
+            r"^error: unknown metric 'f1-macro' \(did you mean f1_macro\?\); accepted: .*; or, computed from the kept "
+            r"predictions, balanced_accuracy, f1_macro", files={"cv.sqlite": damaged("cv")}),
+    CliCase("show-metric-of-predictions", ("results", "show", "cv.sqlite", "--metric", "f1_macro"),
+            r"^error: metric 'f1_macro' is a metric of predictions, which this command does not compute; accepted: "
+            r"accuracy, .* \(treebench compare --metric computes f1_macro from a store's kept predictions\)$",
+            files={"cv.sqlite": damaged("cv")}),
     CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
             r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
     CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),

@@ -306,7 +306,9 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:
         if metric not in accepted:
-            raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(accepted)}")
+            from treebench.stats.prediction_metrics import unknown_metric
+
+            raise unknown_metric(metric, accepted, computed_here=False, elsewhere="treebench compare --metric")
     from treebench.errors import first_repeat
 
     repeated = first_repeat(metrics)

@@ -214,11 +214,28 @@ def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: boo
     from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     store = store_of(source)
+    if metric is not None:
+        _check_metric_name(frame, metric, store)
     if metric not in PREDICTION_METRICS or store is None or (
             metric in frame.columns and not frame[metric].isna().any()):
         return frame, None
     kept = KeptPredictions(store, skip_bad=skip_bad)
     return with_metric(frame, store, metric, kept), kept  # computed again from the kept predictions
+
+
+def _check_metric_name(frame, metric: str, store: Path | None) -> None:  # noqa: ANN001 - a results frame
+    """Refuse a metric name no source or kept predictions give, listing what is accepted *here*: the
+    fixed measures, the frame's extra ones and, where predictions were kept, the metrics of predictions
+    (the fixed list alone sent a user who mistyped ``roc_auc`` away from ``roc_auc_ovr``)."""
+    from treebench.experiment.predictions import keys
+    from treebench.stats.metrics import METRICS, frame_metrics
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS, unknown_metric
+
+    known = sorted({*METRICS, *frame_metrics(frame), *(c for c in PREDICTION_METRICS if c in frame.columns)})
+    if metric in known or metric in PREDICTION_METRICS:
+        return
+    kept = store is not None and next(keys(store), None) is not None
+    raise unknown_metric(metric, known, computed_here=kept)
 
 
 def _echo_lines(lines: list[str]) -> None:
