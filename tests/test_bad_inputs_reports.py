@@ -648,6 +648,10 @@ ORIGIN_CASES = [
     CliCase("board-plugin-tree-params-a-number", PLUGIN_BOARD,
             r"declares tree_params 5; accepted: None or a tuple of tree parameter names$",
             {"p.py": _plugin("'tp43'", "    tree_params = 5\n")}),
+    # reproduce outside the checkout: the folder is wrong, the paper does have a config
+    CliCase("reproduce-from-another-folder", ("reproduce", "tsallis", "--no-run"),
+            r"^error: tsallis's config 'configs/tsallis\.yaml' is not in this folder \(.*\), nor any paper's; "
+            r"accepted: run it from the folder holding configs/ \(the repository's root\)$"),
     # an OpenML id's form in --suite FILE or --datasets: named there
     CliCase("suite-file-openml-id-not-a-number", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy",
                                                    "--out", "board", "--dry-run"),
