@@ -188,6 +188,16 @@ def swapped(dataset: str, algorithm: str, fold: int, store: str = "cv", key: boo
     return write
 
 
+def folder_a_file(store: str) -> Callable[[Path], None]:
+    """The store copied, with a file where its predictions folder belongs."""
+
+    def write(folder: Path) -> None:
+        shutil.copyfile(BUILT[store], folder / f"{store}.sqlite")
+        P.folder_for(folder / f"{store}.sqlite").write_text("not a folder\n", encoding="utf-8")
+
+    return write
+
+
 def legacy(path: Path) -> None:
     """A store written before predictions checksums were recorded: the column is gone."""
     with sqlite3.connect(path) as conn:
@@ -214,6 +224,10 @@ SKIP = ("--skip-bad-predictions",)
 TRIAL = r"^error: kept predictions of iris / entropy repeat 0 fold {fold} \(trial [0-9a-f]{{12}}\) failed verification: "
 END = r".*; --skip-bad-predictions leaves such trials out$"
 
+#: A predictions folder that is a file.
+FOLDER_A_FILE = (r"^error: the kept predictions folder 'cv\.sqlite\.predictions' of results store 'cv\.sqlite' is a "
+                 r"file, not a folder, so no trial's predictions can be read; accepted: the folder a run with "
+                 r"predictions: true writes beside its store$")
 #: Damage -> what the line says of the file (iris / entropy, fold 1 of the CV store).
 KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "truncated": (truncated, r"\.npz is not a readable \.npz file \("),
@@ -320,6 +334,11 @@ CASES = [
             r"^error: metric 'f1_macro' is a metric of predictions, which this command does not compute; accepted: "
             r"accuracy, .* \(treebench compare --metric computes f1_macro from a store's kept predictions\)$",
             files={"cv.sqlite": damaged("cv")}),
+    # the whole predictions folder is a file: one line saying so, not "KEY.npz is missing" with advice to skip
+    CliCase("export-predictions-folder-is-a-file", EXPORT, FOLDER_A_FILE, files={"cv.sqlite": folder_a_file("cv")}),
+    CliCase("f1-skip-predictions-folder-is-a-file", (*F1, *SKIP), FOLDER_A_FILE, files={"cv.sqlite": folder_a_file("cv")}),
+    CliCase("mcnemar-predictions-folder-is-a-file", MCNEMAR, FOLDER_A_FILE.replace("cv", "holdout"),
+            files={"holdout.sqlite": folder_a_file("holdout")}),
     CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
             r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
     CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),

@@ -349,6 +349,14 @@ class KeptPredictions:
 
         self.store = Path(store)
         self.skip_bad = skip_bad
+        folder = folder_for(store)
+        if os.path.lexists(folder) and not folder.is_dir():  # not one trial's problem: no skipping helps
+            from treebench.errors import special_kind
+
+            kind = special_kind(folder) or ("a broken link" if not folder.exists() else "a file")
+            raise BadPredictions(f"the kept predictions folder {str(folder)!r} of results store {str(store)!r} is "
+                                 f"{kind}, not a folder, so no trial's predictions can be read; accepted: the "
+                                 f"folder a run with predictions: true writes beside its store")
         with ResultsStore(store) as opened:
             self.facts = {str(row[0]): TrialFacts(*row) for row in opened.trial_facts(FACT_COLUMNS)}
         # a store written before checksums: a finished trial has a file when the store kept any
