@@ -204,7 +204,8 @@ CASES = [
     CliCase("lb-unknown-criterion-on-a-board", (LB, "--datasets", "iris", "--criteria", "entropy,nosuch", "--out", "b"),
             r"unknown criterion or baseline 'nosuch'", files={"b": board}),
     CliCase("lb-too-many-folds-creates-nothing", (*BOARD, "--folds", "1000", "--out", "new/board"),
-            r"dataset 'iris': cannot make 1000 folds of 150 rows"),
+            r"^error: --folds 1000: dataset 'iris': cannot make 1000 folds of 150 rows; accepted: 2 <= folds <= 150 "
+            r"\(or leave the dataset out of --suite/--datasets\)$"),
     CliCase("lb-out-parent-is-a-file", (*BOARD, "--folds", "3", "--out", "f/board"),
             rf"^error: --out 'f/board': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
     CliCase("lb-out-is-a-file", (*BOARD, "--folds", "3", "--out", "f"),

@@ -648,6 +648,10 @@ ORIGIN_CASES = [
     CliCase("board-plugin-tree-params-a-number", PLUGIN_BOARD,
             r"declares tree_params 5; accepted: None or a tuple of tree parameter names$",
             {"p.py": _plugin("'tp43'", "    tree_params = 5\n")}),
+    CliCase("board-too-many-folds-for-a-dataset", ("leaderboard", "--datasets", "iris", "--criteria", "entropy",
+                                                   "--folds", "200", "--out", "board", "--dry-run"),
+            r"^error: --folds 200: dataset 'iris': cannot make 200 folds of 150 rows; accepted: 2 <= folds <= 150 "
+            r"\(or leave the dataset out of --suite/--datasets\)$"),
     # reproduce outside the checkout: the folder is wrong, the paper does have a config
     CliCase("reproduce-from-another-folder", ("reproduce", "tsallis", "--no-run"),
             r"^error: tsallis's config 'configs/tsallis\.yaml' is not in this folder \(.*\), nor any paper's; "

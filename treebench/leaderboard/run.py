@@ -203,11 +203,29 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
         with board_words():
             check_trial_count(config)
             check_run(plan.store, identity, busy_ok=busy_ok)  # before loading data: a foreign store stops here
-        checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
+        try:
+            checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
+        except TreebenchError as exc:
+            raise TreebenchError(_plan_refusal(str(exc), group.path)) from None
         with board_words():
             check_run(plan.store, identity, checksums, busy_ok=busy_ok)
         configs.append(config)
     return configs
+
+
+def _plan_refusal(text: str, path: Path) -> str:
+    """A refusal of planning a generated config (``config-N.yaml: dataset 'iris': cannot make 200 folds``)
+    said of the option the user gave: ``--folds``, or the dataset of ``--suite``/``--datasets``."""
+    import re
+
+    prefix = f"{path}: "
+    if not text.startswith(prefix):
+        return text
+    rest = text[len(prefix):]
+    folds = re.search(r"cannot make (\d+) folds", rest)
+    if folds is not None:
+        return f"--folds {folds.group(1)}: {rest} (or leave the dataset out of --suite/--datasets)"
+    return "the board's " + rest.replace("remove it from datasets", "leave it out of --suite/--datasets")
 
 
 def _parse_generated(group: Any) -> Config:
