@@ -325,6 +325,15 @@ CASES = [
                                                     "--out", "d" * 300 + "/t.parquet"),
             r"^error: --out 'd{300}/t\.parquet': the name 'd{24}'\.\.\. is 300 bytes long; .*at most 255 bytes$",
             files={"s.sqlite": store}),
+    # -- an --out whose suffix says another format than --format: the readers go by the suffix, so the file
+    #    would later be refused as damaged ("Parquet magic bytes not found")
+    CliCase("export-csv-into-a-parquet-name", ("results", "export", "s.sqlite", "--out", "out.parquet"),
+            r"^error: --out 'out\.parquet' names a parquet file, but --format is csv; accepted: --format parquet, or "
+            r"an --out ending in \.csv$", files={"s.sqlite": store}),
+    CliCase("export-predictions-parquet-into-a-csv-name", ("results", "export", "s.sqlite", "--predictions",
+                                                           "--format", "parquet", "--out", "out.csv"),
+            r"^error: --out 'out\.csv' names a csv file, but --format is parquet; accepted: --format csv, or an --out "
+            r"ending in \.parquet$", files={"s.sqlite": store}),
     # -- issue 43: one option's file is a file another option of the command writes: refused, naming both
     CliCase("certainty-out-is-the-plots-png", ("certainty", "iris", "--out", "x/b4.png", "--plot", "x/b4"),
             r"^error: --out 'x/b4\.png' is the file --plot 'x/b4' draws \('x/b4\.png'\); accepted: an --out file "
