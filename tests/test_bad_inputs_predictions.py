@@ -339,6 +339,10 @@ CASES = [
     CliCase("f1-skip-predictions-folder-is-a-file", (*F1, *SKIP), FOLDER_A_FILE, files={"cv.sqlite": folder_a_file("cv")}),
     CliCase("mcnemar-predictions-folder-is-a-file", MCNEMAR, FOLDER_A_FILE.replace("cv", "holdout"),
             files={"holdout.sqlite": folder_a_file("holdout")}),
+    CliCase("compare-skip-without-reading-predictions", ("compare", "cv.sqlite", *SKIP),
+            r"^error: --skip-bad-predictions goes with what reads kept predictions: --test mcnemar, or --metric a "
+            r"metric of predictions \(balanced_accuracy, f1_macro, kappa, log_loss, roc_auc_ovr, brier\)$",
+            files={"cv.sqlite": damaged("cv")}),
     CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
             r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
     CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),

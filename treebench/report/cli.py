@@ -158,6 +158,12 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    if skip_bad:  # as export's: an option that reads no kept predictions here would be silently ignored
+        from treebench.stats.prediction_metrics import PREDICTION_METRICS
+
+        if test != "mcnemar" and metric not in PREDICTION_METRICS:
+            raise TreebenchError("--skip-bad-predictions goes with what reads kept predictions: --test mcnemar, or "
+                                 f"--metric a metric of predictions ({', '.join(PREDICTION_METRICS)})")
     _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
     _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
