@@ -36,6 +36,11 @@ def config(entry: str, protocol: str = "") -> dict[str, str]:
 ANNEAL = "cache/openml/org/openml/test/datasets/1/dataset.arff"
 SPLITS = "cache/openml/org/openml/test/tasks/1/datasplits.arff"
 
+#: The refusal of a suite alias treebench does not know, and the accepted forms it names.
+SUITE_ALIAS = r"^error: 'openml-suite:{0}': '{0}' is not a suite alias treebench knows;"
+SUITE_ALIASES = (r" accepted: openml-suite:ID \(ID a positive integer, any suite\), or one of the aliases "
+                 r"OpenML100 \(= 14\), OpenML-CC18 \(= 99\), AutoML-Benchmark \(= 218\), OpenML-friendly \(= 225\)$")
+
 CARD = "name: x\ndescription: a user card that must not be replaced\n"
 
 CASES: list[tuple[CliCase, dict]] = [
@@ -59,6 +64,16 @@ CASES: list[tuple[CliCase, dict]] = [
     (CliCase("config-task-not-cached", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]: OpenML task 2 is not in the OpenML cache", files=config("openml-task:2")), TEST),
     (CliCase("config-suite-not-found-offline", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]: OpenML suite 99 is not in the OpenML cache \(.*treebench-suites/99\.xml does not exist\)", files=config("openml-suite:99")), TEST),
     (CliCase("config-suite-bad-alias", ("run", "c.yaml", "--dry-run"), r"'openml-suite:9!': '9!' is not an OpenML suite id; accepted: openml-task:ID; openml-suite:ID or openml-suite:ALIAS", files=config("openml-suite:9!")), TEST),
+    # an id that is neither a number nor a known alias is refused before any network access (it used to
+    # be sent to the server: a network error, or offline "not in the OpenML cache")
+    (CliCase("fetch-suite-unknown-alias-network-refused", ("datasets", "fetch", "openml-suite:abc"), SUITE_ALIAS.format("abc") + SUITE_ALIASES), REFUSED),
+    (CliCase("fetch-suite-unknown-alias-offline", ("datasets", "fetch", "openml-suite:abc"), SUITE_ALIAS.format("abc")), OFFLINE),
+    (CliCase("config-suite-unknown-alias", ("run", "c.yaml", "--dry-run"), r"c\.yaml:3: datasets\[0\]: " + SUITE_ALIAS[len("^error: "):].format("abc"), files=config("openml-suite:abc")), TEST),
+    (CliCase("board-suite-unknown-alias-network-refused", ("leaderboard", "--suite", "openml-suite:abc", "--out", "b"), SUITE_ALIAS.format("abc")), REFUSED),
+    (CliCase("fetch-suite-alias-wrong-case", ("datasets", "fetch", "openml-suite:openml-cc18"), SUITE_ALIAS.format("openml-cc18")[:-1] + r" \(did you mean openml-suite:OpenML-CC18\?\); accepted"), REFUSED),
+    (CliCase("fetch-dataset-negative-id", ("datasets", "fetch", "openml:-3"), r"^error: 'openml:-3': '-3' is not an OpenML dataset id; accepted: openml:ID"), REFUSED),
+    (CliCase("fetch-dataset-fraction-id", ("datasets", "fetch", "openml:1.5"), r"^error: 'openml:1\.5': '1\.5' is not an OpenML dataset id; accepted: openml:ID"), REFUSED),
+    (CliCase("fetch-suite-negative-id", ("datasets", "fetch", "openml-suite:-3"), r"^error: 'openml-suite:-3': '-3' is not an OpenML suite id"), REFUSED),
     (CliCase("config-task-with-protocol", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]\.protocol: an OpenML task brings its dataset and its own splits; remove 'protocol'", files=config("{name: openml-task:1, protocol: loo}")), TEST),
     (CliCase("config-openml-dataset-without-card", ("run", "c.yaml", "--dry-run"), r"no dataset card names OpenML dataset 424242; write one with `treebench datasets add openml:424242`", files=config("openml:424242", "protocol: loo\n")), OFFLINE),
     (CliCase("run-task-data-not-cached", ("run", "c.yaml"), r"OpenML dataset 1 is not in the OpenML cache \(.*datasets/1: no dataset_1\.pq or dataset\.arff\) and TREEBENCH_OFFLINE is set", files={**config("openml-task:1"), ANNEAL: lambda folder: (folder / ANNEAL).unlink()}), TEST),

@@ -166,6 +166,8 @@ FILE = "not a folder\n"
 ACCEPT_FOLDER = r"accepted: a folder path \(created if missing\)$"
 ACCEPT_FILE = r"accepted: a file path in a writable folder$"
 LB = "leaderboard"
+#: Why nothing can be created in /proc (the system says "No such file or directory", which misleads).
+NO_NEW_FILES = r"the file system there takes no new files or folders: a virtual one, such as /proc or /sys"
 CASES = [
     # -- leaderboard: refused reruns leave configs and store as they were
     CliCase("lb-rerun-other-folds", (*BOARD, "--folds", "5", "--out", "b"),
@@ -202,7 +204,8 @@ CASES = [
     CliCase("lb-unknown-criterion-on-a-board", (LB, "--datasets", "iris", "--criteria", "entropy,nosuch", "--out", "b"),
             r"unknown criterion or baseline 'nosuch'", files={"b": board}),
     CliCase("lb-too-many-folds-creates-nothing", (*BOARD, "--folds", "1000", "--out", "new/board"),
-            r"dataset 'iris': cannot make 1000 folds of 150 rows"),
+            r"^error: --folds 1000: dataset 'iris': cannot make 1000 folds of 150 rows; accepted: 2 <= folds <= 150 "
+            r"\(or leave the dataset out of --suite/--datasets\)$"),
     CliCase("lb-out-parent-is-a-file", (*BOARD, "--folds", "3", "--out", "f/board"),
             rf"^error: --out 'f/board': 'f' is a file, not a folder; {ACCEPT_FOLDER}", files={"f": FILE}),
     CliCase("lb-out-is-a-file", (*BOARD, "--folds", "3", "--out", "f"),
@@ -293,6 +296,16 @@ CASES = [
     CliCase("export-out-under-proc-pid", ("results", "export", "s.sqlite", "--out", "/proc/self/t.csv"),
             rf"^error: --out '/proc/self/t\.csv': folder '/proc/self' is not writable; {ACCEPT_FILE}",
             files={"s.sqlite": store}),
+    # ... and says why, not the system's "No such file or directory" (that /proc gives for a new file)
+    CliCase("lb-out-proc-says-why", (*BOARD, "--folds", "3", "--out", "/proc/rtx"),
+            rf"^error: --out '/proc/rtx': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FOLDER}"),
+    CliCase("export-out-file-under-proc-says-why", ("results", "export", "s.sqlite", "--out", "/proc/rtx/x.csv"),
+            rf"^error: --out '/proc/rtx/x\.csv': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FILE}",
+            files={"s.sqlite": store}),
+    CliCase("reproduce-out-dir-under-proc-says-why", ("reproduce", "tsallis", "--out-dir", "/proc/rtx"),
+            rf"^error: --out-dir '/proc/rtx': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FOLDER}"),
+    CliCase("certainty-plot-under-proc-says-why", ("certainty", "iris", "--plot", "/proc/rtx/a"),
+            rf"^error: --plot '/proc/rtx/a': cannot write in '/proc' \({NO_NEW_FILES}\); {ACCEPT_FILE}"),
     # -- issue 43: a name too long for the file system is refused by export as by every writer (no OSError 36)
     # an empty store or source path is said to be empty, not "'.' is a folder"
     CliCase("export-store-empty-path", ("results", "export", "", "--out", "x.csv"),
@@ -312,6 +325,15 @@ CASES = [
                                                     "--out", "d" * 300 + "/t.parquet"),
             r"^error: --out 'd{300}/t\.parquet': the name 'd{24}'\.\.\. is 300 bytes long; .*at most 255 bytes$",
             files={"s.sqlite": store}),
+    # -- an --out whose suffix says another format than --format: the readers go by the suffix, so the file
+    #    would later be refused as damaged ("Parquet magic bytes not found")
+    CliCase("export-csv-into-a-parquet-name", ("results", "export", "s.sqlite", "--out", "out.parquet"),
+            r"^error: --out 'out\.parquet' names a parquet file, but --format is csv; accepted: --format parquet, or "
+            r"an --out ending in \.csv$", files={"s.sqlite": store}),
+    CliCase("export-predictions-parquet-into-a-csv-name", ("results", "export", "s.sqlite", "--predictions",
+                                                           "--format", "parquet", "--out", "out.csv"),
+            r"^error: --out 'out\.csv' names a csv file, but --format is parquet; accepted: --format csv, or an --out "
+            r"ending in \.parquet$", files={"s.sqlite": store}),
     # -- issue 43: one option's file is a file another option of the command writes: refused, naming both
     CliCase("certainty-out-is-the-plots-png", ("certainty", "iris", "--out", "x/b4.png", "--plot", "x/b4"),
             r"^error: --out 'x/b4\.png' is the file --plot 'x/b4' draws \('x/b4\.png'\); accepted: an --out file "
@@ -462,6 +484,23 @@ def test_a_written_file_gets_the_usual_permissions_and_a_folder_its_parents(tmp_
     os.umask(mask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~mask
     assert make_folder(tmp_path / "a" / "b").is_dir()  # existing: nothing to do
+
+
+def test_the_systems_refusals_are_phrased_with_the_reason_that_points_the_right_way(tmp_path):
+    import errno
+
+    from treebench.outpaths import os_reason
+
+    enoent = OSError(errno.ENOENT, "No such file or directory")
+    # an existing folder that takes no new file (/proc) is not a missing folder ...
+    assert os_reason(enoent, Path("/proc")) == ("the file system there takes no new files or folders: a virtual one, "
+                                                "such as /proc or /sys")
+    assert os_reason(enoent, Path("/proc/x.sqlite.lock")).startswith("the file system there takes no new files")
+    # ... and a missing folder is named: the first one missing on the way
+    assert os_reason(enoent, tmp_path / "gone" / "deeper" / "x.csv") == f"its folder {str(tmp_path / 'gone')!r} does not exist"
+    assert os_reason(OSError(errno.EROFS, "Read-only file system"), tmp_path) == "the file system there is read-only"
+    assert os_reason(OSError(errno.EACCES, "Permission denied"), tmp_path).startswith("permission denied")
+    assert os_reason(OSError(errno.ENOSPC, "No space left on device"), tmp_path) == "No space left on device"
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a chmod 0o500 folder anyway; "

@@ -140,6 +140,12 @@ def changed_prediction(found: dict[str, np.ndarray]) -> None:
     found["predicted"][0] = (found["predicted"][0] + 1) % len(found["classes"])
 
 
+def right_made_wrong(found: dict[str, np.ndarray]) -> None:
+    """The first right prediction changed to another valid class: the accuracy drops by one test row."""
+    at = int(np.flatnonzero(found["truth"] == found["predicted"])[0])
+    found["predicted"][at] = (found["truth"][at] + 1) % len(found["classes"])
+
+
 def float_truth(found: dict[str, np.ndarray]) -> None:
     found["truth"] = found["truth"].astype(np.float64)
 
@@ -182,6 +188,16 @@ def swapped(dataset: str, algorithm: str, fold: int, store: str = "cv", key: boo
     return write
 
 
+def folder_a_file(store: str) -> Callable[[Path], None]:
+    """The store copied, with a file where its predictions folder belongs."""
+
+    def write(folder: Path) -> None:
+        shutil.copyfile(BUILT[store], folder / f"{store}.sqlite")
+        P.folder_for(folder / f"{store}.sqlite").write_text("not a folder\n", encoding="utf-8")
+
+    return write
+
+
 def legacy(path: Path) -> None:
     """A store written before predictions checksums were recorded: the column is gone."""
     with sqlite3.connect(path) as conn:
@@ -208,6 +224,10 @@ SKIP = ("--skip-bad-predictions",)
 TRIAL = r"^error: kept predictions of iris / entropy repeat 0 fold {fold} \(trial [0-9a-f]{{12}}\) failed verification: "
 END = r".*; --skip-bad-predictions leaves such trials out$"
 
+#: A predictions folder that is a file.
+FOLDER_A_FILE = (r"^error: the kept predictions folder 'cv\.sqlite\.predictions' of results store 'cv\.sqlite' is a "
+                 r"file, not a folder, so no trial's predictions can be read; accepted: the folder a run with "
+                 r"predictions: true writes beside its store$")
 #: Damage -> what the line says of the file (iris / entropy, fold 1 of the CV store).
 KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "truncated": (truncated, r"\.npz is not a readable \.npz file \("),
@@ -262,13 +282,28 @@ CASES = [
                                              algorithm="entropy", fold=0)}),
     CliCase("mcnemar-missing-file", MCNEMAR, line(r"\.npz is missing", fold=0),
             files={"holdout.sqlite": damaged("holdout", missing, dataset="iris", algorithm="entropy", fold=0)}),
-    # an older store (no checksum column): its files are checked by content only, which still sees these
+    # an older store (no checksum column): its files are checked by content and stored accuracy, which see these
     CliCase("legacy-export-wrong-row-count", EXPORT, line(r"has 70 test rows; the trial tested 75"),
             files={"cv.sqlite": legacy_and(rewritten(fewer_rows), dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-f1-missing-file", F1, line(r"\.npz is missing"),
             files={"cv.sqlite": legacy_and(missing, dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-export-zero-bytes", EXPORT, line(r"is empty \(0 bytes\)"),
             files={"cv.sqlite": legacy_and(empty, dataset="iris", algorithm="entropy", fold=1)}),
+    # an older store's file edited into other valid predictions: its accuracy is no longer the trial's
+    CliCase("legacy-export-edited-prediction", EXPORT, line(r"\.npz has accuracy 0\.\d+ \((\d+) of 75 right\), not "
+                                                            r"the 0\.\d+ stored with the trial \(another trial's file, "
+                                                            r"or changed since\)"),
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-f1-edited-prediction", F1, line(r"has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored"),
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-mcnemar-edited-prediction", MCNEMAR,
+            line(r"has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored", fold=0),
+            files={"holdout.sqlite": legacy_and(rewritten(right_made_wrong), store="holdout", dataset="iris",
+                                                algorithm="entropy", fold=0)}),
+    CliCase("legacy-export-skip-edited-prediction", (*EXPORT, *SKIP),
+            r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
+            r"\(trial [0-9a-f]{12}\): .*has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored", code=0,
+            files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
     # the option skips the bad trial and says so, counted, in one line (exit 0)
     CliCase("export-skip-truncated", (*EXPORT, *SKIP),
             r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
@@ -287,6 +322,27 @@ CASES = [
                                                      empty(npz(folder, "holdout", "iris", "gini", 0)))}),
     CliCase("mcnemar-link-to-dev-zero", MCNEMAR, line(r"\.npz is not a regular file but a character device", fold=0),
             files={"holdout.sqlite": damaged("holdout", dev_zero, dataset="iris", algorithm="entropy", fold=0)}),
+    # a metric name the store does not hold: the refusal lists the metrics of predictions the kept files give
+    CliCase("compare-metric-misspelt", ("compare", "cv.sqlite", "--metric", "roc_auc"),
+            r"^error: unknown metric 'roc_auc' \(did you mean roc_auc_ovr\?\); accepted: accuracy, .*; or, computed "
+            r"from the kept predictions, balanced_accuracy, f1_macro, kappa, log_loss, roc_auc_ovr, brier$",
+            files={"cv.sqlite": damaged("cv")}),
+    CliCase("plot-scores-metric-misspelt", ("plot", "scores", "cv.sqlite", "--metric", "f1-macro", "--out", "out.s"),
+            r"^error: unknown metric 'f1-macro' \(did you mean f1_macro\?\); accepted: .*; or, computed from the kept "
+            r"predictions, balanced_accuracy, f1_macro", files={"cv.sqlite": damaged("cv")}),
+    CliCase("show-metric-of-predictions", ("results", "show", "cv.sqlite", "--metric", "f1_macro"),
+            r"^error: metric 'f1_macro' is a metric of predictions, which this command does not compute; accepted: "
+            r"accuracy, .* \(treebench compare --metric computes f1_macro from a store's kept predictions\)$",
+            files={"cv.sqlite": damaged("cv")}),
+    # the whole predictions folder is a file: one line saying so, not "KEY.npz is missing" with advice to skip
+    CliCase("export-predictions-folder-is-a-file", EXPORT, FOLDER_A_FILE, files={"cv.sqlite": folder_a_file("cv")}),
+    CliCase("f1-skip-predictions-folder-is-a-file", (*F1, *SKIP), FOLDER_A_FILE, files={"cv.sqlite": folder_a_file("cv")}),
+    CliCase("mcnemar-predictions-folder-is-a-file", MCNEMAR, FOLDER_A_FILE.replace("cv", "holdout"),
+            files={"holdout.sqlite": folder_a_file("holdout")}),
+    CliCase("compare-skip-without-reading-predictions", ("compare", "cv.sqlite", *SKIP),
+            r"^error: --skip-bad-predictions goes with what reads kept predictions: --test mcnemar, or --metric a "
+            r"metric of predictions \(balanced_accuracy, f1_macro, kappa, log_loss, roc_auc_ovr, brier\)$",
+            files={"cv.sqlite": damaged("cv")}),
     CliCase("export-skip-without-predictions", ("results", "export", "cv.sqlite", "--skip-bad-predictions"),
             r"^error: --skip-bad-predictions goes with --predictions$", files={"cv.sqlite": damaged("cv")}),
     CliCase("mcnemar-skip-every-pair", (*MCNEMAR, *SKIP),
@@ -365,8 +421,8 @@ def test_an_older_store_is_checked_by_content_and_says_so_once(tmp_path, capsys)
     legacy_and(None)(tmp_path)
     code, _, err = _run(tmp_path, EXPORT, capsys)
     assert code == 0 and len(err) == 1
-    assert err[0] == ("warning: 8 kept predictions files checked by content only: their trials were stored "
-                      "before predictions checksums were recorded")
+    assert err[0] == ("warning: 8 kept predictions files checked by content and stored accuracy only: their "
+                      "trials were stored before predictions checksums were recorded")
     assert len(pd.read_csv(tmp_path / "out.csv")) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"])
 
 

@@ -545,7 +545,7 @@ def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.Ca
 
 def test_the_cases_are_many_and_distinct() -> None:
     ids = [c.id for c in MCNEMAR_CASES + SUITE_CASES + NO_LOSS_CASES + TWO_NAMES_CASES + BOARD_CASES + PLOT_CASES
-           + INPUT_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
+           + INPUT_CASES + ORIGIN_CASES] + sorted(SECTION_DAMAGE) + sorted(VERDICTS_DAMAGE)
     assert len(ids) == len(set(ids)) >= 45
 
 
@@ -598,6 +598,115 @@ INPUT_CASES = [
             r"^error: --suite 'z\.txt' is not a regular file but a character device" + SUITE_ACCEPTED,
             {"z.txt": _link_to_dev_zero("z.txt")}, unchanged=()),
 ]
+
+
+# --------------------------------------------------------------------------- refusals name what the user wrote
+def _plugin(name: str, extra: str = "") -> str:
+    """A plugin registering an entropy criterion called ``name`` (a Python literal), with ``extra`` class lines."""
+    return ("from treebench.criteria import register\nfrom treebench.criteria.classic import Entropy\n\n\n"
+            f"@register\nclass Mine(Entropy):\n    name = {name}\n{extra}")
+
+
+PLUGIN_BOARD = ("leaderboard", "--datasets", "iris", "--criteria", "entropy", "--folds", "2", "--plugin", "p.py",
+                "--out", "board", "--dry-run")
+RENAME = r"\(rename it in the plugin\)$"
+#: A board's criteria come from --criteria and --plugin, its datasets from --suite and --datasets; a problem
+#: with one is named there, not at a line of the generated config-N.yaml (or "<leaderboard suite>").
+ORIGIN_CASES = [
+    CliCase("board-plugin-name-with-a-space", PLUGIN_BOARD,
+            r"^error: --plugin 'p\.py' registers criterion 'my crit43', which cannot name a leaderboard row \(a "
+            r"config's algorithm name\); accepted: a criterion name of letters, digits, '\.', '_' and '-', starting "
+            r"with a letter or digit " + RENAME, {"p.py": _plugin("'my crit43'")}),
+    CliCase("board-plugin-name-with-a-comma", PLUGIN_BOARD,
+            r"^error: --plugin 'p\.py' registers criterion 'a43,b', which cannot name a leaderboard row",
+            {"p.py": _plugin("'a43,b'")}),
+    CliCase("board-plugin-named-like-a-baseline", PLUGIN_BOARD,
+            r"^error: --plugin 'p\.py' registers criterion 'c4\.5', which is also the name of the baseline 'c4\.5' "
+            r"on the board, so two rows would share it; accepted: a criterion name that no baseline or other row of "
+            r"the board has " + RENAME, {"p.py": _plugin("'c4.5'")}),
+    CliCase("board-plugin-named-like-a-default-row", (*PLUGIN_BOARD[:4], "tsallis", *PLUGIN_BOARD[5:]),
+            r"^error: --plugin 'p\.py' registers criterion 'tsallis-default', which is also the name of the untuned "
+            r"row of criterion 'tsallis' on the board", {"p.py": _plugin("'tsallis-default'")}),
+    CliCase("board-plugin-learner-kind-unknown", PLUGIN_BOARD,
+            r"^error: --plugin 'p\.py' registers criterion 'kind43', which the board cannot grow: criterion 'kind43' "
+            r"declares learner kind 'forest'; accepted: tree, mee, belief$",
+            {"p.py": _plugin("'kind43'", "    learner_kind = 'forest'\n")}),
+    # declarations no list or config check can read: refused where the plugin registers them (were tracebacks)
+    CliCase("board-plugin-name-a-number", PLUGIN_BOARD,
+            r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine has the name 5 \(int, "
+            r"not text\); accepted: a non-empty text name$", {"p.py": _plugin("5")}),
+    CliCase("board-plugin-params-not-params", PLUGIN_BOARD,
+            r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine \('params43'\) declares "
+            r"params holding 1 \(int\); accepted: a tuple of treebench\.criteria\.Param$",
+            {"p.py": _plugin("'params43'", "    params = (1, 2)\n")}),
+    CliCase("criteria-list-plugin-params-a-string", ("criteria", "list", "--plugin", "p.py"),
+            r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine \('str43'\) declares "
+            r"params holding 'oops' \(str\)", {"p.py": _plugin("'str43'", "    params = 'oops'\n")}),
+    CliCase("board-plugin-learner-kind-a-list", PLUGIN_BOARD,
+            r"declares learner_kind \['tree'\] \(list\); accepted: text such as 'tree'$",
+            {"p.py": _plugin("'list43'", "    learner_kind = ['tree']\n")}),
+    CliCase("board-plugin-tree-params-a-number", PLUGIN_BOARD,
+            r"declares tree_params 5; accepted: None or a tuple of tree parameter names$",
+            {"p.py": _plugin("'tp43'", "    tree_params = 5\n")}),
+    CliCase("board-too-many-folds-for-a-dataset", ("leaderboard", "--datasets", "iris", "--criteria", "entropy",
+                                                   "--folds", "200", "--out", "board", "--dry-run"),
+            r"^error: --folds 200: dataset 'iris': cannot make 200 folds of 150 rows; accepted: 2 <= folds <= 150 "
+            r"\(or leave the dataset out of --suite/--datasets\)$"),
+    # reproduce outside the checkout: the folder is wrong, the paper does have a config
+    CliCase("reproduce-from-another-folder", ("reproduce", "tsallis", "--no-run"),
+            r"^error: tsallis's config 'configs/tsallis\.yaml' is not in this folder \(.*\), nor any paper's; "
+            r"accepted: run it from the folder holding configs/ \(the repository's root\)$"),
+    # an OpenML id's form in --suite FILE or --datasets: named there
+    CliCase("suite-file-openml-id-not-a-number", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy",
+                                                   "--out", "board", "--dry-run"),
+            r"^error: --suite s\.txt: 'openml:abc': 'abc' is not an OpenML dataset id; accepted: openml:ID; "
+            r"openml-task:ID \(ID a positive integer\)$", {"s.txt": "iris\nopenml:abc\n"}),
+    CliCase("datasets-openml-task-id-a-fraction", ("leaderboard", "--datasets", "openml-task:1.5", "--criteria",
+                                                   "entropy", "--out", "board", "--dry-run"),
+            r"^error: --datasets: 'openml-task:1\.5': '1\.5' is not an OpenML task id; accepted: openml:ID; "
+            r"openml-task:ID \(ID a positive integer\)$"),
+    CliCase("suite-file-openml-id-without-card", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy",
+                                                  "--out", "board", "--dry-run"),
+            r"^error: the board's dataset 'openml:424242' \(from --suite or --datasets\): no dataset card names "
+            r"OpenML dataset 424242; write one with `treebench datasets add openml:424242`",
+            {"s.txt": "iris\nopenml:424242\n"}),
+]
+
+
+@pytest.fixture
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The criteria registry as it was before the case: a case's plugin criteria (bad names included) must
+    not join the boards of later tests in this process."""
+    from treebench.criteria import plugins, registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    monkeypatch.setattr(plugins, "_ADDED", dict(plugins._ADDED))
+
+
+@pytest.mark.parametrize("case", ORIGIN_CASES, ids=[c.id for c in ORIGIN_CASES])
+def test_a_refusal_names_what_the_user_wrote(case: CliCase, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                             monkeypatch: pytest.MonkeyPatch, own_registry: None) -> None:
+    monkeypatch.setenv("TREEBENCH_OFFLINE", "1")
+    run_cli_case(case, tmp_path, capsys)
+    assert not (tmp_path / "board").exists()
+
+
+def test_any_other_refusal_of_a_generated_row_is_put_to_its_criterion(tmp_path: Path) -> None:
+    """The safety net behind the name checks: whatever else the validator refuses in a generated row is
+    said of the row's criterion and where it was registered, without the generated file's line."""
+    from treebench.errors import TreebenchError
+    from treebench.leaderboard.plan import Group
+    from treebench.leaderboard.run import _parse_generated
+
+    text = ("experiment: leaderboard\nseed: 0\ndatasets: [iris]\nprotocol: {type: cv, folds: 2}\nalgorithms:\n"
+            "  - {name: gini, criterion: gini}\n  - {name: entropy, criterion: entropy, params: {max_depth: -1}}\n")
+    group = Group(tmp_path / "config-1.yaml", ("iris",), ("gini", "entropy"), text)
+    with pytest.raises(TreebenchError) as info:
+        _parse_generated(group)
+    message = str(info.value)
+    assert message.startswith("criterion 'entropy' (registered by module 'treebench.criteria.classic'), whose board "
+                              "row 'entropy' the config validator refuses: ") and "max_depth" in message
+    assert "config-1.yaml" not in message and "\n" not in message
 
 
 @pytest.mark.parametrize("case", INPUT_CASES, ids=[c.id for c in INPUT_CASES])

@@ -109,6 +109,15 @@ def test_every_paper_has_a_reference_file_with_its_algorithms():
 
 def test_reproduce_without_a_config_says_so(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    # no paper's config here: the folder is wrong, which is what the line says (not "no config yet")
+    result = CliRunner().invoke(cli, ["reproduce", "tsallis"])
+    assert result.exit_code != 0
+    assert str(result.exception) == (f"tsallis's config 'configs/tsallis.yaml' is not in this folder ({tmp_path}), "
+                                     "nor any paper's; accepted: run it from the folder holding configs/ (the "
+                                     "repository's root)")
+    # another paper's config is here: this one has none yet
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "mee.yaml").write_text("experiment: mee\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["reproduce", "tsallis"])
     assert result.exit_code != 0
     assert "no config for tsallis yet (configs/tsallis.yaml)" in str(result.exception)

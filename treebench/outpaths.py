@@ -21,6 +21,7 @@ wrong and what is accepted, never a traceback:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -38,6 +39,58 @@ FILE_ACCEPTED = "a file path in a writable folder"
 MAX_NAME = 100
 #: Characters kept in a file name besides letters and digits.
 _KEPT = frozenset("-_.+=,@")
+
+
+#: What the system's refusal to write means, by errno, in words that point the right way (its own
+#: "No such file or directory" for a new file in /proc would send the user looking for a missing folder).
+_REASONS = {
+    errno.EROFS: "the file system there is read-only",
+    errno.EACCES: "permission denied: no write permission there",
+    errno.EPERM: "the system does not permit writing there",
+    errno.ENOTDIR: "a part of the path is not a folder",
+}
+
+
+def os_reason(exc: OSError, place: str | Path | None = None) -> str:
+    """Why writing at ``place`` failed, in words (for every writer's one-line message).
+
+    ``ENOENT`` is the one errno whose words mislead: it also comes from a file
+    system that takes no new files (``/proc``, ``/sys``) although the folder
+    exists, so it is told apart here: a missing folder is named, an existing
+    one is said to take no new files.
+
+    Parameters
+    ----------
+    exc
+        The system's refusal.
+    place
+        The file or folder being written (its folder is checked for ``ENOENT``).
+
+    Returns
+    -------
+    str
+        A short reason, e.g. ``"the file system there is read-only"``.
+    """
+    if exc.errno == errno.ENOENT:
+        if place is None:
+            return "a folder of the path does not exist"
+        place = Path(place)
+        folder = place if place.is_dir() else place.parent
+        if folder.is_dir():
+            return "the file system there takes no new files or folders: a virtual one, such as /proc or /sys"
+        return f"its folder {_q(_missing_folder(folder))} does not exist"
+    reason = _REASONS.get(exc.errno) if exc.errno is not None else None
+    if reason is not None:
+        return reason
+    return exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _missing_folder(folder: Path) -> Path:
+    """The first missing folder on the way to ``folder``."""
+    missing = folder
+    while not missing.parent.exists() and missing.parent != missing:
+        missing = missing.parent
+    return missing
 
 
 def _what(path: Path, what: str | None) -> str:
@@ -136,7 +189,7 @@ def _probe(folder: Path, shown: str, accepted: str) -> None:
     try:
         fd, name = tempfile.mkstemp(dir=folder, prefix=".treebench-probe-")
     except OSError as exc:
-        raise TreebenchError(f"{shown}: cannot write in {_q(folder)} ({exc.strerror or exc}); accepted: {accepted}") from None
+        raise TreebenchError(f"{shown}: cannot write in {_q(folder)} ({os_reason(exc, folder)}); accepted: {accepted}") from None
     os.close(fd)
     os.unlink(name)
 
@@ -189,7 +242,7 @@ def make_folder(path: str | Path, what: str | None = None) -> Path:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TreebenchError(
-            f"{_what(path, what)}: cannot create folder {_q(path)} ({exc.strerror or exc}); accepted: {FOLDER_ACCEPTED}"
+            f"{_what(path, what)}: cannot create folder {_q(path)} ({os_reason(exc, path)}); accepted: {FOLDER_ACCEPTED}"
         ) from None
     return path
 
@@ -258,7 +311,7 @@ def write_with(path: str | Path, writer: Callable[[Path], object], what: str | N
     try:
         fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:MAX_NAME]}.", suffix=f".tmp{path.suffix}")
     except OSError as exc:
-        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({exc.strerror or exc}); "
+        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({os_reason(exc, path)}); "
                              f"accepted: {FILE_ACCEPTED}") from None
     os.close(fd)
     tmp = Path(name)
@@ -267,7 +320,7 @@ def write_with(path: str | Path, writer: Callable[[Path], object], what: str | N
         os.chmod(tmp, _file_mode())  # mkstemp's 0600 would make outputs private
         os.replace(tmp, path)
     except OSError as exc:
-        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({exc.strerror or exc}); "
+        raise TreebenchError(f"{_what(path, what)}: cannot write {_q(path)} ({os_reason(exc, path)}); "
                              f"accepted: {FILE_ACCEPTED}") from None
     finally:
         tmp.unlink(missing_ok=True)

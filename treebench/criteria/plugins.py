@@ -61,6 +61,12 @@ def plugin_registered() -> set[str]:
     return {name for names in _ADDED.values() for name in names}
 
 
+def plugin_of(name: str) -> str | None:
+    """The plugin (as imported: a module name or a ``.py`` file's resolved path) that registered the
+    criterion ``name`` in this process, or ``None`` (built in, or an entry point)."""
+    return next((spec for spec, names in _ADDED.items() if name in names), None)
+
+
 def require_criteria(spec: str, shown: str | None = None) -> tuple[str, ...]:
     """:func:`plugin_criteria`, refusing a plugin that registers no criterion (a wrong file, a missing
     ``@register``): a board or a listing without the criterion the user meant to add would look complete."""

@@ -17,7 +17,7 @@ import sys
 import types
 from typing import Any
 
-from treebench.criteria.base import Criterion
+from treebench.criteria.base import Criterion, Param
 from treebench.errors import TreebenchError
 
 _REGISTRY: dict[str, type[Criterion]] = {}
@@ -32,13 +32,35 @@ _PLUGIN_WARNINGS: list[str] = []
 
 def register(cls: type[Criterion]) -> type[Criterion]:
     """Register a criterion class under ``cls.name`` (usable as a decorator)."""
-    if not cls.name:
-        raise TreebenchError(f"criterion class {cls.__name__} has no name")
+    if not isinstance(cls.name, str) or not cls.name.strip():  # every list, menu and config names it as text
+        got = "no name" if not cls.name else f"the name {cls.name!r} ({type(cls.name).__name__}, not text)"
+        raise TreebenchError(f"criterion class {cls.__name__} has {got}; accepted: a non-empty text name")
+    problem = _declaration_problem(cls)
+    if problem is not None:  # a wrong declaration would surface later as a traceback in a list or a config check
+        raise TreebenchError(f"criterion class {cls.__name__} ({cls.name!r}) {problem}")
     existing = _REGISTRY.get(cls.name)
     if existing is not None and existing is not cls:
         raise TreebenchError(f"a criterion named {cls.name!r} is already registered")
     _REGISTRY[cls.name] = cls
     return cls
+
+
+def _declaration_problem(cls: type[Criterion]) -> str | None:
+    """What is wrong with the class attributes the registry's users read (``params``,
+    ``learner_kind``, ``tree_params``), or ``None``."""
+    params = getattr(cls, "params", ())
+    wrong = [params] if not isinstance(params, (tuple, list)) else [p for p in params if not isinstance(p, Param)]
+    if wrong:
+        return (f"declares params holding {wrong[0]!r} ({type(wrong[0]).__name__}); accepted: a tuple of "
+                "treebench.criteria.Param")
+    kind = getattr(cls, "learner_kind", "tree")
+    if not isinstance(kind, str):
+        return f"declares learner_kind {kind!r} ({type(kind).__name__}); accepted: text such as 'tree'"
+    allowed = getattr(cls, "tree_params", None)
+    if allowed is not None and (not isinstance(allowed, (tuple, list, set, frozenset))
+                                or not all(isinstance(k, str) for k in allowed)):
+        return f"declares tree_params {allowed!r}; accepted: None or a tuple of tree parameter names"
+    return None
 
 
 def _entry_points() -> list[Any]:

@@ -10,7 +10,8 @@ Three kinds of reference name something on OpenML (:func:`parse_ref`):
     train/test splits (:func:`task_info`, :func:`load_task`).
 ``openml-suite:ID`` / ``openml-suite:ALIAS``
     a benchmarking suite, i.e. a list of tasks (:func:`suite`), e.g.
-    ``openml-suite:99`` = ``openml-suite:OpenML-CC18``.
+    ``openml-suite:99`` = ``openml-suite:OpenML-CC18``; the aliases are those of
+    :data:`KNOWN_SUITES` (another is refused before any network access).
 
 Everything goes through openml-python, with its cache directory pointed at
 ``<TREEBENCH_CACHE>/openml`` (:func:`session`), so the same code runs online
@@ -55,6 +56,10 @@ from treebench.errors import TreebenchError
 
 #: Reference prefix -> what it names.
 PREFIXES = {"openml": "dataset", "openml-task": "task", "openml-suite": "suite"}
+#: The suite aliases treebench knows (OpenML's curated suites), with their ids.  An alias is only a
+#: name on the server: one outside this list could be refused only after a network round trip (or,
+#: offline, looks like a suite that is not cached), so any other suite is named by its id.
+KNOWN_SUITES = {"OpenML100": 14, "OpenML-CC18": 99, "AutoML-Benchmark": 218, "OpenML-friendly": 225}
 REF_HELP = {
     "dataset": "openml:ID",
     "task": "openml-task:ID",
@@ -108,8 +113,14 @@ def parse_ref(text: str, kinds: tuple[str, ...] = ("dataset", "task", "suite")) 
         raise TreebenchError(f"{text!r} is not an OpenML reference; accepted: {accepted}")
     if _ID.fullmatch(rest):
         return Ref(kind, int(rest), text)
-    if kind == "suite" and _ALIAS.fullmatch(rest):
+    if kind == "suite" and rest in KNOWN_SUITES:
         return Ref(kind, rest, text)
+    if kind == "suite" and _ALIAS.fullmatch(rest):  # checked here, before any download or cache look-up
+        close = [a for a in KNOWN_SUITES if a.lower() == rest.lower()]
+        hint = f" (did you mean openml-suite:{close[0]}?)" if close else ""
+        known = ", ".join(f"{alias} (= {number})" for alias, number in KNOWN_SUITES.items())
+        raise TreebenchError(f"{text!r}: {rest!r} is not a suite alias treebench knows{hint}; accepted: "
+                             f"openml-suite:ID (ID a positive integer, any suite), or one of the aliases {known}")
     raise TreebenchError(f"{text!r}: {rest!r} is not an OpenML {kind} id; accepted: {accepted}")
 
 

@@ -242,6 +242,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         check_name(target, f"--out {str(target)!r}", "a file path, or - for stdout")
     if target is not None and target.is_dir():
         raise TreebenchError(f"--out {str(target)!r} is a folder; accepted: a file path, or - for stdout")
+    written_as = {".csv": "csv", ".parquet": "parquet"}.get(target.suffix.lower()) if target is not None else None
+    if written_as is not None and written_as != fmt:  # readers go by the suffix: the file would read as damaged
+        raise TreebenchError(f"--out {str(target)!r} names a {written_as} file, but --format is {fmt}; accepted: "
+                             f"--format {written_as}, or an --out ending in .{fmt}")
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401
@@ -306,7 +310,9 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:
         if metric not in accepted:
-            raise TreebenchError(f"unknown metric {metric!r}; accepted: {', '.join(accepted)}")
+            from treebench.stats.prediction_metrics import unknown_metric
+
+            raise unknown_metric(metric, accepted, computed_here=False, elsewhere="treebench compare --metric")
     from treebench.errors import first_repeat
 
     repeated = first_repeat(metrics)

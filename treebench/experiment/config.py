@@ -53,6 +53,9 @@ from treebench.experiment.specs import (  # noqa: F401 - the specs are part of t
 from treebench.yamlcheck import Checker, ProblemsError, PureLoader, parse, read_text, value_kind
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: What an experiment or algorithm name may be (``_NAME``), for code that makes names for a config.
+NAME_PATTERN = _NAME
+NAME_ACCEPTED = "letters, digits, '.', '_' and '-', starting with a letter or digit"
 
 
 class ConfigError(ProblemsError):

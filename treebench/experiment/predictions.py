@@ -122,8 +122,10 @@ def write(store: str | Path, key: str, predictions: TrialPredictions) -> Path:
         np.savez_compressed(tmp, trial=np.array(key), **_arrays(predictions))
         os.replace(tmp, target)
     except OSError as exc:
+        from treebench.outpaths import os_reason
+
         tmp.unlink(missing_ok=True)
-        raise TreebenchError(f"cannot write predictions to {folder}: {exc.strerror or exc}") from None
+        raise TreebenchError(f"cannot write predictions to {folder}: {os_reason(exc, tmp)}") from None
     return target
 
 
@@ -199,7 +201,11 @@ def keys(store: str | Path) -> Iterator[str]:
 
 # --------------------------------------------------------------------------- verification
 #: The store's columns a file is checked against (:meth:`ResultsStore.trial_facts`), in :class:`TrialFacts` order.
-FACT_COLUMNS = ("trial_key", "dataset", "algorithm", "repeat", "fold", "status", "n_test", "predictions_sha256")
+FACT_COLUMNS = ("trial_key", "dataset", "algorithm", "repeat", "fold", "status", "n_test", "predictions_sha256",
+                "accuracy")
+#: How far the accuracy computed from a file may be from the one stored with its trial (both are
+#: ``correct / n_test`` in float64: only the storage's rounding may separate them).
+ACCURACY_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,8 @@ class TrialFacts:
     status: str
     n_test: float | None
     checksum: str | None
+    #: The test accuracy stored with the trial (``None`` when the row has none).
+    accuracy: float | None = None
 
     @property
     def label(self) -> str:
@@ -272,13 +280,43 @@ def _proba_problem(kept: TrialPredictions) -> str | None:
     return None
 
 
+def _accuracy_problem(kept: TrialPredictions, facts: TrialFacts) -> str | None:
+    """The accuracy of the file's predictions against the accuracy stored with the trial.
+
+    For a trial stored before checksums were recorded: a file edited into other valid predictions
+    (or swapped in from a trial of the same size) passes every content check, but its accuracy
+    would have to equal the trial's by chance; the trial's accuracy was computed from these very
+    labels (``correct / n_test``), so any difference beyond float rounding is a changed file.
+    """
+    from sklearn.metrics import accuracy_score
+
+    stored = facts.accuracy
+    if stored is None or not np.isfinite(stored) or not len(kept.truth):
+        return None
+    found = float(accuracy_score(kept.truth, kept.predicted))
+    if abs(found - float(stored)) <= ACCURACY_TOLERANCE:
+        return None
+    right = int(np.count_nonzero(kept.truth == kept.predicted))
+    return (f"has accuracy {_shown(found, stored)} ({right} of {len(kept.truth)} right), not the "
+            f"{_shown(float(stored), found)} stored with the trial (another trial's file, or changed since)")
+
+
+def _shown(value: float, other: float) -> str:
+    """``value`` with enough digits to differ from ``other`` on the page."""
+    for digits in (6, 10, 17):
+        text = f"{value:.{digits}g}"
+        if text != f"{other:.{digits}g}":
+            return text
+    return repr(value)
+
+
 def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
     """What shows that ``kept`` is not (or no longer) ``facts``' trial's predictions, or ``None``.
 
     Whole-array checks, one pass per array: dtypes and shapes, the row count against the trial's
     ``n_test``, codes within the classes, probabilities, the trial key the file names, and the
-    checksum recorded with the trial (a store written before checksums has none, nor its files a
-    key: the content checks alone apply).
+    checksum recorded with the trial.  A store written before checksums has none, nor its files a
+    key: the content checks apply, and the file's accuracy must be the one stored with the trial.
     """
     if kept.trial is not None and kept.trial != facts.key:
         return f"holds the predictions of trial {kept.trial[:12]} (another trial's file)"
@@ -289,6 +327,8 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
     if problem is None and facts.checksum is not None and (found := checksum(kept, facts.key)) != facts.checksum:
         problem = (f"has checksum {found[:12]}, not the {facts.checksum[:12]} recorded with the trial "
                    "(another trial's file, or changed since)")
+    if problem is None and facts.checksum is None:
+        problem = _accuracy_problem(kept, facts)
     return problem
 
 
@@ -309,6 +349,14 @@ class KeptPredictions:
 
         self.store = Path(store)
         self.skip_bad = skip_bad
+        folder = folder_for(store)
+        if os.path.lexists(folder) and not folder.is_dir():  # not one trial's problem: no skipping helps
+            from treebench.errors import special_kind
+
+            kind = special_kind(folder) or ("a broken link" if not folder.exists() else "a file")
+            raise BadPredictions(f"the kept predictions folder {str(folder)!r} of results store {str(store)!r} is "
+                                 f"{kind}, not a folder, so no trial's predictions can be read; accepted: the "
+                                 f"folder a run with predictions: true writes beside its store")
         with ResultsStore(store) as opened:
             self.facts = {str(row[0]): TrialFacts(*row) for row in opened.trial_facts(FACT_COLUMNS)}
         # a store written before checksums: a finished trial has a file when the store kept any
@@ -360,7 +408,7 @@ class KeptPredictions:
                              "--skip-bad-predictions leaves such trials out")
 
     def report_lines(self) -> list[str]:
-        """What the reader should say once: the trials skipped, the files checked by content only."""
+        """What the reader should say once: the trials skipped, the files checked without a checksum."""
         lines = []
         if self.skipped:
             n = len(self.skipped)
@@ -368,8 +416,8 @@ class KeptPredictions:
             lines.append(f"skipped {n} trial{'s' * (n != 1)} whose kept predictions failed verification: {named}")
         if self.content_only:
             n = self.content_only
-            lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked by content only: "
-                         "their trials were stored before predictions checksums were recorded")
+            lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked by content and stored "
+                         "accuracy only: their trials were stored before predictions checksums were recorded")
         return lines
 
 

@@ -404,7 +404,10 @@ class ResultsStore:
         try:
             self.real.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise TreebenchError(f"cannot create results store {str(path)!r}: {exc.strerror}; {_ELSEWHERE}") from None
+            from treebench.outpaths import os_reason
+
+            raise TreebenchError(f"cannot create results store {str(path)!r}: {os_reason(exc, self.real.parent)}; "
+                                 f"{_ELSEWHERE}") from None
         self.lock()
         try:
             self.conn = self._open_writer(identity, datasets)
@@ -468,9 +471,11 @@ class ResultsStore:
         try:
             handle = open(f"{self.real}.lock", "a+")  # noqa: SIM115 - held until unlock()
         except OSError as exc:
+            from treebench.outpaths import os_reason
+
             raise TreebenchError(
                 f"cannot write results store {str(self.path)!r}: its lock file cannot be created "
-                f"({exc.strerror}); {_ELSEWHERE}"
+                f"({os_reason(exc, f'{self.real}.lock')}); {_ELSEWHERE}"
             ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

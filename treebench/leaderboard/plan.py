@@ -99,16 +99,33 @@ def config_data(datasets: list[str], algorithms: list[Algorithm], options: Optio
 
 def describe(datasets: list[str], options: Options) -> dict[str, DatasetMeta]:
     """Load every dataset once (through the config validator, so names resolve as in ``run``)."""
-    from treebench.experiment.config import parse_config
     from treebench.experiment.trial import load_data
 
     probe = config_data(datasets, [Algorithm("probe", "entropy", criterion="entropy")], options, Path("probe.sqlite"))
-    config = parse_config(yaml.safe_dump(probe, sort_keys=False), "<leaderboard suite>")
+    config = _parse_probe(yaml.safe_dump(probe, sort_keys=False), datasets)
     out = {}
     for spec in config.datasets:
         data = load_data(spec)
         out[spec.label] = meta_features(spec.label, data.X, data.y)
     return out
+
+
+def _parse_probe(text: str, datasets: list[str]) -> Any:
+    """Validate the probe config of the board's datasets; a refused entry is named as the user wrote it
+    (``--suite`` or ``--datasets``), not at a line of a config nobody wrote."""
+    import re
+
+    from treebench.experiment.config import ConfigError, parse_config
+
+    try:
+        return parse_config(text, "<leaderboard suite>")
+    except ConfigError as exc:
+        first = str(exc).splitlines()[0]
+        found = re.search(r"datasets\[(\d+)\][^:]*: (.*)$", first)
+        if found is None or int(found.group(1)) >= len(datasets):
+            raise
+        raise TreebenchError(f"the board's dataset {datasets[int(found.group(1))]!r} (from --suite or --datasets): "
+                             f"{found.group(2)}") from None
 
 
 def make_plan(datasets: list[str], algorithms: list[Algorithm], options: Options, out: Path) -> Plan:

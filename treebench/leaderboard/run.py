@@ -75,11 +75,65 @@ def families(request: Request) -> list[str]:
     from treebench.criteria.plugins import require_criteria
     from treebench.leaderboard.catalogue import parse_selection
 
-    added: list[str] = []
+    added: dict[str, str] = {}  # criterion -> the --plugin that registered it, as the user wrote it
     for plugin in request.plugins:  # a plugin registering nothing is refused: its row would be missing silently
-        added += require_criteria(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin, plugin)
+        for name in require_criteria(str(Path(plugin).resolve()) if plugin.endswith(".py") else plugin, plugin):
+            added.setdefault(name, plugin)
     chosen = parse_selection(request.criteria)
-    return [*chosen, *(n for n in dict.fromkeys(added) if n not in chosen)]
+    selected = [*chosen, *(n for n in added if n not in chosen)]
+    check_row_names(selected, added)
+    return selected
+
+
+def _origin(name: str, plugins: dict[str, str] | None = None) -> str:
+    """Where the user wrote (or installed) the criterion ``name``: its ``--plugin``, else its module."""
+    from treebench.criteria.plugins import plugin_of
+
+    spec = (plugins or {}).get(name) or plugin_of(name)
+    if spec is not None:
+        return f"--plugin {spec!r} registers criterion {name!r}"
+    from treebench.criteria.registry import criterion_class
+
+    module = getattr(criterion_class(name), "__module__", "?")
+    return f"criterion {name!r} (registered by module {module!r})"
+
+
+def check_row_names(selected: Sequence[str], plugins: dict[str, str]) -> None:
+    """Refuse a selected criterion whose name cannot name a board row, naming where it comes from.
+
+    The board writes each row into a generated config as an algorithm ``name``; a criterion
+    named against the config's rules (a space, a slash), or named like a baseline or like another
+    criterion's ``-default`` row, would otherwise be refused at a line of ``config-N.yaml``, a
+    file the user never wrote.  ``plugins`` maps each plugin criterion to its ``--plugin``.
+    """
+    from treebench.experiment.config import NAME_ACCEPTED, NAME_PATTERN
+    from treebench.leaderboard.catalogue import BASELINES, catalogue
+    from treebench.learners.registry import criterion_learner_class
+
+    for name in selected:
+        if name in BASELINES:
+            continue
+        if not NAME_PATTERN.fullmatch(name):
+            raise TreebenchError(f"{_origin(name, plugins)}, which cannot name a leaderboard row (a config's "
+                                 f"algorithm name); accepted: a criterion name of {NAME_ACCEPTED} "
+                                 "(rename it in the plugin)")
+        try:
+            criterion_learner_class(name)
+        except TreebenchError as exc:  # e.g. a learner kind no learner grows
+            raise TreebenchError(f"{_origin(name, plugins)}, which the board cannot grow: {exc}") from None
+    seen: dict[str, Any] = {}
+    for row in catalogue(list(selected)):
+        first = seen.setdefault(row.name, row)
+        if first is row:
+            continue
+        # the culprit is the criterion whose own name clashes (not the -default row it clashes with)
+        culprit = next(r for r in (row, first) if r.criterion is not None and r.family == r.name)
+        other = first if culprit is row else row
+        what = (f"the baseline {other.name!r}" if other.baseline is not None
+                else f"the untuned row of criterion {other.family!r}")
+        raise TreebenchError(f"{_origin(culprit.family, plugins)}, which is also the name of {what} on the board, "
+                             "so two rows would share it; accepted: a criterion name that no baseline or other row "
+                             "of the board has (rename it in the plugin)")
 
 
 def prepare(request: Request) -> tuple[Plan, list[Config]]:
@@ -134,7 +188,7 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
     content changed, a store being written by another run (unless
     ``busy_ok``, a dry run).
     """
-    from treebench.experiment.config import check_trial_count, parse_config
+    from treebench.experiment.config import check_trial_count
     from treebench.experiment.runner import experiment_identity
     from treebench.experiment.runner import plan as plan_trials
     from treebench.experiment.store import check_run
@@ -144,16 +198,60 @@ def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
                              "accepted: at least one criterion that applies to a selected dataset")
     configs = []
     for group in plan.groups:
-        config = parse_config(group.text, str(group.path), base_dir=group.path.parent)
+        config = _parse_generated(group)
         identity = experiment_identity(config)
         with board_words():
             check_trial_count(config)
             check_run(plan.store, identity, busy_ok=busy_ok)  # before loading data: a foreign store stops here
-        checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
+        try:
+            checksums = {t.dataset.label: t.checksum for t in plan_trials(config)}
+        except TreebenchError as exc:
+            raise TreebenchError(_plan_refusal(str(exc), group.path)) from None
         with board_words():
             check_run(plan.store, identity, checksums, busy_ok=busy_ok)
         configs.append(config)
     return configs
+
+
+def _plan_refusal(text: str, path: Path) -> str:
+    """A refusal of planning a generated config (``config-N.yaml: dataset 'iris': cannot make 200 folds``)
+    said of the option the user gave: ``--folds``, or the dataset of ``--suite``/``--datasets``."""
+    import re
+
+    prefix = f"{path}: "
+    if not text.startswith(prefix):
+        return text
+    rest = text[len(prefix):]
+    folds = re.search(r"cannot make (\d+) folds", rest)
+    if folds is not None:
+        return f"--folds {folds.group(1)}: {rest} (or leave the dataset out of --suite/--datasets)"
+    return "the board's " + rest.replace("remove it from datasets", "leave it out of --suite/--datasets")
+
+
+def _parse_generated(group: Any) -> Config:
+    """Validate a generated config; a refusal names what the user wrote, not the generated file.
+
+    :func:`check_row_names` refuses the known bad criterion names first; anything else the
+    validator finds in a row is put to the criterion's origin (its ``--plugin``), since the
+    user wrote no line of ``config-N.yaml``.
+    """
+    import re
+
+    from treebench.experiment.config import ConfigError, parse_config
+
+    try:
+        return parse_config(group.text, str(group.path), base_dir=group.path.parent)
+    except ConfigError as exc:
+        first = str(exc).splitlines()[0]
+        found = re.search(r"algorithms\[(\d+)\][^:]*: (.*)$", first)
+        if found is None or int(found.group(1)) >= len(group.algorithms):
+            raise
+        from treebench.leaderboard.catalogue import catalogue, parse_selection
+
+        row = group.algorithms[int(found.group(1))]
+        family = next((a.family for a in catalogue(parse_selection("all")) if a.name == row), row)
+        raise TreebenchError(f"{_origin(family)}, whose board row {row!r} the config validator refuses: "
+                             f"{found.group(2)}") from None
 
 
 def _listed(names: Sequence[str], limit: int = 6) -> str:
@@ -276,8 +374,10 @@ def board_lock(request: Request) -> Iterator[None]:
     try:
         handle = open(out / LOCK, "a+")  # noqa: SIM115 - held until the run ends
     except OSError as exc:
-        raise TreebenchError(f"{out_option(request)}: cannot create the board's lock file ({exc.strerror}); "
-                             "accepted: a writable folder") from None
+        from treebench.outpaths import os_reason
+
+        raise TreebenchError(f"{out_option(request)}: cannot create the board's lock file "
+                             f"({os_reason(exc, out / LOCK)}); accepted: a writable folder") from None
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -174,11 +174,18 @@ def _check_names(names: list[str], where: str, accepted: list[str]) -> None:
     import difflib
 
     from treebench.data.cards import CardRegistry
+    from treebench.data.openml import parse_ref
 
     registry = CardRegistry(_settings().card_folders)
     known = set(registry.names()) | set(registry.aliases())
     for name in names:
-        if name in known or name in accepted or name.startswith(("openml-task:", "openml:")):
+        if name.startswith(("openml-task:", "openml:")):
+            try:  # the id's form here, where the user wrote it (not at a line of a generated config)
+                parse_ref(name, ("dataset", "task"))
+            except TreebenchError as exc:
+                raise TreebenchError(f"{where}: {exc}") from None
+            continue
+        if name in known or name in accepted:
             continue
         close = difflib.get_close_matches(name, [*accepted, *sorted(known)], n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""

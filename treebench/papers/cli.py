@@ -106,6 +106,11 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}") from None
     config = Path(spec.config)
     if not config.exists():
+        if not any(Path(s.config).is_file() for s in PAPERS.values()):  # the wrong folder, not a missing config
+            raise TreebenchError(
+                f"{spec.key}'s config {str(config)!r} is not in this folder ({Path.cwd()}), nor any paper's; "
+                "accepted: run it from the folder holding configs/ (the repository's root)"
+            )
         raise TreebenchError(
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
             f"results/reference/{spec.reference}"

@@ -158,6 +158,12 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    if skip_bad:  # as export's: an option that reads no kept predictions here would be silently ignored
+        from treebench.stats.prediction_metrics import PREDICTION_METRICS
+
+        if test != "mcnemar" and metric not in PREDICTION_METRICS:
+            raise TreebenchError("--skip-bad-predictions goes with what reads kept predictions: --test mcnemar, or "
+                                 f"--metric a metric of predictions ({', '.join(PREDICTION_METRICS)})")
     _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
     _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
@@ -214,11 +220,28 @@ def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: boo
     from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
     store = store_of(source)
+    if metric is not None:
+        _check_metric_name(frame, metric, store)
     if metric not in PREDICTION_METRICS or store is None or (
             metric in frame.columns and not frame[metric].isna().any()):
         return frame, None
     kept = KeptPredictions(store, skip_bad=skip_bad)
     return with_metric(frame, store, metric, kept), kept  # computed again from the kept predictions
+
+
+def _check_metric_name(frame, metric: str, store: Path | None) -> None:  # noqa: ANN001 - a results frame
+    """Refuse a metric name no source or kept predictions give, listing what is accepted *here*: the
+    fixed measures, the frame's extra ones and, where predictions were kept, the metrics of predictions
+    (the fixed list alone sent a user who mistyped ``roc_auc`` away from ``roc_auc_ovr``)."""
+    from treebench.experiment.predictions import keys
+    from treebench.stats.metrics import METRICS, frame_metrics
+    from treebench.stats.prediction_metrics import PREDICTION_METRICS, unknown_metric
+
+    known = sorted({*METRICS, *frame_metrics(frame), *(c for c in PREDICTION_METRICS if c in frame.columns)})
+    if metric in known or metric in PREDICTION_METRICS:
+        return
+    kept = store is not None and next(keys(store), None) is not None
+    raise unknown_metric(metric, known, computed_here=kept)
 
 
 def _echo_lines(lines: list[str]) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from treebench.errors import one_of
+from treebench.errors import TreebenchError, one_of
 from treebench.stats.metrics import Metric
 
 
@@ -114,6 +114,39 @@ def get_prediction_metric(name: str) -> PredictionMetric:
         return PREDICTION_METRICS[name]
     except KeyError:
         raise one_of(name, tuple(PREDICTION_METRICS), "metric") from None
+
+
+def unknown_metric(name: str, known: Sequence[str], computed_here: bool, elsewhere: str = "") -> TreebenchError:
+    """The refusal of a metric name a command cannot show, saying where a metric of predictions comes from.
+
+    Parameters
+    ----------
+    name
+        The ``--metric`` given.
+    known
+        The measures the source holds (fixed ones and a store's extra ones).
+    computed_here
+        Whether the command computes metrics of predictions from kept predictions here (then they
+        are accepted too); otherwise a metric of predictions is said to need kept predictions.
+    elsewhere
+        For a command that never computes them: what does (e.g. ``treebench compare --metric``).
+    """
+    import difflib
+
+    close = difflib.get_close_matches(name, [*known, *PREDICTION_METRICS], n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    listing = ", ".join(known)
+    if elsewhere and name in PREDICTION_METRICS:
+        return TreebenchError(f"metric {name!r} is a metric of predictions, which this command does not compute; "
+                              f"accepted: {listing} ({elsewhere} computes {name} from a store's kept predictions)")
+    if computed_here:
+        tail = f"; or, computed from the kept predictions, {', '.join(PREDICTION_METRICS)}"
+    elif elsewhere:
+        tail = ""
+    else:
+        tail = (f" (the metrics of predictions, {', '.join(PREDICTION_METRICS)}, need kept predictions: "
+                "predictions: true in the config)")
+    return TreebenchError(f"unknown metric {name!r}{hint}; accepted: {listing}{tail}")
 
 
 def score_predictions(names: Sequence[str], y_true: Any, y_pred: Any, proba: Any, labels: Any) -> dict[str, float]:
