@@ -329,11 +329,26 @@ CASES = [
     #    would later be refused as damaged ("Parquet magic bytes not found")
     CliCase("export-csv-into-a-parquet-name", ("results", "export", "s.sqlite", "--out", "out.parquet"),
             r"^error: --out 'out\.parquet' names a parquet file, but --format is csv; accepted: --format parquet, or "
-            r"an --out ending in \.csv$", files={"s.sqlite": store}),
+            r"--out ending in \.csv \(or a suffix naming no format\)$", files={"s.sqlite": store}),
     CliCase("export-predictions-parquet-into-a-csv-name", ("results", "export", "s.sqlite", "--predictions",
                                                            "--format", "parquet", "--out", "out.csv"),
-            r"^error: --out 'out\.csv' names a csv file, but --format is parquet; accepted: --format csv, or an --out "
-            r"ending in \.parquet$", files={"s.sqlite": store}),
+            r"^error: --out 'out\.csv' names a csv file, but --format is parquet; accepted: --format csv, or --out "
+            r"ending in \.parquet \(or a suffix naming no format\)$", files={"s.sqlite": store}),
+    # the same for compare's and certainty's tables: an HTML file holding Markdown would open as raw text
+    CliCase("compare-markdown-into-an-html-name", ("compare", "s.sqlite", "--out", "t.html"),
+            r"^error: --out 't\.html' names a html file, but --format is md; accepted: --format html, or --out "
+            r"ending in \.md \(or a suffix naming no format\)$", files={"s.sqlite": store}),
+    CliCase("compare-latex-into-a-markdown-name", ("compare", "s.sqlite", "--format", "latex", "--out", "t.md"),
+            r"^error: --out 't\.md' names a md file, but --format is latex; accepted: --format md, or --out "
+            r"ending in \.tex", files={"s.sqlite": store}),
+    CliCase("certainty-csv-into-a-markdown-name", ("certainty", "iris", "--format", "csv", "--out", "c.md"),
+            r"^error: --out 'c\.md' names a md file, but --format is csv; accepted: --format md, or --out "
+            r"ending in \.csv"),
+    # a posterior plot that cannot be drawn is refused before the table is written (it printed the table first)
+    CliCase("compare-bayes-plot-of-one-algorithm", ("compare", "s.sqlite", "--test", "bayes", "--plot", "p",
+                                                    "--algorithms", "entropy", "--out", "t.md"),
+            r"^error: --plot 'p': nothing to plot: .*; accepted: --test bayes over at least two algorithms$",
+            files={"s.sqlite": store}),
     # -- issue 43: one option's file is a file another option of the command writes: refused, naming both
     CliCase("certainty-out-is-the-plots-png", ("certainty", "iris", "--out", "x/b4.png", "--plot", "x/b4"),
             r"^error: --out 'x/b4\.png' is the file --plot 'x/b4' draws \('x/b4\.png'\); accepted: an --out file "

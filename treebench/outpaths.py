@@ -183,15 +183,26 @@ def _refuse_results(path: Path, shown: str) -> None:
                              f"trials; accepted: {FILE_ACCEPTED} that is not a results store")
 
 
-def _probe(folder: Path, shown: str, accepted: str) -> None:
-    """Create and remove a temporary file in the existing ``folder``: the only sure test that a file
-    can be written there (``os.access`` says yes to root in ``/proc``, a read-only mount, ...)."""
+def writable_reason(folder: Path) -> str | None:
+    """Why no file can be written in the existing ``folder`` (``None``: one can).
+
+    Creates and removes a temporary file: the only sure test (``os.access`` says yes to root in
+    ``/proc``, on a read-only mount, ...).
+    """
     try:
         fd, name = tempfile.mkstemp(dir=folder, prefix=".treebench-probe-")
     except OSError as exc:
-        raise TreebenchError(f"{shown}: cannot write in {_q(folder)} ({os_reason(exc, folder)}); accepted: {accepted}") from None
+        return os_reason(exc, folder)
     os.close(fd)
     os.unlink(name)
+    return None
+
+
+def _probe(folder: Path, shown: str, accepted: str) -> None:
+    """Refuse ``folder`` when :func:`writable_reason` finds that no file can be written there."""
+    why = writable_reason(folder)
+    if why is not None:
+        raise TreebenchError(f"{shown}: cannot write in {_q(folder)} ({why}); accepted: {accepted}")
 
 
 def check_folder(path: str | Path, what: str | None = None) -> Path:
@@ -335,6 +346,31 @@ def write_text(path: str | Path, text: str, what: str | None = None) -> Path:
 def write_bytes(path: str | Path, data: bytes, what: str | None = None) -> Path:
     """Write ``data`` to ``path`` atomically (:func:`write_with`); return ``path``."""
     return write_with(path, lambda tmp: tmp.write_bytes(data), what)
+
+
+#: File suffixes that name a format: a reader (or the user's editor) goes by them.
+FORMAT_SUFFIXES = {".md": "md", ".markdown": "md", ".tex": "latex", ".csv": "csv", ".html": "html",
+                   ".htm": "html", ".parquet": "parquet"}
+
+
+def check_format_suffix(path: Path | None, fmt: str, option: str = "--out") -> None:
+    """Refuse an output file whose suffix names another format than ``fmt`` (``x.html`` with ``--format md``).
+
+    Readers go by the suffix, so such a file would later read as damaged or be shown raw; a suffix that
+    names no format (``.txt``, none) is accepted.
+    """
+    if path is None:
+        return
+    written_as = FORMAT_SUFFIXES.get(path.suffix.lower())
+    if written_as is not None and written_as != fmt:
+        raise TreebenchError(f"{option} {str(path)!r} names a {written_as} file, but --format is {fmt}; accepted: "
+                             f"--format {written_as}, or {option} ending in .{_suffix_of(fmt)} (or a suffix "
+                             "naming no format)")
+
+
+def _suffix_of(fmt: str) -> str:
+    """The usual suffix of a format (``latex`` -> ``tex``)."""
+    return next((suffix[1:] for suffix, name in FORMAT_SUFFIXES.items() if name == fmt), fmt)
 
 
 def with_extension(base: str | Path, suffix: str) -> Path:

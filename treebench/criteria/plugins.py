@@ -120,7 +120,7 @@ def _import(spec: str) -> None:
     if Path(spec).is_dir():
         raise TreebenchError(f"plugin {spec!r} is a folder, not a .py file; {ACCEPTED}")
     if not Path(spec).is_file():
-        raise TreebenchError(f"plugin file {spec!r} not found")
+        raise TreebenchError(f"plugin file {spec!r} not found; {ACCEPTED}")
     module_spec = importlib.util.spec_from_file_location(name, spec)
     assert module_spec is not None and module_spec.loader is not None
     module = importlib.util.module_from_spec(module_spec)

@@ -111,6 +111,11 @@ def run(
         if not fork_supported():  # else the workers are forked from the warm driver: no server
             prestart()  # the workers' imports overlap with the driver's
     if not dry_run:
+        from treebench.experiment.runner import experiment_identity
+        from treebench.experiment.store import check_run
+
+        # an unusable or foreign store is refused before the kernels compile (a minute on first use)
+        check_run(str(store), experiment_identity(loaded))
         _announce_compile(loaded, quiet)
     from treebench.experiment.runner import run_experiment
 
@@ -237,15 +242,13 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         raise TreebenchError("--out - (stdout) works with --format csv only")
     target = None if out == "-" else Path(out) if out else path.with_suffix(f".{fmt}")
     if target is not None:  # a name too long for the file system makes is_dir() raise: refuse it first
-        from treebench.outpaths import check_name
+        from treebench.outpaths import check_format_suffix, check_name
 
         check_name(target, f"--out {str(target)!r}", "a file path, or - for stdout")
     if target is not None and target.is_dir():
         raise TreebenchError(f"--out {str(target)!r} is a folder; accepted: a file path, or - for stdout")
-    written_as = {".csv": "csv", ".parquet": "parquet"}.get(target.suffix.lower()) if target is not None else None
-    if written_as is not None and written_as != fmt:  # readers go by the suffix: the file would read as damaged
-        raise TreebenchError(f"--out {str(target)!r} names a {written_as} file, but --format is {fmt}; accepted: "
-                             f"--format {written_as}, or an --out ending in .{fmt}")
+    if target is not None:
+        check_format_suffix(target, fmt)  # readers go by the suffix: the file would read as damaged
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401

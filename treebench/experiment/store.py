@@ -47,6 +47,7 @@ from urllib.parse import quote
 
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import METRICS
+from treebench.outpaths import writable_reason
 from treebench.stats.metrics import Metric
 
 SCHEMA_VERSION = "1"
@@ -195,6 +196,9 @@ def check_location(path: str | Path) -> None:
         raise TreebenchError(f"cannot create results store {shown!r}: {str(parent)!r} is a file, not a folder; {_ELSEWHERE}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise TreebenchError(f"cannot create results store {shown!r}: folder {str(parent)!r} is not writable; {_ELSEWHERE}")
+    why = writable_reason(parent)  # os.access says yes to root in /proc or on a read-only mount
+    if why is not None:
+        raise TreebenchError(f"cannot create results store {shown!r} in {str(parent)!r} ({why}); {_ELSEWHERE}")
 
 
 # --------------------------------------------------------------------------- read-only opening

@@ -13,7 +13,7 @@ import click
 
 from treebench.console import OutPath
 from treebench.errors import TreebenchError
-from treebench.outpaths import check_file, with_extension, write_text
+from treebench.outpaths import check_file, check_format_suffix, with_extension, write_text
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
@@ -167,6 +167,7 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     _check_lists(datasets=datasets, algorithms=algorithms, underline_against=underline_against)
     _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
+    check_format_suffix(out, fmt)
     frame = load_frame(source)
     store = store_of(source)
     frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
@@ -196,6 +197,10 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         correction=correction or "auto", algorithm_order=source_algorithm_order(source),
         rope=rope, bayes_samples=samples, seed=seed,
     )
+    if plot_path is not None and not table.analysis.bayes:  # refused before the table is written
+        raise TreebenchError(f"--plot {str(plot_path)!r}: nothing to plot: "
+                             f"{table.analysis.error or 'no pair of algorithms'}; accepted: --test bayes over at "
+                             "least two algorithms")
     write_output(render(table, fmt, standalone=standalone), out)
     if kept is not None:
         _echo_lines(kept.report_lines())
@@ -203,8 +208,6 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     if plot_path is not None:
         from treebench.stats.bayes import plot_simplex
 
-        if not table.analysis.bayes:
-            raise TreebenchError(f"nothing to plot: {table.analysis.error or 'no pair of algorithms'}")
         for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
 

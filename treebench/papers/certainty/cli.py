@@ -14,6 +14,7 @@ import click
 
 from treebench.console import OutPath
 from treebench.errors import TreebenchError, first_repeat
+from treebench.outpaths import check_format_suffix
 from treebench.report.cli import check_outputs, figure_base, write_output
 
 _TABLES = ("both", "attributes", "values")
@@ -43,6 +44,7 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
     from treebench.papers.certainty.inequality import plot, render
 
     check_outputs(out, plot_path)  # before writing a byte: a bad --plot must not leave --out half done
+    check_format_suffix(out, fmt)
     data = load(dataset)
     X = data.X
     if attributes:
