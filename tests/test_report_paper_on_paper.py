@@ -83,3 +83,30 @@ def test_paper_001_and_003_on_their_own_numbers():
     assert trends == ["reproduced", "reproduced"]  # the trends, on its table
     named = [v for t, v in grades.items() if t.endswith("on Monks-1, Monks-2, Optdigits, Pendigits")]
     assert len(named) == 2 and all(g.startswith("not testable") for g in named)  # no numbers for those datasets
+
+
+@pytest.mark.parametrize("key", PAPERS)
+def test_every_claim_the_papers_own_numbers_do_not_carry_says_why(key):
+    """Issue 38: a claim whose rule the paper's own numbers fail has a reason, read off that grade."""
+    from treebench.report.verdicts import own_numbers_why
+
+    for outcome in _paper_on_paper(key):
+        own = outcome.paper_on_paper
+        why = own_numbers_why(own)
+        assert (why == "") == (own.verdict == "reproduced"), (outcome.text, own.verdict, why)
+
+
+def test_the_reason_names_the_interval_and_what_it_fails():
+    from treebench.report.claims import Effect
+    from treebench.report.verdicts import own_numbers_why
+
+    by_text = {o.text: o.paper_on_paper for o in _paper_on_paper("serrurier2015")}
+    j48 = own_numbers_why(by_text["ΠTree vs J4.8: no significant difference"])
+    assert "reaching past the margin ± 1.09" in j48 and "[+0.025, +1.33]" in j48
+    trend = Effect("m", ours=0.4, low=-0.2, high=1.0, n_datasets=11, kind="trend", verdict="inconclusive")
+    assert own_numbers_why(trend) == ("the paper's own numbers over its 11 datasets give +0.4 [-0.2, +1], an "
+                                      "interval holding 0: they do not establish the effect at the 95 % level "
+                                      "under this rule")
+    untestable = Effect("m", verdict="not testable (figure only)")
+    assert own_numbers_why(untestable) == "figure only"
+    assert own_numbers_why(Effect("m", ours=1.0, low=0.5, high=2.0, verdict="reproduced")) == ""

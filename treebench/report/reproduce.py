@@ -76,6 +76,7 @@ from treebench.report.table import build_table
 from treebench.report.verdicts import (
     KINDS,
     SIGNIFICANCE,
+    own_numbers_why,
     rule_text,
     summary,
     summary_text,
@@ -653,6 +654,16 @@ def _test_cell(effect: Effect | None) -> str:
     return text
 
 
+def _not_carried_markdown(rep: Report) -> list[str]:
+    """One line per claim whose rule the paper's own numbers do not pass, with why (:func:`own_numbers_why`)."""
+    lines = [f"- **{c.text}**: {why}" for c in rep.claims
+             if (why := own_numbers_why(getattr(c, "paper_on_paper", None)))]
+    intro = ("Each claim's rule is applied to the paper's published numbers first; where they do not pass it, the "
+             "grade of our rerun is read against that (a rule the paper's own numbers fail is not evidence against "
+             "the rerun).")
+    return [intro, ""] + (lines or ["- none: the paper's own numbers pass every claim's rule."])
+
+
 def _paper_on_paper_cell(effect: Effect | None) -> str:
     """The grade of the claim's rule on the paper's own numbers, with their effect and interval."""
     if effect is None:
@@ -904,6 +915,7 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     lines += ["| " + " | ".join(esc(x) for x in r) + " |" for r in _verdict_rows(rep)]
     for text, parts in _test_parts(rep):
         lines += ["", f"**{text}** — the test unit by unit:", ""] + [f"- {p}" for p in parts]
+    lines += ["", "### Claims the paper's own numbers do not carry", ""] + _not_carried_markdown(rep)
     lines += ["", "## Unexplained differences (open questions)", ""] + open_questions_markdown(rep)
     lines += ["", "## Anomaly flags", ""] + anomalies_markdown(rep)
     if rep.readings:

@@ -70,6 +70,34 @@ def not_testable(reason: str) -> str:
     return f"{NOT_TESTABLE} ({reason})"
 
 
+def own_numbers_why(effect: Any) -> str:
+    """Why the paper's own numbers do not carry a claim under its rule (``""`` when they do: ``reproduced``).
+
+    ``effect`` is the claim's effect computed on the paper's published table
+    (its paper-on-paper grade).  The reason is read off that grade and its
+    interval, so the report never leaves a claim the paper's numbers fail
+    without saying so.
+    """
+    verdict = str(getattr(effect, "verdict", ""))
+    grade = grade_of(verdict)
+    if grade == REPRODUCED:
+        return ""
+    if grade == NOT_TESTABLE:
+        return verdict[len(NOT_TESTABLE) + 2:-1] if verdict.startswith(NOT_TESTABLE + " (") else verdict
+    ours, low, high = (float(getattr(effect, name, math.nan)) for name in ("ours", "low", "high"))
+    kind, margin = getattr(effect, "kind", DIFFERENCE), float(getattr(effect, "margin", math.nan))
+    shown = "" if math.isnan(ours) else f"{ours:+.3g}" + ("" if math.isnan(low) else f" [{low:+.3g}, {high:+.3g}]")
+    n = int(getattr(effect, "n_datasets", 0) or 0)
+    over = f" over its {n} datasets" if n else ""
+    if grade == INCONCLUSIVE and kind == EQUIVALENCE and not math.isnan(margin):
+        return (f"the paper's own numbers{over} give {shown}, reaching past the margin ± {abs(margin):.3g}: they do "
+                "not show the equivalence its design could resolve")
+    if grade == INCONCLUSIVE:
+        return (f"the paper's own numbers{over} give {shown}, an interval holding 0: they do not establish the "
+                "effect at the 95 % level under this rule")
+    return f"the paper's own numbers{over} grade `{verdict}` under this rule ({shown or 'no effect computed'})"
+
+
 def grade_of(verdict: str) -> str:
     """The verdict without the reason of ``not testable``."""
     return NOT_TESTABLE if verdict.startswith(NOT_TESTABLE) else verdict
@@ -396,7 +424,8 @@ def verdicts_document(report: Any) -> dict[str, Any]:
         record["verdict_calibrated"] = str(getattr(calibrated, "verdict", not_testable("not computed")))
         own = getattr(outcome, "paper_on_paper", None)
         record["paper_on_paper"] = None if own is None else {
-            "verdict": str(own.verdict), "effect": _num(own.ours), "interval": [_num(own.low), _num(own.high)]}
+            "verdict": str(own.verdict), "effect": _num(own.ours), "interval": [_num(own.low), _num(own.high)],
+            "why_not_carried": own_numbers_why(own)}
         claims.append(record)
     spec = report.spec
     return {
@@ -469,4 +498,8 @@ def check_document(doc: dict[str, Any]) -> list[str]:
             problems.append(f"{c['claim']}: {grade} with interval {lo, hi} excluding 0")
         elif grade == NOT_REPRODUCED and (paper is None or lo - SLACK <= paper <= hi + SLACK):
             problems.append(f"{c['claim']}: not reproduced with interval {lo, hi} holding the paper's effect {paper}")
+    for c in claims:  # a rule the paper's own numbers fail is said, never left to be guessed
+        own = c.get("paper_on_paper") or {}
+        if own and grade_of(str(own.get("verdict", ""))) != REPRODUCED and not own.get("why_not_carried"):
+            problems.append(f"{c['claim']}: the paper's own numbers grade {own.get('verdict')!r} with no reason")
     return problems
