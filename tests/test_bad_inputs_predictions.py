@@ -671,8 +671,9 @@ def test_a_finished_config_switched_to_predictions_says_what_keeps_them(tmp_path
     code, out, err = _run(tmp_path, RUN, capsys)
     said = [x for x in (out + "\n".join(err)).splitlines() if x.startswith("warning:")]
     assert code == 0 and said == [
-        "warning: 2 finished trials of the store kept no predictions (run before the config said predictions: true) "
-        "and are not rerun; run again with --force to rerun every trial and keep them"]
+        "warning: 2 finished trials of the store have no kept predictions file (run before the config said "
+        "predictions: true, or the file removed since) and are not rerun; run again with --force to rerun every "
+        "trial and keep them"]
     code, _, err = _run(tmp_path, ("compare", "run.sqlite", "--test", "mcnemar"), capsys)
     assert code == 2 and err[0].endswith("(predictions: true in the config, then run it again with --force: a "
                                          "finished trial is not rerun otherwise)")

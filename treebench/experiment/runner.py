@@ -274,9 +274,10 @@ def _warn_without_predictions(store_path: str, finished: list[str], echo: Echo) 
     lacking = predictions.missing(store_path, finished)
     if lacking:
         n = len(lacking)
-        echo(f"warning: {n} finished trial{'s' * (n != 1)} of the store kept no predictions (run before the "
-             "config said predictions: true) and {} not rerun; run again with --force to rerun every trial "
-             "and keep them".format("is" if n == 1 else "are"))
+        has, are = ("has", "is") if n == 1 else ("have", "are")
+        echo(f"warning: {n} finished trial{'s' * (n != 1)} of the store {has} no kept predictions file (run before "
+             f"the config said predictions: true, or the file removed since) and {are} not rerun; run again with "
+             "--force to rerun every trial and keep them")
 
 
 def declared_measures(config: Config) -> list:
