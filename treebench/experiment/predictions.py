@@ -17,7 +17,10 @@ The store records each file's :func:`checksum` in the trial's row (``predictions
 every reader goes through :class:`KeptPredictions`, which checks each file against its trial
 before use (:func:`problem_of`): a missing, unreadable, damaged or swapped file is a one-line
 error naming the trial, or, asked, a trial left out and counted.  The checks are whole-array
-numpy operations, once per file.
+numpy operations, once per file.  A store written before checksums has none to check against:
+its files are checked against what the store does know (the trial's row counts and accuracy)
+and against the other files of the same split (classes, test rows, true labels), which a
+renamed or edited file contradicts.
 """
 
 from __future__ import annotations
@@ -432,6 +435,7 @@ class KeptPredictions:
         #: The files checked without a checksum (distinct trial keys: a baseline is read once per pair).
         self.content_only: set[str] = set()
         self._peer_verdicts: dict[tuple, dict[str, str]] = {}
+        self._by_split: dict[tuple, list[TrialFacts]] | None = None
 
     def expects(self, facts: TrialFacts) -> bool:
         """Whether the trial must have a file: its row records a checksum, or (an older row) it
@@ -488,10 +492,13 @@ class KeptPredictions:
         named; of two files that disagree, both are (nothing tells which one changed).
         """
         folder = folder_for(self.store)
+        if self._by_split is None:  # once: a trial's split, for every split judged
+            self._by_split = {}
+            for facts in self.facts.values():
+                if facts.status == "ok":
+                    self._by_split.setdefault(facts.split, []).append(facts)
         seen: dict[str, tuple] = {}
-        for other in self.facts.values():
-            if other.split != split or other.status != "ok":
-                continue
+        for other in self._by_split.get(split, []):
             try:
                 peer = _load(folder / f"{other.key}.npz")
             except BadPredictions:  # its own read names it
