@@ -150,6 +150,36 @@ def float_truth(found: dict[str, np.ndarray]) -> None:
     found["truth"] = found["truth"].astype(np.float64)
 
 
+def object_truth(found: dict[str, np.ndarray]) -> None:
+    found["truth"] = np.array(list(found["truth"]), dtype=object)  # np.savez pickles it
+
+
+def repeated_row(found: dict[str, np.ndarray]) -> None:
+    found["rows"] = found["rows"].copy()
+    found["rows"][1] = found["rows"][0]
+
+
+def rows_beyond(found: dict[str, np.ndarray]) -> None:
+    found["rows"] = found["rows"] + 100_000
+
+
+def renamed_classes(found: dict[str, np.ndarray]) -> None:
+    found["classes"] = np.array([f"x{c}" for c in found["classes"]])
+
+
+def truth_edited_keeping_accuracy(found: dict[str, np.ndarray]) -> None:
+    """A right prediction's truth and prediction both moved to another class: same accuracy, same shapes."""
+    truth, predicted = found["truth"].copy(), found["predicted"].copy()
+    at = int(np.flatnonzero(truth == predicted)[0])
+    truth[at] = predicted[at] = (truth[at] + 1) % len(found["classes"])
+    found["truth"], found["predicted"] = truth, predicted
+    if "proba" in found:
+        proba = found["proba"].copy()
+        proba[at] = 0
+        proba[at, truth[at]] = 1
+        found["proba"] = proba
+
+
 def folder_instead(path: Path) -> None:
     path.unlink()
     path.mkdir()
@@ -224,6 +254,9 @@ SKIP = ("--skip-bad-predictions",)
 TRIAL = r"^error: kept predictions of iris / entropy repeat 0 fold {fold} \(trial [0-9a-f]{{12}}\) failed verification: "
 END = r".*; --skip-bad-predictions leaves such trials out$"
 
+#: An older store's file that the other file of its split contradicts (iris / entropy, fold 1).
+PEERS = TRIAL.format(fold=1) + (r".*\.npz disagrees with the kept predictions of 1 of the other 1 trial\(s\) of its "
+                                r"split: ")
 #: A predictions folder that is a file.
 FOLDER_A_FILE = (r"^error: the kept predictions folder 'cv\.sqlite\.predictions' of results store 'cv\.sqlite' is a "
                  r"file, not a folder, so no trial's predictions can be read; accepted: the folder a run with "
@@ -232,7 +265,12 @@ FOLDER_A_FILE = (r"^error: the kept predictions folder 'cv\.sqlite\.predictions'
 KINDS: dict[str, tuple[Callable[[Path], None], str]] = {
     "truncated": (truncated, r"\.npz is not a readable \.npz file \("),
     "zero-bytes": (empty, r"\.npz is empty \(0 bytes\)"),
-    "random-bytes": (random_bytes, r"\.npz is not a readable \.npz file \("),
+    "random-bytes": (random_bytes, r"\.npz is not a kept predictions file \(damaged: not an \.npz archive, which "
+                                   r"starts with the zip signature PK\)"),
+    "object-array": (rewritten(object_truth), r"\.npz holds an array of Python objects \(pickled data\), which a kept "
+                                              r"predictions file never does"),
+    "repeated-rows": (rewritten(repeated_row), r"\.npz has repeated test row positions \(each test row is predicted "
+                                               r"once\)"),
     "wrong-array-names": (wrong_names, r"\.npz holds the arrays guesses, labels; expected rows, truth, predicted"),
     "wrong-row-count": (rewritten(fewer_rows), r"\.npz has 70 test rows; the trial tested 75"),
     "other-dataset": (swapped("wine", "entropy", 1), r"\.npz holds the predictions of trial [0-9a-f]{12} "
@@ -304,6 +342,29 @@ CASES = [
             r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
             r"\(trial [0-9a-f]{12}\): .*has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored", code=0,
             files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    # issue 43 F4/F5: an older store's file renamed or edited into other valid predictions of the same accuracy,
+    # or with impossible rows: the dataset's row count (n_train + n_test) and the other files of the split see it
+    CliCase("legacy-export-rows-beyond-the-dataset", EXPORT, line(r"\.npz has test row position 100\d{3}; the dataset "
+                                                                  r"has 150 rows \(positions 0 to 149, from the trial's "
+                                                                  r"n_train \+ n_test\)"),
+            files={"cv.sqlite": legacy_and(rewritten(rows_beyond), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-export-repeated-rows", EXPORT, line(r"\.npz has repeated test row positions"),
+            files={"cv.sqlite": legacy_and(rewritten(repeated_row), dataset="iris", algorithm="entropy", fold=1)}),
+    # of two files that disagree, nothing tells which changed: the first read is named, and the other is said
+    CliCase("legacy-export-renamed-classes", EXPORT, PEERS + r"its classes 'x0', 'x1', 'x2' are not the classes "
+            r"'0', '1', '2' of gini \(trial [0-9a-f]{12}\); renamed or edited since \(the store records no checksum "
+            r"to tell which file changed\)" + END,
+            files={"cv.sqlite": legacy_and(rewritten(renamed_classes), dataset="iris", algorithm="entropy", fold=1)}),
+    CliCase("legacy-mcnemar-truth-edited-keeping-accuracy", MCNEMAR,
+            PEERS.replace("fold 1", "fold 0") + r"its truth of test row \d+ is '\d' \(1 row\(s\) differ\), not "
+            r"the '\d' of gini" + END,
+            files={"holdout.sqlite": legacy_and(rewritten(truth_edited_keeping_accuracy), store="holdout",
+                                                dataset="iris", algorithm="entropy", fold=0)}),
+    CliCase("legacy-export-skip-truth-edited-keeping-accuracy", (*EXPORT, *SKIP),
+            r"^skipped 2 trials whose kept predictions failed verification: iris / entropy repeat 0 fold 1 .*its truth "
+            r"of test row \d+ is .*; iris / gini repeat 0 fold 1 .*its truth of test row \d+ is .*", code=0,
+            files={"cv.sqlite": legacy_and(rewritten(truth_edited_keeping_accuracy), dataset="iris",
+                                           algorithm="entropy", fold=1)}),
     # the option skips the bad trial and says so, counted, in one line (exit 0)
     CliCase("export-skip-truncated", (*EXPORT, *SKIP),
             r"^skipped 1 trial whose kept predictions failed verification: iris / entropy repeat 0 fold 1 "
@@ -421,8 +482,9 @@ def test_an_older_store_is_checked_by_content_and_says_so_once(tmp_path, capsys)
     legacy_and(None)(tmp_path)
     code, _, err = _run(tmp_path, EXPORT, capsys)
     assert code == 0 and len(err) == 1
-    assert err[0] == ("warning: 8 kept predictions files checked by content and stored accuracy only: their "
-                      "trials were stored before predictions checksums were recorded")
+    assert err[0] == ("warning: 8 kept predictions files checked without a checksum (by content, stored accuracy "
+                      "and row counts, and against the other files of the same split): their trials were stored "
+                      "before predictions checksums were recorded")
     assert len(pd.read_csv(tmp_path / "out.csv")) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"])
 
 
@@ -489,3 +551,133 @@ def test_a_failed_trials_stale_file_is_not_exported(tmp_path, capsys):
     table = pd.read_csv(tmp_path / "out.csv")
     assert len(table) == 2 * 2 * (N_TEST["iris"] + N_TEST["wine"]) - N_TEST["wine"]
     assert KEYS[("cv", "wine", "gini", 1)] not in set(table["trial_key"])
+
+
+# --------------------------------------------------------------------------- issue 43: F2, F4, F6, F12, M2
+THREE = """\
+experiment: kept-three
+seed: 3
+datasets: [iris, wine]
+protocol: {type: holdout, test_size: 0.5, repeats: 1}
+predictions: true
+algorithms:
+  - {name: entropy, criterion: entropy, params: {max_depth: 3}}
+  - {name: gini, criterion: gini, params: {max_depth: 3}}
+  - {name: cart, baseline: sklearn-cart}
+store: three.sqlite
+"""
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory) -> Path:
+    """An older store (no checksums) of three algorithms on one holdout split of iris and wine."""
+    folder = tmp_path_factory.mktemp("three")
+    (folder / "three.yaml").write_text(THREE, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert exit_code(["run", "three.yaml", "--jobs", "1", "--quiet"]) == 0
+    legacy(folder / "three.sqlite")
+    return folder / "three.sqlite"
+
+
+def _copy_three(three: Path, folder: Path) -> tuple[Path, dict[str, str]]:
+    store = folder / "three.sqlite"
+    shutil.copyfile(three, store)
+    shutil.copytree(P.folder_for(three), P.folder_for(store))
+    with sqlite3.connect(store) as conn:
+        found = dict(conn.execute("SELECT algorithm, trial_key FROM trials WHERE dataset = 'iris'"))
+    conn.close()
+    return store, found
+
+
+def test_the_other_files_of_the_split_outvote_a_renamed_one(three, tmp_path, capsys):
+    """Three files of one split, one with its classes renamed: that one alone is named (and skipped)."""
+    store, found = _copy_three(three, tmp_path)
+    path = P.folder_for(store) / f"{found['gini']}.npz"
+    rewritten(renamed_classes)(path)
+    kept = P.KeptPredictions(store, skip_bad=True)
+    for key in found.values():
+        kept.get(key)
+    assert [facts.algorithm for facts, _ in kept.skipped] == ["gini"]
+    assert "disagrees with the kept predictions of 2 of the other 2 trial(s) of its split: its classes 'x0'" \
+           in kept.skipped[0][1]
+
+
+def test_mcnemar_counts_each_file_read_without_a_checksum_once(three, tmp_path, capsys):
+    """The baseline's file is read once per pair; the warning counts files (6), not reads (8)."""
+    _copy_three(three, tmp_path)
+    code, _, err = _run(tmp_path, ("compare", "three.sqlite", "--test", "mcnemar", "--format", "csv"), capsys)
+    assert code == 0 and err == [
+        "warning: 6 kept predictions files checked without a checksum (by content, stored accuracy and row counts, "
+        "and against the other files of the same split): their trials were stored before predictions checksums "
+        "were recorded"]
+
+
+def test_plot_of_a_metric_of_predictions_warns_and_skips_as_compare(three, tmp_path, capsys):
+    """plot reads kept predictions too: it says when they had no checksum, and has --skip-bad-predictions,
+    which its own refusal names."""
+    store, found = _copy_three(three, tmp_path)
+    plot = ("plot", "scores", "three.sqlite", "--metric", "f1_macro", "--out", "out.scores")
+    code, _, err = _run(tmp_path, plot, capsys)
+    assert code == 0 and [x for x in err if x.startswith("warning:")] == [
+        "warning: 6 kept predictions files checked without a checksum (by content, stored accuracy and row counts, "
+        "and against the other files of the same split): their trials were stored before predictions checksums "
+        "were recorded"]
+    rewritten(truth_edited_keeping_accuracy)(P.folder_for(store) / f"{found['cart']}.npz")
+    before = tree_digest(tmp_path)
+    code, _, err = _run(tmp_path, plot, capsys)
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: kept predictions of iris / cart ")
+    assert err[0].endswith("--skip-bad-predictions leaves such trials out") and tree_digest(tmp_path) == before
+    code, _, err = _run(tmp_path, (*plot, *SKIP), capsys)
+    assert code == 0 and err[0].startswith("skipped 1 trial whose kept predictions failed verification: iris / cart")
+    code, _, err = _run(tmp_path, ("plot", "scores", "three.sqlite", "--out", "out.scores", *SKIP), capsys)
+    assert code == 2 and err == ["error: --skip-bad-predictions goes with what reads kept predictions: --metric a "
+                                 "metric of predictions (balanced_accuracy, f1_macro, kappa, log_loss, roc_auc_ovr, "
+                                 "brier), which plot computes from them"]
+
+
+RUN_CONFIG = """\
+experiment: kept-run
+seed: 3
+datasets: [iris]
+protocol: {type: holdout, test_size: 0.5, repeats: 1}
+predictions: PREDICTIONS
+algorithms:
+  - {name: entropy, criterion: entropy, params: {max_depth: 2}}
+  - {name: gini, criterion: gini, params: {max_depth: 2}}
+store: run.sqlite
+"""
+RUN = ("run", "run.yaml", "--jobs", "1", "--quiet")
+
+
+@pytest.mark.parametrize("case", [
+    CliCase("run-predictions-folder-is-a-file", RUN,
+            r"^error: the kept predictions folder 'run\.sqlite\.predictions' of results store 'run\.sqlite' is a "
+            r"file, not a folder; accepted: a folder there, or nothing \(the run makes it\) -- move that file away, "
+            r"or give the store another name \(--store\)$",
+            files={"run.yaml": RUN_CONFIG.replace("PREDICTIONS", "true"), "run.sqlite.predictions": "x\n"}),
+], ids=lambda case: case.id)
+def test_run_refuses_a_predictions_folder_that_is_a_file(case, tmp_path, capsys):
+    run_case(case, tmp_path, capsys)  # nothing created: no store, no lock
+    assert not (tmp_path / "run.sqlite").exists()
+
+
+def test_a_finished_config_switched_to_predictions_says_what_keeps_them(tmp_path, capsys):
+    """Trial keys do not include predictions: the rerun skips the finished trials, says so and names --force."""
+    config = tmp_path / "run.yaml"
+    config.write_text(RUN_CONFIG.replace("PREDICTIONS", "false"), encoding="utf-8")
+    assert _run(tmp_path, RUN, capsys)[0] == 0
+    config.write_text(RUN_CONFIG.replace("PREDICTIONS", "true"), encoding="utf-8")
+    code, out, err = _run(tmp_path, RUN, capsys)
+    said = [x for x in (out + "\n".join(err)).splitlines() if x.startswith("warning:")]
+    assert code == 0 and said == [
+        "warning: 2 finished trials of the store have no kept predictions file (run before the config said "
+        "predictions: true, or the file removed since) and are not rerun; run again with --force to rerun every "
+        "trial and keep them"]
+    code, _, err = _run(tmp_path, ("compare", "run.sqlite", "--test", "mcnemar"), capsys)
+    assert code == 2 and err[0].endswith("(predictions: true in the config, then run it again with --force: a "
+                                         "finished trial is not rerun otherwise)")
+    assert _run(tmp_path, (*RUN, "--force"), capsys)[0] == 0
+    assert len(list(P.keys(tmp_path / "run.sqlite"))) == 2
+    code, out, err = _run(tmp_path, RUN, capsys)  # nothing left without predictions: no warning
+    assert code == 0 and not [x for x in (out + "\n".join(err)).splitlines() if x.startswith("warning:")]

@@ -341,6 +341,10 @@ PLOT_CASES = [
             {"m.pkl": _pickle("DecisionTreeClassifier()")}),
     CliCase("plot-not-a-tree", PLOT, r"^error: cannot draw list: plot tree draws treebench's trees",
             {"m.pkl": _pickle("[1, 2]")}),
+    # bytes that are no pickle: unpickling raises a bare KeyError('110'), which used to be the whole message
+    CliCase("plot-not-a-pickle", PLOT, r"^error: cannot read a fitted estimator from m\.pkl: not a readable joblib or "
+            r"pickle file \(KeyError: 110\); accepted: an estimator saved with joblib\.dump, as \.joblib, \.pkl, "
+            r"\.pickle$", {"m.pkl": "not a pickle"}),
 ]
 
 

@@ -116,6 +116,10 @@ def run(
 
         # an unusable or foreign store is refused before the kernels compile (a minute on first use)
         check_run(str(store), experiment_identity(loaded))
+        if loaded.predictions:
+            from treebench.experiment.predictions import check_place
+
+            check_place(store)
         _announce_compile(loaded, quiet)
     from treebench.experiment.runner import run_experiment
 

@@ -17,7 +17,10 @@ The store records each file's :func:`checksum` in the trial's row (``predictions
 every reader goes through :class:`KeptPredictions`, which checks each file against its trial
 before use (:func:`problem_of`): a missing, unreadable, damaged or swapped file is a one-line
 error naming the trial, or, asked, a trial left out and counted.  The checks are whole-array
-numpy operations, once per file.
+numpy operations, once per file.  A store written before checksums has none to check against:
+its files are checked against what the store does know (the trial's row counts and accuracy)
+and against the other files of the same split (classes, test rows, true labels), which a
+renamed or edited file contradicts.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from treebench.errors import TreebenchError
 SUFFIX = ".predictions"
 #: The arrays every file holds (``proba`` too when the learner gave probabilities).
 _NAMES = ("rows", "truth", "predicted", "classes")
+#: The first bytes of a zip archive (an ``.npz``) and of a single ``.npy`` array.
+_ZIP_MAGIC = b"PK"  # a local file header (PK\\3\\4) or an empty archive (PK\\5\\6)
+_NPY_MAGIC = b"\x93NUMPY"
 #: How far a row of kept probabilities may sum from 1 (they are float32).
 PROBA_TOLERANCE = 1e-3
 
@@ -156,6 +162,14 @@ def _load(path: Path) -> TrialPredictions:
     if size == 0:  # np.load raises EOFError, which click turns into "Aborted!"
         raise BadPredictions(f"{path} is empty (0 bytes)")
     try:
+        with open(path, "rb") as handle:
+            head = handle.read(len(_NPY_MAGIC))
+    except OSError as exc:
+        raise BadPredictions(f"{path} cannot be read ({exc.strerror or exc})") from None
+    if not head.startswith(_ZIP_MAGIC) and head != _NPY_MAGIC:  # numpy would try it as a pickle and say so
+        raise BadPredictions(f"{path} is not a kept predictions file (damaged: not an .npz archive, which starts "
+                             "with the zip signature PK)")
+    try:
         loaded = np.load(path, allow_pickle=False)
         if not isinstance(loaded, np.lib.npyio.NpzFile):
             raise BadPredictions(f"{path} is a single array, not an .npz file of kept predictions")
@@ -172,6 +186,11 @@ def _load(path: Path) -> TrialPredictions:
                                      "expected the trial key as text")
     except BadPredictions:
         raise
+    except ValueError as exc:
+        if "allow_pickle" not in str(exc):
+            raise BadPredictions(f"{path} is not a readable .npz file ({_one_line(exc)})") from None
+        raise BadPredictions(f"{path} holds an array of Python objects (pickled data), which a kept predictions "
+                             "file never does (damaged, or not written by treebench); not loaded") from None
     except Exception as exc:  # noqa: BLE001 - zip, zlib, numpy and OS errors alike: the file is unreadable
         raise BadPredictions(f"{path} is not a readable .npz file ({_one_line(exc)})") from None
     return TrialPredictions(arrays["rows"], arrays["truth"], arrays["predicted"], arrays["classes"],
@@ -190,6 +209,32 @@ def read(store: str | Path, key: str) -> TrialPredictions | None:
         raise TreebenchError(f"unreadable predictions file {exc}") from None
 
 
+def folder_problem(store: str | Path) -> str | None:
+    """What makes the place of ``store``'s predictions folder no folder (a file, a link to nothing...), or ``None``."""
+    folder = folder_for(store)
+    if not os.path.lexists(folder) or folder.is_dir():
+        return None
+    from treebench.errors import special_kind
+
+    kind = special_kind(folder) or ("a broken link" if not folder.exists() else "a file")
+    return f"the kept predictions folder {str(folder)!r} of results store {str(store)!r} is {kind}, not a folder"
+
+
+def check_place(store: str | Path) -> None:
+    """Refuse (one line) a run keeping predictions where the predictions folder cannot be: checked
+    before the store is created, so a refused run leaves nothing behind."""
+    problem = folder_problem(store)
+    if problem is not None:
+        raise TreebenchError(f"{problem}; accepted: a folder there, or nothing (the run makes it) -- move "
+                             "that file away, or give the store another name (--store)")
+
+
+def missing(store: str | Path, keys: Iterator[str]) -> list[str]:
+    """Those of ``keys`` (finished trials) that have no kept predictions file."""
+    folder = folder_for(store)
+    return [key for key in keys if not os.path.lexists(folder / f"{key}.npz")]
+
+
 def keys(store: str | Path) -> Iterator[str]:
     """Trial keys with kept predictions (finished files only)."""
     folder = folder_for(store)
@@ -202,7 +247,7 @@ def keys(store: str | Path) -> Iterator[str]:
 # --------------------------------------------------------------------------- verification
 #: The store's columns a file is checked against (:meth:`ResultsStore.trial_facts`), in :class:`TrialFacts` order.
 FACT_COLUMNS = ("trial_key", "dataset", "algorithm", "repeat", "fold", "status", "n_test", "predictions_sha256",
-                "accuracy")
+                "accuracy", "n_train", "protocol", "dataset_checksum")
 #: How far the accuracy computed from a file may be from the one stored with its trial (both are
 #: ``correct / n_test`` in float64: only the storage's rounding may separate them).
 ACCURACY_TOLERANCE = 1e-9
@@ -222,6 +267,24 @@ class TrialFacts:
     checksum: str | None
     #: The test accuracy stored with the trial (``None`` when the row has none).
     accuracy: float | None = None
+    n_train: float | None = None
+    #: The protocol's label (``cv10x1``, ``holdout0.3x1``, ``fixed:COLUMN``...) and the dataset's content checksum.
+    protocol: str | None = None
+    dataset_checksum: str | None = None
+
+    @property
+    def n_rows(self) -> int | None:
+        """The dataset's row count, ``n_train + n_test``: every protocol but a fixed split (which may
+        leave rows unused) trains on all the rows it does not test; ``None`` when unknown."""
+        counts = (self.n_train, self.n_test)
+        if any(c is None or not np.isfinite(c) for c in counts) or str(self.protocol or "").startswith("fixed"):
+            return None
+        return int(self.n_train) + int(self.n_test)
+
+    @property
+    def split(self) -> tuple:
+        """The trials tested on the same rows: same dataset (and content), repeat and fold."""
+        return self.dataset, self.dataset_checksum, self.repeat, self.fold
 
     @property
     def label(self) -> str:
@@ -257,7 +320,18 @@ def _codes_problem(kept: TrialPredictions) -> str | None:
             return f"has codes in {name!r} outside its {n_classes} classes"
     if len(kept.rows) and kept.rows.min() < 0:
         return "has negative test row positions"
+    if len(np.unique(kept.rows)) != len(kept.rows):
+        return "has repeated test row positions (each test row is predicted once)"
     return None
+
+
+def _rows_problem(kept: TrialPredictions, facts: TrialFacts) -> str | None:
+    """Test row positions beyond the dataset's rows (known from the trial's row counts)."""
+    n_rows = facts.n_rows
+    if n_rows is None or not len(kept.rows) or kept.rows.max() < n_rows:
+        return None
+    return (f"has test row position {int(kept.rows.max())}; the dataset has {n_rows} rows "
+            f"(positions 0 to {n_rows - 1}, from the trial's n_train + n_test)")
 
 
 def _proba_problem(kept: TrialPredictions) -> str | None:
@@ -323,7 +397,7 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
     problem = _structure_problem(kept)
     if problem is None and facts.n_test is not None and not np.isnan(facts.n_test) and len(kept.rows) != facts.n_test:
         problem = f"has {len(kept.rows)} test rows; the trial tested {int(facts.n_test)}"
-    problem = problem or _codes_problem(kept) or _proba_problem(kept)
+    problem = problem or _codes_problem(kept) or _rows_problem(kept, facts) or _proba_problem(kept)
     if problem is None and facts.checksum is not None and (found := checksum(kept, facts.key)) != facts.checksum:
         problem = (f"has checksum {found[:12]}, not the {facts.checksum[:12]} recorded with the trial "
                    "(another trial's file, or changed since)")
@@ -349,20 +423,19 @@ class KeptPredictions:
 
         self.store = Path(store)
         self.skip_bad = skip_bad
-        folder = folder_for(store)
-        if os.path.lexists(folder) and not folder.is_dir():  # not one trial's problem: no skipping helps
-            from treebench.errors import special_kind
-
-            kind = special_kind(folder) or ("a broken link" if not folder.exists() else "a file")
-            raise BadPredictions(f"the kept predictions folder {str(folder)!r} of results store {str(store)!r} is "
-                                 f"{kind}, not a folder, so no trial's predictions can be read; accepted: the "
-                                 f"folder a run with predictions: true writes beside its store")
+        problem = folder_problem(store)
+        if problem is not None:  # not one trial's problem: no skipping helps
+            raise BadPredictions(f"{problem}, so no trial's predictions can be read; accepted: the folder a run "
+                                 "with predictions: true writes beside its store")
         with ResultsStore(store) as opened:
             self.facts = {str(row[0]): TrialFacts(*row) for row in opened.trial_facts(FACT_COLUMNS)}
         # a store written before checksums: a finished trial has a file when the store kept any
         self._kept_any = next(keys(store), None) is not None
         self.skipped: list[tuple[TrialFacts, str]] = []
-        self.content_only = 0
+        #: The files checked without a checksum (distinct trial keys: a baseline is read once per pair).
+        self.content_only: set[str] = set()
+        self._peer_verdicts: dict[tuple, dict[str, str]] = {}
+        self._by_split: dict[tuple, list[TrialFacts]] | None = None
 
     def expects(self, facts: TrialFacts) -> bool:
         """Whether the trial must have a file: its row records a checksum, or (an older row) it
@@ -395,10 +468,54 @@ class KeptPredictions:
         except BadPredictions as exc:
             return self._bad(facts, str(exc))
         problem = problem_of(kept, facts)
+        if problem is None and facts.checksum is None:  # no checksum: the other files of its split vouch for it
+            problem = self._peer_problem(facts)
         if problem is not None:
             return self._bad(facts, f"{path} {problem}")
-        self.content_only += facts.checksum is None
+        if facts.checksum is None:
+            self.content_only.add(key)
         return kept
+
+    def _peer_problem(self, facts: TrialFacts) -> str | None:
+        """How the file disagrees with the other files of its split (judged once per split)."""
+        verdicts = self._peer_verdicts.get(facts.split)
+        if verdicts is None:
+            verdicts = self._peer_verdicts[facts.split] = self._judge_split(facts.split)
+        return verdicts.get(facts.key)
+
+    def _judge_split(self, split: tuple) -> dict[str, str]:
+        """Trial key -> disagreement, for the files of one split that the others outvote.
+
+        The trials of one split tested the same rows, whose true labels (as text) and the
+        dataset's classes are the same whatever the algorithm.  A file that passes its own checks
+        but disagrees with at least as many of the others as agree with it (itself counted) is
+        named; of two files that disagree, both are (nothing tells which one changed).
+        """
+        folder = folder_for(self.store)
+        if self._by_split is None:  # once: a trial's split, for every split judged
+            self._by_split = {}
+            for facts in self.facts.values():
+                if facts.status == "ok":
+                    self._by_split.setdefault(facts.split, []).append(facts)
+        seen: dict[str, tuple] = {}
+        for other in self._by_split.get(split, []):
+            try:
+                peer = _load(folder / f"{other.key}.npz")
+            except BadPredictions:  # its own read names it
+                continue
+            if problem_of(peer, other) is None:  # a file that fails its own checks has no vote
+                order = np.argsort(peer.rows, kind="stable")
+                seen[other.key] = (tuple(peer.classes.tolist()), peer.rows[order], peer.y_true[order])
+        verdicts = {}
+        for key, mine in seen.items():
+            differ = {k: d for k, other in seen.items() if k != key and (d := _difference(mine, other))}
+            if differ and len(differ) >= len(seen) - len(differ):
+                first, how = next(iter(differ.items()))
+                verdicts[key] = (f"disagrees with the kept predictions of {len(differ)} of the other "
+                                 f"{len(seen) - 1} trial(s) of its split: {how} of "
+                                 f"{self.facts[first].algorithm} (trial {first[:12]}); renamed or edited since "
+                                 "(the store records no checksum to tell which file changed)")
+        return verdicts
 
     def _bad(self, facts: TrialFacts, problem: str) -> None:
         if self.skip_bad:
@@ -415,10 +532,30 @@ class KeptPredictions:
             named = "; ".join(f"{facts.label}: {problem}" for facts, problem in self.skipped)
             lines.append(f"skipped {n} trial{'s' * (n != 1)} whose kept predictions failed verification: {named}")
         if self.content_only:
-            n = self.content_only
-            lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked by content and stored "
-                         "accuracy only: their trials were stored before predictions checksums were recorded")
+            n = len(self.content_only)
+            lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked without a checksum (by "
+                         "content, stored accuracy and row counts, and against the other files of the same "
+                         "split): their trials were stored before predictions checksums were recorded")
         return lines
+
+
+def _shown_labels(labels: tuple) -> str:
+    shown = ", ".join(repr(c) for c in labels[:4])
+    return shown + (f", ... ({len(labels)})" if len(labels) > 4 else "")
+
+
+def _difference(mine: tuple, other: tuple) -> str | None:
+    """How one file's (classes, sorted rows, truth of those rows) differs from another's of the same split."""
+    if mine[0] != other[0]:
+        return f"its classes {_shown_labels(mine[0])} are not the classes {_shown_labels(other[0])}"
+    if not np.array_equal(mine[1], other[1]):
+        return "its test rows are not the test rows"
+    wrong = np.flatnonzero(mine[2] != other[2])
+    if len(wrong):
+        at = int(wrong[0])
+        return (f"its truth of test row {int(mine[1][at])} is {str(mine[2][at])!r} "
+                f"({len(wrong)} row(s) differ), not the {str(other[2][at])!r}")
+    return None
 
 
 def with_metric(frame: Any, store: str | Path, metric: str, kept: KeptPredictions | None = None) -> Any:
@@ -499,7 +636,8 @@ def paired_cases(store: str | Path, frame: Any, dataset: str, a: str, b: str,
         got = gots[name]
         if got is None:
             raise TreebenchError(f"no kept predictions of {name!r} on {dataset!r}: McNemar's test needs them "
-                                 "(predictions: true in the config, then rerun)")
+                                 "(predictions: true in the config, then run it again with --force: a finished "
+                                 "trial is not rerun otherwise)")
         order = np.argsort(got.rows, kind="stable")
         found.append((got.rows[order], got.y_true[order], got.y_pred[order]))
     if not np.array_equal(found[0][0], found[1][0]):
@@ -537,5 +675,6 @@ def as_frame(store: str | Path, trials: Any, kept: KeptPredictions | None = None
         if kept.skipped:
             raise TreebenchError(f"every kept predictions file of {store} failed verification "
                                  f"({len(kept.skipped)} skipped)")
-        raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them)")
+        raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them; "
+                             "run it again with --force for the trials already finished)")
     return pd.concat(parts, ignore_index=True)

@@ -264,6 +264,22 @@ def warn_unavailable(config: Config, echo: Echo) -> None:
             echo(f"warning: {reason}")
 
 
+def _warn_without_predictions(store_path: str, finished: list[str], echo: Echo) -> None:
+    """Say when finished trials kept no predictions though the config now asks for them.
+
+    They are not rerun: a trial's key does not include ``predictions``, and rerunning a finished
+    trial would replace its stored results (timings differ) behind the user's back; ``--force``
+    does it when asked.
+    """
+    lacking = predictions.missing(store_path, finished)
+    if lacking:
+        n = len(lacking)
+        has, are = ("has", "is") if n == 1 else ("have", "are")
+        echo(f"warning: {n} finished trial{'s' * (n != 1)} of the store {has} no kept predictions file (run before "
+             f"the config said predictions: true, or the file removed since) and {are} not rerun; run again with "
+             "--force to rerun every trial and keep them")
+
+
 def declared_measures(config: Config) -> list:
     """The extra measures the config's learners record (their definitions go into the store)."""
     from treebench.learners.registry import baseline_class, criterion_learner_class
@@ -308,6 +324,8 @@ def run_experiment(
     check_trial_count(config, max_trials)
     identity = experiment_identity(config)
     check_run(store_path, identity)  # a foreign or unusable store stops the run before any data is loaded
+    if config.predictions:  # before the store is created: a refused run leaves nothing behind
+        predictions.check_place(store_path)
     trials = plan(config)
     # the content each dataset label is pinned to; --force does not lift the check
     checksums = {t.dataset.label: t.checksum for t in trials}
@@ -318,6 +336,8 @@ def run_experiment(
         # end up alone at the tail of the run while other workers sit idle.
         todo.sort(key=_expected_cost(config))
         summary = RunSummary(planned=len(trials), skipped=len(trials) - len(todo), store=store_path)
+        if config.predictions and not force:
+            _warn_without_predictions(store_path, [t.key for t in trials if t.key in finished], echo)
         meta = store.meta()
         from treebench import __version__
 

@@ -302,8 +302,11 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--out", type=OutPath(dir_okay=False, path_type=Path),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
+@click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
+              help="With --metric a metric of predictions: leave out (and count) the trials whose kept predictions "
+                   "are missing or fail verification against their trial, instead of stopping with an error.")
 def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out, style="box", algorithm=None,
-         repeat=0, fold=0, max_depth=4) -> None:
+         repeat=0, fold=0, max_depth=4, skip_bad=False) -> None:
     """Draw a figure from a results store: leaves (grouped bars), param (sensitivity curve of an untuned sweep),
     cd (critical-difference diagram), scores (per-split distributions, box or violin), tree (one trial's tree).
 
@@ -313,6 +316,12 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     """
     _check_lists(datasets=datasets, algorithms=algorithms)
     _check_given(metric=metric, param=param, dataset=dataset, algorithm=algorithm)
+    if skip_bad:  # as compare's: an option that reads no kept predictions here would be silently ignored
+        from treebench.stats.prediction_metrics import PREDICTION_METRICS
+
+        if kind == "tree" or metric not in PREDICTION_METRICS:
+            raise TreebenchError("--skip-bad-predictions goes with what reads kept predictions: --metric a metric "
+                                 f"of predictions ({', '.join(PREDICTION_METRICS)}), which plot computes from them")
     if kind == "tree":
         for path in _plot_tree(Path(source), out, dataset, algorithm, repeat, fold, max_depth or None):
             click.echo(f"wrote {path}")
@@ -325,7 +334,7 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
         raise TreebenchError("plot param needs --param NAME (the hyperparameter for the x axis, e.g. q)")
     frame = load_frame(source)
     # a metric of predictions (f1_macro...): computed from the kept predictions, as compare does
-    frame = with_prediction_metric(frame, source, metric)[0]
+    frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
     name = kind if kind != "param" else f"param-{param}"
     base = figure_base(out) if out else Path("results/plots") / f"{_experiment_name(frame, source)}-{name}"
     for suffix in (".png", ".svg"):  # refuse a bad place before drawing anything
@@ -344,6 +353,8 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
         paths = plots.plot_param(frame, base, param=param, dataset=dataset, metrics=metrics, algorithms=algs)
     for p in paths:
         click.echo(f"wrote {p}")
+    if kept is not None:  # the trials left out of the figure, the files read without a checksum
+        _echo_lines(kept.report_lines())
 
 
 _MODEL_SUFFIXES = (".joblib", ".pkl", ".pickle")
@@ -360,7 +371,11 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
         try:
             model = joblib.load(source)
         except Exception as exc:  # noqa: BLE001 - any unreadable file: one line
-            raise TreebenchError(f"cannot read a fitted estimator from {source}: {exc}") from None
+            # unpickling garbage raises bare KeyErrors ("110"): name the kind of error, and what is accepted
+            text = " ".join(str(exc).split())[:160]
+            raise TreebenchError(f"cannot read a fitted estimator from {source}: not a readable joblib or pickle "
+                                 f"file ({type(exc).__name__}{': ' + text if text else ''}); accepted: an estimator "
+                                 f"saved with joblib.dump, as {', '.join(_MODEL_SUFFIXES)}") from None
         title, base = f"{type(model).__name__} ({source.name})", source.with_suffix("")
     elif source.suffix.lower() in (".yaml", ".yml"):
         from treebench.experiment.refit import refit_trial
