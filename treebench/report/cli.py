@@ -13,6 +13,7 @@ import click
 
 from treebench.console import OutPath
 from treebench.errors import TreebenchError
+from treebench.experiment.order import CONFIG_SUFFIXES
 from treebench.outpaths import check_file, check_format_suffix, with_extension, write_text
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
@@ -158,6 +159,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    if test == "mcnemar":
+        _refuse_unused_by_mcnemar()
     if skip_bad:  # as export's: an option that reads no kept predictions here would be silently ignored
         from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
@@ -171,6 +174,12 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     frame = load_frame(source)
     store = store_of(source)
     frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
+    if str(source).lower().endswith(CONFIG_SUFFIXES):  # as results show, the table stays; the gap is said
+        from treebench.report.source import unfinished_planned
+
+        gap = unfinished_planned(frame, Path(source), _names(datasets), _names(algorithms))
+        if gap is not None:
+            click.echo(gap, err=True)
     if test == "mcnemar":
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
@@ -210,6 +219,34 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
         for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
+
+
+#: Options of compare that --test mcnemar does not read (it counts right and wrong predictions of
+#: one split per dataset): given with it they would be ignored without a word.
+_NOT_MCNEMAR = {"metric": "--metric", "rope": "--rope", "underline_against": "--underline-against",
+                "paired_test": "--paired", "samples": "--samples", "seed": "--seed",
+                "test_train_ratio": "--test-train-ratio"}
+_MCNEMAR_OPTIONS = "--baseline, --algorithms, --datasets, --alpha, --correction, --format, --out, --skip-bad-predictions"
+
+
+def _refuse_unused_by_mcnemar() -> None:
+    """Refuse an option given on the command line that ``--test mcnemar`` would ignore.
+
+    ``--metric accuracy`` is let through: McNemar's test compares exactly the right/wrong
+    counts behind accuracy.
+    """
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    for name, option in _NOT_MCNEMAR.items():
+        if ctx.get_parameter_source(name) != ParameterSource.COMMANDLINE:
+            continue
+        if name == "metric" and ctx.params.get(name) == "accuracy":
+            continue
+        raise TreebenchError(f"{option} is not read by --test mcnemar (it tests the right and wrong predictions "
+                             f"of each algorithm against the baseline); accepted with it: {_MCNEMAR_OPTIONS}")
 
 
 def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: bool = False):  # noqa: ANN001, ANN201
@@ -279,7 +316,8 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
     majority = majority_rates(datasets)
     flags = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
     lines = [f"  {a.flag}: {a.text}" for a in flags] or ["  none found"]
-    lines += [f"  {x}" for x in skipped_checks(frame, grids=grids, majority=majority)]
+    lines += [f"  {x}" for x in skipped_checks(frame, grids=grids, majority=majority,
+                                               from_config=str(source).lower().endswith(CONFIG_SUFFIXES))]
     click.echo("anomaly flags:\n" + "\n".join(lines), err=True)
 
 
