@@ -238,6 +238,21 @@ CASES = [
     CliCase("scores-default-results-is-a-file", ("plot", "scores", "s.sqlite"),
             rf"'results' is a file, not a folder; {ACCEPT_FILE}", files={"s.sqlite": store, "results": FILE}),
     # -- compare
+    # issue 43 F9: a writer never replaces its own input (config, store, predictions) or a config/plugin-named file
+    CliCase("compare-out-is-its-config", ("compare", "c.yaml", "--out", "c.yaml"),
+            r"^error: --out 'c\.yaml' is named like a YAML config file, which this command never writes \(it would "
+            rf"replace one\); {ACCEPT_FILE[:-1]} with the suffix of its format$",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store}),
+    CliCase("compare-out-links-to-its-config", ("compare", "c.yaml", "--out", "l.md"),
+            r"^error: --out 'l\.md' is the results file \('c\.yaml'\) this command reads; writing there would "
+            rf"replace its own input; {ACCEPT_FILE[:-1]} that is none of its inputs$",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store,
+                   "l.md": lambda folder: os.symlink("c.yaml", folder / "l.md")}),
+    CliCase("export-out-is-a-config", ("results", "export", "s.sqlite", "--out", "c.yaml"),
+            r"^error: --out 'c\.yaml' is named like a YAML config file",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store}),
+    CliCase("certainty-out-is-a-plugin", ("certainty", "iris", "--out", "p.py"),
+            r"^error: --out 'p\.py' is named like a Python plugin file", files={"p.py": "X = 1\n"}),
     CliCase("compare-out-parent-is-a-file", ("compare", "s.sqlite", "--out", "f/t.md"),
             rf"^error: --out 'f/t\.md': 'f' is a file, not a folder; {ACCEPT_FILE}",
             files={"s.sqlite": store, "f": FILE}),

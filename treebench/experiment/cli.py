@@ -249,6 +249,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         raise TreebenchError(f"--out {str(target)!r} is a folder; accepted: a file path, or - for stdout")
     if target is not None:
         check_format_suffix(target, fmt)  # readers go by the suffix: the file would read as damaged
+        from treebench.experiment.predictions import folder_for
+        from treebench.outpaths import check_not_input
+
+        check_not_input(target, [("the results store", path), ("the store's kept predictions", folder_for(path))])
     if fmt == "parquet":
         try:
             import pyarrow  # noqa: F401

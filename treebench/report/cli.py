@@ -14,7 +14,7 @@ import click
 from treebench.console import OutPath
 from treebench.errors import TreebenchError
 from treebench.experiment.order import CONFIG_SUFFIXES
-from treebench.outpaths import check_file, check_format_suffix, with_extension, write_text
+from treebench.outpaths import check_file, check_format_suffix, check_not_input, with_extension, write_text
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
@@ -99,6 +99,15 @@ def same_place(first: Path, second: Path) -> bool:
         return False
 
 
+def inputs_of(source: str | Path, store: Path | None) -> list[tuple[str, str | Path | None]]:
+    """What a command reading ``source`` (a config, store or exported frame) reads, for
+    :func:`~treebench.outpaths.check_not_input`: the source, its store and the store's kept predictions."""
+    from treebench.experiment.predictions import folder_for
+
+    return [("the results file", source), ("the results store", store),
+            ("the store's kept predictions", folder_for(store) if store is not None else None)]
+
+
 def figure_base(path: Path) -> Path:
     """A figure path without a figure extension of its own (``x.png`` -> ``x``; ``x.v2`` stays)."""
     return path.with_suffix("") if path.suffix.lower() in (".png", ".svg", ".dot") else path
@@ -171,6 +180,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
     check_format_suffix(out, fmt)
+    store = store_of(source) if out is not None else None
+    check_not_input(out, inputs_of(source, store))
     frame = load_frame(source)
     store = store_of(source)
     frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
