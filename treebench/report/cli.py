@@ -14,7 +14,13 @@ import click
 from treebench.console import OutPath
 from treebench.errors import TreebenchError
 from treebench.experiment.order import CONFIG_SUFFIXES
-from treebench.outpaths import check_file, check_format_suffix, check_not_input, with_extension, write_text
+from treebench.outpaths import (
+    check_file,
+    check_format_suffix,
+    check_not_input,
+    with_extension,
+    write_text,
+)
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
