@@ -148,6 +148,11 @@ SUITE_CASES = [
             r"^error: --suite 'd\.txt' is a folder" + SUITE_ACCEPTED, {"d.txt/x": "iris\n"}),
     CliCase("suite-only-comments", ("leaderboard", "--suite", "s.txt", "--out", "board"),
             r"^error: --suite 's\.txt' lists no dataset", {"s.txt": "# nothing\n\n"}),
+    # issue 43 F14: as --datasets iris,iris, a name listed twice is refused (it was merged without a word)
+    CliCase("suite-name-twice", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy", "--folds", "3",
+                                 "--dry-run", "--out", "board"),
+            r"^error: --suite 's\.txt', line 3: 'iris' is listed twice \(first on line 1\); accepted: each dataset once$",
+            {"s.txt": "iris\nwine # a comment\niris\n"}),
 ]
 
 
