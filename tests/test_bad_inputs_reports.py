@@ -640,6 +640,10 @@ ORIGIN_CASES = [
     CliCase("board-plugin-name-a-number", PLUGIN_BOARD,
             r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine has the name 5 \(int, "
             r"not text\); accepted: a non-empty text name$", {"p.py": _plugin("5")}),
+    # issue 43 M3: 'all' is the --criteria word for every criterion; a plugin may not take it
+    CliCase("board-plugin-named-all", PLUGIN_BOARD,
+            r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine is named 'all', a word "
+            r"--criteria reserves; accepted: any other non-empty text name \(reserved: all\)$", {"p.py": _plugin("'all'")}),
     CliCase("board-plugin-params-not-params", PLUGIN_BOARD,
             r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine \('params43'\) declares "
             r"params holding 1 \(int\); accepted: a tuple of treebench\.criteria\.Param$",
