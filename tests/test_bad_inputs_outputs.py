@@ -411,6 +411,27 @@ def test_a_board_rerun_with_its_own_options_still_works_and_keeps_its_configs(tm
 
 
 @needs_mirror
+def test_a_board_rerun_naming_a_dataset_by_its_openml_id_runs_it_under_the_boards_name(tmp_path, monkeypatch,
+                                                                                      capsys):
+    """Issue 43 M4: 'openml:61' on a board holding iris was refused as leaving iris out, and naming iris too was
+    refused as the same table twice; it is now the board's iris, said on stderr, and nothing is recomputed."""
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    _in(tmp_path, [*BOARD, "--folds", "3", "--out", "b"])  # its own board: a copy's configs name the original store
+    capsys.readouterr()
+    code = _status(tmp_path, [LB, "--datasets", "openml:61,wine", "--criteria", "entropy", "--folds", "3", "--out",
+                              "b", "--jobs", "1", "-q"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "note: 'openml:61' is the dataset 'iris' of the board in 'b' (the same table); it runs and shows as " \
+           "'iris'" in out.err
+    assert "0 trials computed, 6 already stored" in out.out
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "b" / "leaderboard.sqlite") as conn:
+        assert {row[0] for row in conn.execute("SELECT DISTINCT dataset FROM trials")} == {"iris", "wine"}
+
+
+@needs_mirror
 def test_a_board_extended_with_more_criteria_shows_the_old_and_the_new(tmp_path, monkeypatch, capsys):
     """The accepted way to add a criterion: name the old ones too; the page then ranks both."""
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
