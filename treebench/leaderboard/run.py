@@ -270,20 +270,19 @@ def as_on_board(entries: list[str], out: Path) -> list[str]:
     """
     from treebench.data.cards import CardRegistry
     from treebench.experiment.config import table_of
-    from treebench.experiment.store import open_readonly
     from treebench.leaderboard.plan import STORE
     from treebench.leaderboard.suite import _card_name, _settings
 
     store = out / STORE
     if not store.is_file() or not entries:
         return entries
-    try:
-        conn = open_readonly(store)
+    try:  # immutable: no lock and no -wal/-shm beside a store a run may hold (the lock checks come later)
+        conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
         try:
             held = [str(row[0]) for row in conn.execute("SELECT DISTINCT dataset FROM trials")]
         finally:
             conn.close()
-    except (TreebenchError, sqlite3.Error):  # not a board's store: the checks after planning say so
+    except sqlite3.Error:  # not a board's store: the checks after planning say so
         return entries
     registry = CardRegistry(_settings().card_folders)
 
