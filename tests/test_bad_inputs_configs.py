@@ -97,6 +97,11 @@ CASES = [
     CliCase("unknown top-level key", ("run", "c.yaml"), r"unknown key 'seeds' \(did you mean seed\?\); accepted: experiment, ", files={"c.yaml": GOOD_CONFIG + "seeds: 2\n"}),
     CliCase("bad experiment name", ("run", "c.yaml"), r"'my run' is not a valid name", files={"c.yaml": cfg("experiment: bad-input", "experiment: my run")}),
     CliCase("description not text", ("run", "c.yaml"), r"description: expected text; got a list$", files={"c.yaml": GOOD_CONFIG + "description: [a]\n"}),
+    # issue 43 F3: a label of a megabyte passed the check and made `plot scores` fail in matplotlib
+    CliCase("dataset label too long", ("run", "c.yaml"), r"^error: c\.yaml:3: datasets\[0\]: dataset label 'y{40}'\.\.\. is 300 characters long; accepted: at most 200 characters$", files={"c.yaml": cfg("datasets: [iris]", "datasets: [{name: " + "y" * 300 + ", train: iris, test: iris}]")}),
+    CliCase("algorithm name too long", ("run", "c.yaml"), r"algorithms\[0\]\.name: algorithm name 'e{40}'\.\.\. is 201 characters long; accepted: at most 200 characters$", files={"c.yaml": cfg("{name: entropy,", "{name: " + "e" * 201 + ",")}),
+    CliCase("experiment name too long", ("run", "c.yaml"), r"experiment: experiment name 'x{40}'\.\.\. is 250 characters long; accepted: at most 200 characters$", files={"c.yaml": cfg("experiment: bad-input", "experiment: " + "x" * 250)}),
+    CliCase("description too long", ("run", "c.yaml"), r"description: description 'd{40}'\.\.\. is 5001 characters long; accepted: at most 5000 characters$", files={"c.yaml": GOOD_CONFIG + "description: " + "d" * 5001 + "\n"}),
     # -- seeds
     CliCase("seed beyond 64 bits", ("run", "c.yaml"), r"^error: c\.yaml:2: seed: 9223372036854775808 is out of range; accepted: an integer from 0 to 4294967295$", files={"c.yaml": cfg("seed: 0", "seed: 9223372036854775808")}),
     CliCase("seed beyond 32 bits", ("run", "c.yaml"), r"seed: 4294967296 is out of range; accepted: an integer from 0 to 4294967295$", files={"c.yaml": cfg("seed: 0", "seed: 4294967296")}),

@@ -41,6 +41,10 @@ SUITE_ALIAS = r"^error: 'openml-suite:{0}': '{0}' is not a suite alias treebench
 SUITE_ALIASES = (r" accepted: openml-suite:ID \(ID a positive integer, any suite\), or one of the aliases "
                  r"OpenML100 \(= 14\), OpenML-CC18 \(= 99\), AutoML-Benchmark \(= 218\), OpenML-friendly \(= 225\)$")
 
+#: A cached answer for suite 99 (OpenML-CC18) listing one task that is not cached.
+SUITE_99 = ("<oml:study xmlns:oml=\"http://openml.org/openml\"><oml:id>99</oml:id><oml:alias>OpenML-CC18</oml:alias>"
+            "<oml:main_entity_type>task</oml:main_entity_type><oml:name>OpenML-CC18</oml:name>"
+            "<oml:tasks><oml:task_id>77</oml:task_id></oml:tasks></oml:study>")
 CARD = "name: x\ndescription: a user card that must not be replaced\n"
 
 CASES: list[tuple[CliCase, dict]] = [
@@ -56,13 +60,15 @@ CASES: list[tuple[CliCase, dict]] = [
     (CliCase("add-existing-user-card", ("datasets", "add", "openml:61", "--name", "x"), r"cards/x\.yaml exists; use --force to replace it", files={"cards/x.yaml": CARD}), OFFLINE),
     (CliCase("add-network-refused", ("datasets", "add", "openml:61", "--name", "y"), r"^error: OpenML dataset 61: could not reach http://127\.0\.0\.1:9/api/v1/xml/data/61 \(connection refused\); check the network"), REFUSED),
     (CliCase("fetch-task-network-refused", ("datasets", "fetch", "openml-task:5"), r"^error: OpenML task 5: could not reach http://127\.0\.0\.1:9/api/v1/xml/task/5 \(connection refused\)"), REFUSED),
-    (CliCase("fetch-suite-network-refused", ("datasets", "fetch", "openml-suite:OpenML-CC18"), r"^error: OpenML suite OpenML-CC18: could not reach http://127\.0\.0\.1:9/api/v1/xml/study/OpenML-CC18 \(connection refused\)"), REFUSED),
+    (CliCase("fetch-suite-network-refused", ("datasets", "fetch", "openml-suite:OpenML-CC18"), r"^error: OpenML suite OpenML-CC18 \(id 99\): could not reach http://127\.0\.0\.1:9/api/v1/xml/study/99 \(connection refused\)"), REFUSED),
     (CliCase("fetch-mixed", ("datasets", "fetch", "iris", "openml:61"), r"fetch either dataset names or OpenML references"), OFFLINE),
     (CliCase("fetch-task-not-cached", ("datasets", "fetch", "openml-task:77"), r"OpenML task 77 is not in the OpenML cache .* run `treebench datasets fetch openml-task:77` online first"), TEST),
     (CliCase("server-not-a-url", ("datasets", "add", "openml:61"), r"^error: TREEBENCH_OPENML_SERVER='ftp\.example' is not a URL; accepted: an http\(s\) URL"), {"server": "ftp.example"}),
     (CliCase("config-task-bad-id", ("run", "c.yaml", "--dry-run"), r"c\.yaml:3: datasets\[0\]: 'openml-task:x1': 'x1' is not an OpenML task id; accepted: openml-task:ID", files=config("openml-task:x1")), TEST),
     (CliCase("config-task-not-cached", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]: OpenML task 2 is not in the OpenML cache", files=config("openml-task:2")), TEST),
     (CliCase("config-suite-not-found-offline", ("run", "c.yaml", "--dry-run"), r"datasets\[0\]: OpenML suite 99 is not in the OpenML cache \(.*treebench-suites/99\.xml does not exist\)", files=config("openml-suite:99")), TEST),
+    # issue 43 M5: an alias is its id for the cache too (it looked for OpenML-CC18.xml where the id form reads 99.xml)
+    (CliCase("board-suite-alias-reads-the-id-file", ("leaderboard", "--suite", "openml-suite:OpenML-CC18", "--criteria", "entropy", "--folds", "3", "--dry-run", "--out", "b"), r"^error: the board's dataset 'openml-task:77' \(from --suite or --datasets\): OpenML task 77 is not in the OpenML cache", files={"cache/openml/org/openml/test/treebench-suites/99.xml": SUITE_99}), TEST),
     (CliCase("config-suite-bad-alias", ("run", "c.yaml", "--dry-run"), r"'openml-suite:9!': '9!' is not an OpenML suite id; accepted: openml-task:ID; openml-suite:ID or openml-suite:ALIAS", files=config("openml-suite:9!")), TEST),
     # an id that is neither a number nor a known alias is refused before any network access (it used to
     # be sent to the server: a network error, or offline "not in the OpenML cache")

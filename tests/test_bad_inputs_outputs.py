@@ -238,6 +238,21 @@ CASES = [
     CliCase("scores-default-results-is-a-file", ("plot", "scores", "s.sqlite"),
             rf"'results' is a file, not a folder; {ACCEPT_FILE}", files={"s.sqlite": store, "results": FILE}),
     # -- compare
+    # issue 43 F9: a writer never replaces its own input (config, store, predictions) or a config/plugin-named file
+    CliCase("compare-out-is-its-config", ("compare", "c.yaml", "--out", "c.yaml"),
+            r"^error: --out 'c\.yaml' is named like a YAML config file, which this command never writes \(it would "
+            rf"replace one\); {ACCEPT_FILE[:-1]} with the suffix of its format$",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store}),
+    CliCase("compare-out-links-to-its-config", ("compare", "c.yaml", "--out", "l.md"),
+            r"^error: --out 'l\.md' is the results file \('c\.yaml'\) this command reads; writing there would "
+            rf"replace its own input; {ACCEPT_FILE[:-1]} that is none of its inputs$",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store,
+                   "l.md": lambda folder: os.symlink("c.yaml", folder / "l.md")}),
+    CliCase("export-out-is-a-config", ("results", "export", "s.sqlite", "--out", "c.yaml"),
+            r"^error: --out 'c\.yaml' is named like a YAML config file",
+            files={"c.yaml": STORE_CONFIG.replace("STORE", "s.sqlite"), "s.sqlite": store}),
+    CliCase("certainty-out-is-a-plugin", ("certainty", "iris", "--out", "p.py"),
+            r"^error: --out 'p\.py' is named like a Python plugin file", files={"p.py": "X = 1\n"}),
     CliCase("compare-out-parent-is-a-file", ("compare", "s.sqlite", "--out", "f/t.md"),
             rf"^error: --out 'f/t\.md': 'f' is a file, not a folder; {ACCEPT_FILE}",
             files={"s.sqlite": store, "f": FILE}),
@@ -396,6 +411,27 @@ def test_a_board_rerun_with_its_own_options_still_works_and_keeps_its_configs(tm
 
 
 @needs_mirror
+def test_a_board_rerun_naming_a_dataset_by_its_openml_id_runs_it_under_the_boards_name(tmp_path, monkeypatch,
+                                                                                      capsys):
+    """Issue 43 M4: 'openml:61' on a board holding iris was refused as leaving iris out, and naming iris too was
+    refused as the same table twice; it is now the board's iris, said on stderr, and nothing is recomputed."""
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    _in(tmp_path, [*BOARD, "--folds", "3", "--out", "b"])  # its own board: a copy's configs name the original store
+    capsys.readouterr()
+    code = _status(tmp_path, [LB, "--datasets", "openml:61,wine", "--criteria", "entropy", "--folds", "3", "--out",
+                              "b", "--jobs", "1", "-q"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "note: 'openml:61' is the dataset 'iris' of the board in 'b' (the same table); it runs and shows as " \
+           "'iris'" in out.err
+    assert "0 trials computed, 6 already stored" in out.out
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "b" / "leaderboard.sqlite") as conn:
+        assert {row[0] for row in conn.execute("SELECT DISTINCT dataset FROM trials")} == {"iris", "wine"}
+
+
+@needs_mirror
 def test_a_board_extended_with_more_criteria_shows_the_old_and_the_new(tmp_path, monkeypatch, capsys):
     """The accepted way to add a criterion: name the old ones too; the page then ranks both."""
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
@@ -428,7 +464,8 @@ def test_hostile_labels_name_files_inside_the_plots_folder(tmp_path, monkeypatch
     PNG, SVG and DOT inside results/plots, with a bounded name."""
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     outside = tmp_path / "outside"
-    labels = ["../../escape", f"{outside}/abs", "L" * 300, "a/b", "a_b", "tab\there"]
+    # 200 characters: the longest label a config accepts (issue 43 F3), still twice a file name's bound
+    labels = ["../../escape", f"{outside}/abs", "L" * 200, "a/b", "a_b", "tab\there"]
     (tmp_path / "work").mkdir()
     plots = tmp_path / "work" / "results" / "plots"
     names: set[str] = set()

@@ -412,6 +412,19 @@ CASES = [
             files={"holdout.sqlite": lambda folder: (damaged("holdout", empty, dataset="iris", algorithm="gini",
                                                              fold=0)(folder),
                                                      empty(npz(folder, "holdout", "wine", "gini", 0)))}),
+    # issue 43 F13: McNemar counts right and wrong predictions; an option it does not read is refused, not ignored
+    *[CliCase(f"mcnemar-refuses-{option[2:]}", (*MCNEMAR, option, value),
+              rf"^error: {option} is not read by --test mcnemar \(it tests the right and wrong predictions of each "
+              r"algorithm against the baseline\); accepted with it: --baseline, --algorithms, --datasets, --alpha, ",
+              files={"holdout.sqlite": damaged("holdout")})
+      for option, value in (("--metric", "n_leaves"), ("--rope", "2"), ("--underline-against", "gini"),
+                            ("--paired", "ttest"), ("--samples", "100"), ("--test-train-ratio", "0.5"))],
+    # issue 43 M6: a baseline the store holds but --algorithms leaves out is not "unknown"
+    *[CliCase(f"baseline-left-out-by-algorithms-{test}", ("compare", "holdout.sqlite", "--test", test,
+                                                          "--algorithms", "gini", "--baseline", "entropy"),
+              r"^error: --baseline 'entropy' is not among the chosen --algorithms \(gini\); accepted: one of those, "
+              r"or add 'entropy' to --algorithms$", files={"holdout.sqlite": damaged("holdout")})
+      for test in ("mcnemar", "corrected-ttest")],
 ]
 
 
@@ -681,3 +694,22 @@ def test_a_finished_config_switched_to_predictions_says_what_keeps_them(tmp_path
     assert len(list(P.keys(tmp_path / "run.sqlite"))) == 2
     code, out, err = _run(tmp_path, RUN, capsys)  # nothing left without predictions: no warning
     assert code == 0 and not [x for x in (out + "\n".join(err)).splitlines() if x.startswith("warning:")]
+
+
+def test_compare_on_a_config_names_the_planned_algorithm_without_trials(tmp_path, capsys):
+    """Issue 43 F11: a planned algorithm with no finished trial is named on stderr, not dropped without a word;
+    the grid check of a config that tunes nothing says so (the config was given)."""
+    damaged("holdout")(tmp_path)
+    config = CONFIG.format(name="holdout", protocol=PROTOCOLS["holdout"], store="holdout.sqlite")
+    (tmp_path / "h.yaml").write_text(config.replace("store:", "  - {name: cart, baseline: sklearn-cart}\nstore:"),
+                                     encoding="utf-8")
+    before = tree_digest(tmp_path)
+    code, out, err = _run(tmp_path, ("compare", "h.yaml", "--format", "csv"), capsys)
+    assert code == 0 and "iris" in out and "cart" not in out
+    assert [x for x in err if x.startswith("warning")] == [
+        "warning: h.yaml plans algorithms cart with no finished trial in holdout.sqlite, so the table leaves them "
+        "out (run `treebench run h.yaml` to add them)"]
+    assert "  grid edge: not checked (the config tunes no algorithm over a grid)" in err
+    code, out, err = _run(tmp_path, ("compare", "h.yaml", "--algorithms", "entropy,gini"), capsys)
+    assert code == 0 and not [x for x in err if x.startswith("warning")]  # cart was not asked for
+    assert tree_digest(tmp_path) == before

@@ -148,6 +148,11 @@ SUITE_CASES = [
             r"^error: --suite 'd\.txt' is a folder" + SUITE_ACCEPTED, {"d.txt/x": "iris\n"}),
     CliCase("suite-only-comments", ("leaderboard", "--suite", "s.txt", "--out", "board"),
             r"^error: --suite 's\.txt' lists no dataset", {"s.txt": "# nothing\n\n"}),
+    # issue 43 F14: as --datasets iris,iris, a name listed twice is refused (it was merged without a word)
+    CliCase("suite-name-twice", ("leaderboard", "--suite", "s.txt", "--criteria", "entropy", "--folds", "3",
+                                 "--dry-run", "--out", "board"),
+            r"^error: --suite 's\.txt', line 3: 'iris' is listed twice \(first on line 1\); accepted: each dataset once$",
+            {"s.txt": "iris\nwine # a comment\niris\n"}),
 ]
 
 
@@ -639,6 +644,10 @@ ORIGIN_CASES = [
     CliCase("board-plugin-name-a-number", PLUGIN_BOARD,
             r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine has the name 5 \(int, "
             r"not text\); accepted: a non-empty text name$", {"p.py": _plugin("5")}),
+    # issue 43 M3: 'all' is the --criteria word for every criterion; a plugin may not take it
+    CliCase("board-plugin-named-all", PLUGIN_BOARD,
+            r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine is named 'all', a word "
+            r"--criteria reserves; accepted: any other non-empty text name \(reserved: all\)$", {"p.py": _plugin("'all'")}),
     CliCase("board-plugin-params-not-params", PLUGIN_BOARD,
             r"^error: plugin '.*p\.py' failed to import: TreebenchError: criterion class Mine \('params43'\) declares "
             r"params holding 1 \(int\); accepted: a tuple of treebench\.criteria\.Param$",

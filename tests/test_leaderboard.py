@@ -27,6 +27,7 @@ from test_report_html import (  # the report page's headless-Chromium check
 )
 
 from treebench.cli import main
+from treebench.errors import TreebenchError
 from treebench.leaderboard.board import cell_means, pareto_front, wtl
 
 REPO = Path(__file__).resolve().parents[1]
@@ -268,8 +269,12 @@ def test_a_suite_file_lists_names_with_comments(tmp_path, monkeypatch):
 
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     path = tmp_path / "mine.txt"
-    path.write_text("iris, wine  # two small ones\n\n# a comment line\nbreast-cancer\niris\n", encoding="utf-8")
+    path.write_text("iris, wine  # two small ones\n\n# a comment line\nbreast-cancer\n", encoding="utf-8")
     assert resolve(str(path), 0) == ["iris", "wine", "breast-cancer"]  # an alias is a name too
+    # a name listed twice is refused as --datasets iris,iris is (issue 43 F14), not merged without a word
+    path.write_text("iris, wine\nbreast-cancer\niris\n", encoding="utf-8")
+    with pytest.raises(TreebenchError, match=r"line 3: 'iris' is listed twice \(first on line 1\)"):
+        resolve(str(path), 0)
 
 
 def test_the_bundled_suite_keeps_raw_local_cards_within_max_rows(monkeypatch):

@@ -27,7 +27,7 @@ import os
 import re
 import tempfile
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from treebench.errors import TreebenchError
@@ -420,3 +420,35 @@ def safe_name(text: object, limit: int = MAX_NAME) -> str:
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     stem = kept[: limit - len(digest) - 1].rstrip("._")
     return f"{stem}-{digest}" if stem else digest
+
+
+#: Suffixes of the files commands read (configs, plugins, suites are YAML/Python/text): no table or
+#: figure writer writes them, so an output named so would only ever replace an input.
+INPUT_SUFFIXES = {".yaml": "a YAML config", ".yml": "a YAML config", ".py": "a Python plugin"}
+
+
+def check_not_input(path: Path | None, inputs: Iterable[tuple[str, str | Path | None]],
+                    option: str = "--out") -> None:
+    """Refuse an output ``path`` that is one of the command's inputs, or lies inside an input folder.
+
+    ``inputs`` pairs a description (``"the config"``, ``"the store's kept predictions"``) with a
+    path (None: not used).  An output named like a config or plugin (``.yaml``, ``.py``) is refused
+    too: no writer writes one, so it could only replace such a file.  Paths are compared resolved,
+    so ``./x.yaml`` and a link to it are the same file.
+    """
+    if path is None or str(path) == "-":
+        return
+    shown = f"{option} {str(path)!r}"
+    kind = INPUT_SUFFIXES.get(Path(path).suffix.lower())
+    if kind is not None:
+        raise TreebenchError(f"{shown} is named like {kind} file, which this command never writes (it would "
+                             f"replace one); accepted: {FILE_ACCEPTED} with the suffix of its format")
+    target = Path(os.path.realpath(path))
+    for what, source in inputs:
+        if source is None:
+            continue
+        given = Path(os.path.realpath(source))
+        if target == given or given in target.parents:
+            where = "is" if target == given else "is inside"
+            raise TreebenchError(f"{shown} {where} {what} ({str(source)!r}) this command reads; writing there "
+                                 f"would replace its own input; accepted: {FILE_ACCEPTED} that is none of its inputs")

@@ -30,11 +30,18 @@ _TRIED: set[tuple[str, str]] = set()
 _PLUGIN_WARNINGS: list[str] = []
 
 
+#: Names a criterion may not take: selection words of ``--criteria`` (``all``: every criterion).
+RESERVED_NAMES = frozenset({"all"})
+
+
 def register(cls: type[Criterion]) -> type[Criterion]:
     """Register a criterion class under ``cls.name`` (usable as a decorator)."""
     if not isinstance(cls.name, str) or not cls.name.strip():  # every list, menu and config names it as text
         got = "no name" if not cls.name else f"the name {cls.name!r} ({type(cls.name).__name__}, not text)"
         raise TreebenchError(f"criterion class {cls.__name__} has {got}; accepted: a non-empty text name")
+    if cls.name.strip().lower() in RESERVED_NAMES:  # `--criteria all` must keep meaning every criterion
+        raise TreebenchError(f"criterion class {cls.__name__} is named {cls.name!r}, a word --criteria reserves; "
+                             f"accepted: any other non-empty text name (reserved: {', '.join(sorted(RESERVED_NAMES))})")
     problem = _declaration_problem(cls)
     if problem is not None:  # a wrong declaration would surface later as a traceback in a list or a config check
         raise TreebenchError(f"criterion class {cls.__name__} ({cls.name!r}) {problem}")

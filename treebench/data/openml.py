@@ -837,7 +837,10 @@ def suite(key: int | str, settings: Settings) -> Suite:
         Not cached while offline, a network failure, an unknown suite, a
         study of runs rather than tasks, a suite without tasks.
     """
-    what = f"OpenML suite {key}"
+    given = key
+    # an alias is the same suite as its id: one cached file (<id>.xml), whichever form fetched it
+    key = KNOWN_SUITES.get(key, key) if isinstance(key, str) else key
+    what = f"OpenML suite {given}" + (f" (id {key})" if given != key else "")
     with session(settings) as openml:
         folder = Path(openml.config.get_cache_directory()) / SUITES_DIR
         path = folder / f"{key}.xml"
@@ -850,7 +853,7 @@ def suite(key: int | str, settings: Settings) -> Suite:
         elif settings.offline:
             raise TreebenchError(
                 f"{what} is not in the OpenML cache ({path} does not exist) and {ENV_OFFLINE} is set, so nothing "
-                f"is downloaded; run `treebench datasets fetch openml-suite:{key}` online first"
+                f"is downloaded; run `treebench datasets fetch openml-suite:{given}` online first"
             )
         else:
             url = _api_url(openml, f"study/{key}")

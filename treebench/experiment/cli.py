@@ -267,7 +267,11 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     if target is not None:  # the place first: a bad one is found before the predictions are read
         from treebench.outpaths import check_file
 
-        check_file(target, f"--out {str(target)!r}")
+        check_file(target, f"--out {str(target)!r}")  # first: it names a store or its predictions as such
+        from treebench.experiment.predictions import folder_for
+        from treebench.outpaths import check_not_input
+
+        check_not_input(target, [("the results store", path), ("the store's kept predictions", folder_for(path))])
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
     report: list[str] = []

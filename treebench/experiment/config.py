@@ -56,6 +56,11 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 #: What an experiment or algorithm name may be (``_NAME``), for code that makes names for a config.
 NAME_PATTERN = _NAME
 NAME_ACCEPTED = "letters, digits, '.', '_' and '-', starting with a letter or digit"
+#: The longest experiment name, algorithm name or dataset label: each is printed in every table
+#: and drawn on every figure, so 200 characters leaves room for any real name.
+MAX_NAME_CHARS = 200
+#: The longest ``description`` (free text, printed once at the top of a report).
+MAX_DESCRIPTION_CHARS = 5000
 
 
 class ConfigError(ProblemsError):
@@ -96,12 +101,15 @@ def _validate(data: Any, check: Checker, text: str, display: str, base_dir: Path
     top = check.mapping(data, (), TOP_KEYS, required=("experiment", "datasets", "algorithms"))
     if top is None:
         return None
-    experiment = (
-        check.text(top.get("experiment"), ("experiment",), _NAME) if "experiment" in top else None
-    )
+    experiment = None
+    if "experiment" in top and not _too_long(top["experiment"], "experiment name", ("experiment",), check,
+                                             MAX_NAME_CHARS):
+        experiment = check.text(top["experiment"], ("experiment",), _NAME)
     description = top.get("description", "")
     if not isinstance(description, str):
         check.add(("description",), f"expected text; got {value_kind(description)}")
+    elif _too_long(description, "description", ("description",), check, MAX_DESCRIPTION_CHARS):
+        description = ""
     seed = check.integer(top.get("seed", 0), ("seed",), 0, MAX_SEED)
     plugins = _plugins(top.get("plugins", []), check, base_dir)
     protocol = _protocol(top["protocol"], ("protocol",), check) if "protocol" in top else None
@@ -355,6 +363,8 @@ def _datasets(
             spec = _single(entry, found, protocol, has_protocol, where, registry, check)
         if spec is None:
             continue
+        if _too_long(spec.label, "dataset label", where, check, MAX_NAME_CHARS):
+            continue
         if _unprintable(spec.label, "dataset label", where, check):
             continue
         if spec.label in labels:
@@ -501,6 +511,18 @@ def _pair(entry, where, own_protocol, card, check) -> DatasetSpec | None:
     )
 
 
+def _too_long(value: Any, what: str, where: tuple, check: Checker, limit: int) -> bool:
+    """Refuse (and return True for) text longer than ``limit`` characters.
+
+    The message shows only the start of the value: echoing a megabyte would bury the line.
+    """
+    if isinstance(value, str) and len(value) > limit:
+        check.add(where, f"{what} {value[:40]!r}... is {len(value)} characters long; "
+                         f"accepted: at most {limit} characters")
+        return True
+    return False
+
+
 def _unprintable(text: str, what: str, where: tuple, check: Checker) -> bool:
     """Refuse (and return True for) a label holding a line break or another control character: it
     is printed in every table, Markdown and LaTeX output, where it would split or restyle a row."""
@@ -576,7 +598,9 @@ def _algorithm(raw: Any, where: tuple, check: Checker) -> AlgorithmSpec | None:
     if entry is None:
         return None
     before = len(check.problems)
-    name = check.text(entry.get("name"), (*where, "name"), _NAME) if "name" in entry else None
+    name = None
+    if "name" in entry and not _too_long(entry["name"], "algorithm name", (*where, "name"), check, MAX_NAME_CHARS):
+        name = check.text(entry.get("name"), (*where, "name"), _NAME)
     if ("criterion" in entry) == ("baseline" in entry):
         check.add(
             where,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -152,6 +153,7 @@ def prepare(request: Request) -> tuple[Plan, list[Config]]:
     selected = families(request)
     entries = suite.resolve(request.suite, request.max_rows, named=bool(request.datasets))
     entries = suite.select(entries, list(request.datasets))
+    entries = as_on_board(entries, Path(request.out))
     options = Options(request.folds, request.repeats, tuple(request.plugins))
     out = Path(request.out)
     plan = make_plan(entries, catalogue(selected), options, out)
@@ -257,6 +259,48 @@ def _parse_generated(group: Any) -> Config:
 def _listed(names: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def as_on_board(entries: list[str], out: Path) -> list[str]:
+    """``entries`` with each name of a table the board at ``out`` already holds under another name
+    (``openml:61`` for its ``iris``) replaced by the board's name, said on stderr.
+
+    Run under the new name the table would be a second column of the same data; left out, the
+    kept-rows check would ask for the board's name, which the one-table check then refuses.
+    """
+    from treebench.data.cards import CardRegistry
+    from treebench.experiment.config import table_of
+    from treebench.leaderboard.plan import STORE
+    from treebench.leaderboard.suite import _card_name, _settings
+
+    store = out / STORE
+    if not store.is_file() or not entries:
+        return entries
+    try:  # immutable: no lock and no -wal/-shm beside a store a run may hold (the lock checks come later)
+        conn = sqlite3.connect(f"{store.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            held = [str(row[0]) for row in conn.execute("SELECT DISTINCT dataset FROM trials")]
+        finally:
+            conn.close()
+    except sqlite3.Error:  # not a board's store: the checks after planning say so
+        return entries
+    registry = CardRegistry(_settings().card_folders)
+
+    def table(name: str) -> str | None:
+        card = _card_name(name, registry)
+        return table_of(card, registry) if card is not None else None
+
+    on_board = {table(name): name for name in held if name not in entries}
+    on_board.pop(None, None)
+    renamed = []
+    for name in entries:
+        board_name = on_board.get(table(name)) if name not in held else None
+        if board_name is not None:
+            click.echo(f"note: {name!r} is the dataset {board_name!r} of the board in {str(out)!r} (the same "
+                       f"table); it runs and shows as {board_name!r}", err=True)
+            name = board_name
+        renamed.append(name)
+    return renamed
 
 
 def check_kept_rows(plan: Plan, request: Request) -> None:

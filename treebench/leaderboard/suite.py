@@ -145,10 +145,14 @@ def suite_file(path: str) -> list[str]:
     if "\x00" in text:
         raise TreebenchError(f"--suite {path!r} holds NUL bytes (a binary file?); accepted: {SUITE_FORMS}")
     names: list[str] = []
-    for line in text.splitlines():
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
         for item in line.split("#", 1)[0].replace(",", " ").split():
-            if item not in names:
-                names.append(item)
+            if item in first_line:  # as --datasets iris,iris: refused, never merged without a word
+                raise TreebenchError(f"--suite {path!r}, line {number}: {item!r} is listed twice (first on line "
+                                     f"{first_line[item]}); accepted: each dataset once")
+            first_line[item] = number
+            names.append(item)
     if not names:
         raise TreebenchError(f"--suite {path!r} lists no dataset; write one dataset name per line")
     _check_names(names, f"--suite {path}", [])

@@ -326,8 +326,9 @@ def find_anomalies(frame: pd.DataFrame, *, grids: Mapping[str, Mapping[str, list
 
 
 def skipped_checks(frame: pd.DataFrame, *, grids: Mapping[str, Any] | None = None,
-                   majority: Mapping[str, float] | None = None) -> list[str]:
-    """One line per check :func:`find_anomalies` could not make on ``frame``, and why."""
+                   majority: Mapping[str, float] | None = None, from_config: bool = False) -> list[str]:
+    """One line per check :func:`find_anomalies` could not make on ``frame``, and why
+    (``from_config``: the grids come from an experiment config, which may tune nothing)."""
     cols = set(frame.columns) if frame is not None else set()
     out = []
     if "accuracy" not in cols or not majority:
@@ -336,7 +337,8 @@ def skipped_checks(frame: pd.DataFrame, *, grids: Mapping[str, Any] | None = Non
     if "n_leaves" not in cols:
         out.append(f"{ONE_LEAF}: not checked (no n_leaves in the store)")
     if not grids:
-        out.append(f"{GRID_EDGE}: not checked (no tuned grid known: give the experiment config)")
+        out.append(f"{GRID_EDGE}: not checked (" + ("the config tunes no algorithm over a grid" if from_config
+                                                   else "no tuned grid known: give the experiment config") + ")")
     if "train_accuracy" not in cols or "accuracy" not in cols or frame is None or \
             pd.to_numeric(frame.get("train_accuracy", pd.Series(dtype=float)), errors="coerce").notna().sum() == 0:
         out.append(f"{TRAIN_TEST}: not checked (the store has no train accuracy)")

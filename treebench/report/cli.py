@@ -13,7 +13,14 @@ import click
 
 from treebench.console import OutPath
 from treebench.errors import TreebenchError
-from treebench.outpaths import check_file, check_format_suffix, with_extension, write_text
+from treebench.experiment.order import CONFIG_SUFFIXES
+from treebench.outpaths import (
+    check_file,
+    check_format_suffix,
+    check_not_input,
+    with_extension,
+    write_text,
+)
 
 _TESTS = ("wilcoxon", "ttest", "corrected-ttest", "friedman", "kruskal", "bayes", "mcnemar")
 _CORRECTIONS = ("holm", "bonferroni", "none", "shaffer", "bergmann-hommel")
@@ -98,6 +105,15 @@ def same_place(first: Path, second: Path) -> bool:
         return False
 
 
+def inputs_of(source: str | Path, store: Path | None) -> list[tuple[str, str | Path | None]]:
+    """What a command reading ``source`` (a config, store or exported frame) reads, for
+    :func:`~treebench.outpaths.check_not_input`: the source, its store and the store's kept predictions."""
+    from treebench.experiment.predictions import folder_for
+
+    return [("the results file", source), ("the results store", store),
+            ("the store's kept predictions", folder_for(store) if store is not None else None)]
+
+
 def figure_base(path: Path) -> Path:
     """A figure path without a figure extension of its own (``x.png`` -> ``x``; ``x.v2`` stays)."""
     return path.with_suffix("") if path.suffix.lower() in (".png", ".svg", ".dot") else path
@@ -158,6 +174,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
+    if test == "mcnemar":
+        _refuse_unused_by_mcnemar()
     if skip_bad:  # as export's: an option that reads no kept predictions here would be silently ignored
         from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
@@ -168,9 +186,17 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     _check_given(baseline=baseline, metric=metric)
     check_outputs(out, plot_path)
     check_format_suffix(out, fmt)
+    store = store_of(source) if out is not None else None
+    check_not_input(out, inputs_of(source, store))
     frame = load_frame(source)
     store = store_of(source)
     frame, kept = with_prediction_metric(frame, source, metric, skip_bad)
+    if str(source).lower().endswith(CONFIG_SUFFIXES):  # as results show, the table stays; the gap is said
+        from treebench.report.source import unfinished_planned
+
+        gap = unfinished_planned(frame, Path(source), _names(datasets), _names(algorithms))
+        if gap is not None:
+            click.echo(gap, err=True)
     if test == "mcnemar":
         from treebench.report.mcnemar_table import mcnemar_rows, render_mcnemar
 
@@ -210,6 +236,34 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
 
         for p in plot_simplex(table.analysis.bayes, figure_base(plot_path)):
             click.echo(f"wrote {p}", err=True)
+
+
+#: Options of compare that --test mcnemar does not read (it counts right and wrong predictions of
+#: one split per dataset): given with it they would be ignored without a word.
+_NOT_MCNEMAR = {"metric": "--metric", "rope": "--rope", "underline_against": "--underline-against",
+                "paired_test": "--paired", "samples": "--samples", "seed": "--seed",
+                "test_train_ratio": "--test-train-ratio"}
+_MCNEMAR_OPTIONS = "--baseline, --algorithms, --datasets, --alpha, --correction, --format, --out, --skip-bad-predictions"
+
+
+def _refuse_unused_by_mcnemar() -> None:
+    """Refuse an option given on the command line that ``--test mcnemar`` would ignore.
+
+    ``--metric accuracy`` is let through: McNemar's test compares exactly the right/wrong
+    counts behind accuracy.
+    """
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    for name, option in _NOT_MCNEMAR.items():
+        if ctx.get_parameter_source(name) != ParameterSource.COMMANDLINE:
+            continue
+        if name == "metric" and ctx.params.get(name) == "accuracy":
+            continue
+        raise TreebenchError(f"{option} is not read by --test mcnemar (it tests the right and wrong predictions "
+                             f"of each algorithm against the baseline); accepted with it: {_MCNEMAR_OPTIONS}")
 
 
 def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: bool = False):  # noqa: ANN001, ANN201
@@ -279,7 +333,8 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
     majority = majority_rates(datasets)
     flags = find_anomalies(frame, grids=grids, ranges=ranges, majority=majority)
     lines = [f"  {a.flag}: {a.text}" for a in flags] or ["  none found"]
-    lines += [f"  {x}" for x in skipped_checks(frame, grids=grids, majority=majority)]
+    lines += [f"  {x}" for x in skipped_checks(frame, grids=grids, majority=majority,
+                                               from_config=str(source).lower().endswith(CONFIG_SUFFIXES))]
     click.echo("anomaly flags:\n" + "\n".join(lines), err=True)
 
 

@@ -48,6 +48,7 @@ def save(fig: Any, path: Path) -> list[Path]:
     path = Path(path)
     out = []
     try:
+        shorten_texts(fig)
         for suffix, kwargs in ((".png", {"dpi": 150}), (".svg", {})):
             target = with_extension(path, suffix)
             # svg.hashsalt and metadata keep the SVG byte-stable between runs.
@@ -57,6 +58,36 @@ def save(fig: Any, path: Path) -> list[Path]:
     finally:
         plt.close(fig)
     return out
+
+
+#: The longest text drawn on a figure; a longer one is cut with an ellipsis (a label of a
+#: megabyte would otherwise widen a tight bounding box past what matplotlib can render).
+MAX_DRAWN_CHARS = 80
+
+
+def _short(text: str, limit: int = MAX_DRAWN_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def shorten_texts(fig: Any, limit: int = MAX_DRAWN_CHARS) -> None:
+    """Cut every text of ``fig`` longer than ``limit`` characters (titles, legends, tick labels).
+
+    Tick labels set from a list are re-made from their formatter at every draw, so a
+    formatter of given labels is wrapped to cut them too (numeric formatters are left alone).
+    """
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    for artist in fig.findobj(Text):
+        text = artist.get_text()
+        if len(text) > limit:
+            artist.set_text(_short(text, limit))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            if isinstance(formatter, (FixedFormatter, FuncFormatter)):
+                axis.set_major_formatter(FuncFormatter(
+                    lambda x, pos=None, inner=formatter: _short(str(inner(x, pos)), limit)))
 
 
 def palette(n: int) -> list[Any]:

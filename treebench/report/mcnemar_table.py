@@ -20,6 +20,12 @@ from treebench.stats.multiple import adjust
 from treebench.text_table import one_line
 
 
+def baseline_left_out(baseline: str, chosen: list[str]) -> str:
+    """The refusal of a ``--baseline`` the store holds but ``--algorithms`` leaves out."""
+    return (f"--baseline {baseline!r} is not among the chosen --algorithms ({', '.join(chosen)}); "
+            f"accepted: one of those, or add {baseline!r} to --algorithms")
+
+
 def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorithms: list[str],
                  correction: str = "holm", kept: KeptPredictions | None = None,
                  datasets: list[str] | None = None) -> list[dict]:
@@ -29,6 +35,8 @@ def mcnemar_rows(frame: pd.DataFrame, store: Path, baseline: str | None, algorit
     algorithms = algorithms or list(dict.fromkeys(frame["algorithm"].astype(str)))
     baseline = baseline or algorithms[0]
     if baseline not in algorithms:
+        if baseline in set(frame["algorithm"].astype(str)):
+            raise TreebenchError(baseline_left_out(baseline, algorithms))
         raise TreebenchError(f"unknown baseline {baseline!r}; accepted: {', '.join(algorithms)}")
     others = [a for a in algorithms if a != baseline]
     if not others:

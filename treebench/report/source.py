@@ -81,6 +81,32 @@ def current_trials(frame: pd.DataFrame, config: Path) -> pd.DataFrame:
     return frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
 
 
+def unfinished_planned(frame: pd.DataFrame, config: Path, datasets: list[str] | None = None,
+                       algorithms: list[str] | None = None) -> str | None:
+    """A warning naming the datasets and algorithms ``config`` plans (within ``datasets`` and
+    ``algorithms`` when given) that have no finished trial in ``frame``, or None when all have one.
+
+    A table of a config otherwise leaves such a row or column out without a word, and a reader
+    takes the table for the whole experiment.
+    """
+    from treebench.experiment.config import load_config
+
+    config_spec = load_config(config)
+    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    parts = []
+    for what, planned, chosen, column in (
+            ("datasets", [d.label for d in config_spec.datasets], datasets, "dataset"),
+            ("algorithms", [a.name for a in config_spec.algorithms], algorithms, "algorithm")):
+        done = set(ok[column].astype(str)) if column in ok.columns else set()
+        missing = [n for n in dict.fromkeys(planned) if n not in done and (not chosen or n in chosen)]
+        if missing:
+            parts.append(f"{what} {', '.join(missing)}")
+    if not parts:
+        return None
+    return (f"warning: {config} plans {'; '.join(parts)} with no finished trial in {config_spec.store}, so the "
+            f"table leaves them out (run `treebench run {config}` to add them)")
+
+
 def load_frame(source: str | Path) -> pd.DataFrame:
     """Load the trials frame named by a store, config or exported frame path.
 

@@ -219,6 +219,10 @@ def build_table(
     if baseline is None:
         baseline = algs[0]
     elif baseline not in algs:
+        if algorithms and baseline in set(frame["algorithm"].astype(str)):
+            from treebench.report.mcnemar_table import baseline_left_out
+
+            raise TreebenchError(baseline_left_out(baseline, algs))
         raise one_of(baseline, algs, "baseline algorithm")
     ptest = test if test in paired.PAIRED_TESTS else (paired_test or "corrected-ttest")
     if ptest not in paired.PAIRED_TESTS:

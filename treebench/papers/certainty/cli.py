@@ -14,7 +14,7 @@ import click
 
 from treebench.console import OutPath
 from treebench.errors import TreebenchError, first_repeat
-from treebench.outpaths import check_format_suffix
+from treebench.outpaths import check_format_suffix, check_not_input
 from treebench.report.cli import check_outputs, figure_base, write_output
 
 _TABLES = ("both", "attributes", "values")
@@ -45,6 +45,7 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
 
     check_outputs(out, plot_path)  # before writing a byte: a bad --plot must not leave --out half done
     check_format_suffix(out, fmt)
+    check_not_input(out, ())  # reads a dataset by name: only the config/plugin suffix rule applies
     data = load(dataset)
     X = data.X
     if attributes:
