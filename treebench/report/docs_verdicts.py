@@ -30,7 +30,7 @@ from typing import Any
 from treebench.errors import TreebenchError
 from treebench.report.verdicts import summary, summary_text
 
-#: The markers around one paper's generated block (KEY: the paper's key, e.g. ``serrurier2015``).
+#: The markers around one paper's generated block (KEY: the paper's key, as ``treebench reproduce`` names it).
 BEGIN, END = "<!-- verdicts:{key}:begin -->", "<!-- verdicts:{key}:end -->"
 MARKER = re.compile(r"^<!-- verdicts:([A-Za-z0-9_.-]+):(begin|end) -->\s*$")
 #: Words that state a verdict (the grades and their verb); allowed in the docs only inside the blocks.
