@@ -393,7 +393,7 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
                                  r"holds markup the report never writes \(a <script> tag\); accepted: a part "
                                  r"written by treebench reproduce"),
     "section-with-an-event-handler": (lambda p: _edit_html(p, '<img src="x.png" alt="" onerror="alert(1)">'),
-                                      r"holds markup the report never writes \('onerror' attribute on <img>\)"),
+                                      r"holds markup the report never writes \(a 'onerror' attribute on <img>\)"),
     "section-with-a-javascript-link": (lambda p: _edit_html(p, '<a href="jav&#x61;script:alert(1)">x</a>'),
                                        r"holds markup the report never writes \(a href 'javascript:alert\(1\)'"),
     "section-ending-inside-a-tag": (lambda p: _edit_html(p, "<img src=x onerror=alert(1) "),
