@@ -394,6 +394,19 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "section-html-a-list": (lambda p: p.write_text('{"built": "x", "html": ["a"]}', encoding="utf-8"),
                             r"of the wrong type: a list, not a string"),
     "section-not-utf8": (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), r"is not UTF-8 text"),
+    # issue 43 F1: arrays nested far past the parser's recursion limit (a RecursionError traceback before)
+    "section-nested-too-deeply": (lambda p: p.write_text("[" * 100000 + "]" * 100000, encoding="utf-8"),
+                                  r"is not valid JSON \(nested too deeply to read\)"),
+    # issue 43 F8: the part's html goes into index.html; markup the renderer never writes must not
+    "section-holding-a-script": (lambda p: _edit_html(p, "<script>alert(1)</script>"),
+                                 r"holds markup the report never writes \(a <script> tag\); accepted: a part "
+                                 r"written by treebench reproduce"),
+    "section-with-an-event-handler": (lambda p: _edit_html(p, '<img src="x.png" alt="" onerror="alert(1)">'),
+                                      r"holds markup the report never writes \(a 'onerror' attribute on <img>\)"),
+    "section-with-a-javascript-link": (lambda p: _edit_html(p, '<a href="jav&#x61;script:alert(1)">x</a>'),
+                                       r"holds markup the report never writes \(a href 'javascript:alert\(1\)'"),
+    "section-ending-inside-a-tag": (lambda p: _edit_html(p, "<img src=x onerror=alert(1) "),
+                                    r"holds markup the report never writes \(an unfinished tag\)"),
     # issue 43: another paper's part copied here must not stand for this paper's last good part
     "section-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
                                  r"the kept part \S+section\.json records paper 002 tsallis, not \d+ toy: no last good part"),
@@ -407,10 +420,32 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "verdicts-list": (lambda p: p.write_text("[]", encoding="utf-8"), r"holds a JSON list, not an object"),
     "verdicts-claims-not-a-list": (lambda p: p.write_text('{"claims": {"a": 1}}', encoding="utf-8"),
                                    r"have no list of claims"),
+    # issue 43 F7: a whole file is refused, never the claims that read counted beside ones that do not
     "verdicts-some-claims-broken": (
-        lambda p: p.write_text(json.dumps({"claims": [*json.loads(p.read_text(encoding="utf-8"))["claims"], 7, "x"]}),
-                               encoding="utf-8"),
-        r"2 of the \d+ claims in the kept verdicts .* are unreadable"),
+        lambda p: _edit_json(p, claims=[*json.loads(p.read_text(encoding="utf-8"))["claims"], 7, "x"]),
+        r"claim \d+ of the kept verdicts \S+verdicts\.json is a JSON int, not an object; accepted: an object "
+        r"with the claim's text \('claim'\) and its grade \('verdict'\)"),
+    "verdicts-empty-objects-as-claims": (lambda p: _edit_json(p, claims=[{}] * len(_claims(p))),
+                                         r"claim 1 of the kept verdicts \S+ has no text \('claim'\)"),
+    "verdicts-claims-without-a-grade": (
+        lambda p: _edit_json(p, claims=[{"claim": c["claim"]} for c in _claims(p)]),
+        r"claim 1 of the kept verdicts \S+ has no grade \('verdict'\)"),
+    "verdicts-more-claims-than-the-paper": (
+        lambda p: _edit_json(p, claims=[{"claim": "made up", "verdict": "reproduced"}] * 50),
+        r"the kept verdicts \S+verdicts\.json hold 50 claims where toy has \d+; accepted: the verdicts\.json "
+        r"of this version's report"),
+    "verdicts-no-claims": (lambda p: _edit_json(p, claims=[]), r"hold 0 claims where toy has \d+"),
+    "verdicts-summary-not-their-count": (
+        lambda p: _edit_json(p, summary={**json.loads(p.read_text(encoding="utf-8"))["summary"], "reproduced": 99}),
+        r"have a summary that is not the count of their claims' verdicts; accepted: the verdicts\.json as its "
+        r"report wrote it"),
+    # K10: a file consistent in itself but not the one written with the kept part (another grade, its summary
+    # recounted): its headline would count grades the part does not show
+    "verdicts-not-those-of-the-kept-part": (lambda p: _regrade(p, "reversed"),
+                                            r"are not those written with the kept part beside them"),
+    "verdicts-nested-too-deeply": (lambda p: p.write_text("{\"claims\": " + "[" * 100000 + "]" * 100000 + "}",
+                                                          encoding="utf-8"),
+                                   r"is not valid JSON \(nested too deeply to read\)"),
     "verdicts-missing": (lambda p: p.unlink(), r"the kept verdicts .*verdicts\.json are missing"),
     # issue 43: another paper's verdicts, or a verdict that is no grade, would be counted as this paper's
     "verdicts-of-another-paper": (lambda p: _edit_json(p, paper="002", key="tsallis"),
@@ -424,6 +459,23 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
                                         json.loads(p.read_text(encoding="utf-8"))["claims"]]),
         r"give claim 1 the verdict 'not testable!!'; accepted: "),
 }
+
+
+def _claims(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["claims"]
+
+
+def _edit_html(path: Path, markup: str) -> None:
+    """Add ``markup`` to the page text of the kept part in ``path``."""
+    _edit_json(path, html=json.loads(path.read_text(encoding="utf-8"))["html"] + markup)
+
+
+def _regrade(path: Path, grade: str) -> None:
+    """Give every claim ``grade`` and recount the summary: a verdicts.json consistent in itself."""
+    from treebench.report.verdicts import summary
+
+    claims = [{**c, "verdict": grade} for c in _claims(path)]
+    _edit_json(path, claims=claims, summary=summary(c["verdict"] for c in claims))
 
 
 def _edit_json(path: Path, **fields: object) -> None:
@@ -475,6 +527,7 @@ def test_an_unreadable_kept_part_is_named(damage: str, good_site: Path, capsys: 
     assert any(__import__("re").search(message, line) for line in named), (message, named)
     part = page[page.index('id="paper-toy"'):].split("</section>")[0]
     assert "kept part" in " ".join(parse(part).text) and '<span class="status kept">' not in part
+    assert not re.search(r"<script|<img src=x|onerror=\"|href=\"jav", page)  # none of its markup on the page
     assert tree_digest(good_site / "toy") == kept  # a refused part is left as it was, for the user to look at
 
 
@@ -493,9 +546,7 @@ def test_unreadable_kept_verdicts_are_named_and_not_counted(damage: str, good_si
     assert named and re.search(message, named[0]), err
     headline = " ".join(parse(page[page.index('id="verdicts"'):].split("</section>")[0]).text)
     assert "not counted: toy:" in headline and re.search(message, headline), headline
-    read = claims_before if damage == "verdicts-some-claims-broken" else 0
-    assert ("claims recomputed" in headline or "claim recomputed" in headline) and (
-        f"{read} claim" in headline if read else True)
+    assert claims_before and "claims recomputed: none" in headline, headline  # nothing of the file counted
     assert '<span class="status kept">' in page[page.index('id="paper-toy"'):].split("</section>")[0]
     assert tree_digest(good_site / "toy") == kept
 
@@ -542,6 +593,58 @@ def test_single_paper_mode_names_an_unusable_kept_file_on_stderr_and_exits_1(
     part = Path("site/index.html").read_text(encoding="utf-8")
     part = part[part.index('id="paper-empty"'):].split("</section>")[0]
     assert '<span class="status kept">' not in part  # toy's part is not shown as paper 903's
+
+
+def test_single_paper_mode_writes_the_page_past_another_papers_unreadable_part(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:  # noqa: F811
+    """Issue 43 K38: a kept part of ANOTHER paper nested too deeply to parse: ``reproduce toy`` rewrote toy's
+    report and then stopped with a RecursionError traceback before the page; now the page is written and
+    the part named."""
+    from treebench.papers import catalogue
+    from treebench.papers import reproduce as R
+
+    specs = {s.key: s for s in workspace_specs()}
+    monkeypatch.setattr(R, "PAPERS", specs)
+    monkeypatch.setattr(catalogue, "PAPERS", specs)
+    R.reproduce_all(Path("site"), run=False)
+    Path("site/empty").mkdir(exist_ok=True)
+    (Path("site/empty") / R.SECTION).write_text("[" * 100000 + "]" * 100000, encoding="utf-8")
+    Path("site/index.html").unlink()
+    capsys.readouterr()
+    code = exit_code(["reproduce", "toy", "--no-run", "--out-dir", "site/toy"])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.out + out.err, out
+    assert re.search(r"^error: empty: unreadable kept file: the kept part site/empty/section\.json is not valid "
+                     r"JSON \(nested too deeply to read\): no last good part to show$", out.err, re.M), out.err
+    page = Path("site/index.html").read_text(encoding="utf-8")
+    assert 'id="paper-toy"' in page and "nested too deeply" in page
+
+
+@pytest.mark.parametrize("name,kind", [("verdicts.json", "folder"), ("section.json", "folder"),
+                                       ("verdicts.json", "fifo"), ("section.json", "fifo")])
+def test_an_odd_kept_file_of_a_paper_without_a_store_is_named_on_its_box(
+        name: str, kind: str, good_site: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 43 M1: with ``--no-run`` and no store, a paper's folder is only read, never written: a kept file
+    that is a folder or a FIFO is that paper's problem, named on its box (exit 1); it used to stop every
+    paper (exit 2) as a place that could not be written."""
+    import os
+
+    path = good_site / "toy" / name
+    if kind == "folder":
+        _folder_in_place(path)
+    else:
+        path.unlink()
+        os.mkfifo(path)
+    Path("results/legacy-store.sqlite").rename("results/moved-away.sqlite")  # toy's store: gone
+    before = tree_digest(good_site / "toy")
+    code, err, page = _reproduce(capsys)
+    assert code == 1
+    shown = "is a folder, not a file" if kind == "folder" else "is not a regular file but a named pipe"
+    what = "kept verdicts" if name == "verdicts.json" else "kept part"
+    assert re.search(rf"^error: toy: unreadable kept file: the {what} site/toy/{re.escape(name)} {shown}", err,
+                     re.M), err
+    assert 'id="paper-toy"' in page and 'id="paper-broken"' in page  # the others went on
+    assert tree_digest(good_site / "toy") == before
 
 
 def test_readable_kept_parts_say_nothing_more(good_site: Path, capsys: pytest.CaptureFixture) -> None:

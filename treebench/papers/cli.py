@@ -72,6 +72,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
         for spec in catalogue.values():  # every place written, before any paper runs
+            if no_run and not _has_store(Path(spec.config)):
+                continue  # nothing of it is written, its kept part only read: a bad one is named on its box
             R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
@@ -82,9 +84,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(f"wrote {index}")
         click.echo(cost_table(pages))
         failed = [p.spec.key for p in pages if p.status == "failed" or (p.problems and p.status != "kept")]
-        if all(p.status == NOT_RUN for p in pages):
+        nothing = all(p.status == NOT_RUN for p in pages)
+        if nothing:
             click.echo(f"error: nothing reproduced: no paper has a results store (see {index})", err=True)
-            click.get_current_context().exit(1)
+            failed = []  # their only problem: said in that line (and the kept files they could not use, below)
         if failed:
             click.echo(f"error: {', '.join(failed)} failed (see {index})", err=True)
         for p in pages:  # kept files that could not be used: named, as on the page
@@ -95,7 +98,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             if p.status == "kept":
                 click.echo(f"error: could not rebuild {p.spec.key}: {p.reason}; {index} keeps its last good "
                            f"part, built {p.kept_built}", err=True)
-        if failed or any(p.status == "kept" for p in pages):
+        if nothing or failed or any(p.status == "kept" for p in pages):
             click.get_current_context().exit(1)
         return
     from treebench.papers.reproduce import reproduce_paper
@@ -135,6 +138,19 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         click.echo(line, err=True)
     if unusable:
         click.get_current_context().exit(1)
+
+
+def _has_store(config: Path) -> bool:
+    """Whether ``config`` loads and its results store exists (``reproduce --no-run`` then writes a report)."""
+    from treebench.report.source import store_path_for_config
+
+    if not config.is_file():
+        return False
+    try:
+        store = store_path_for_config(config)
+    except Exception:  # a config that does not load: the paper fails on its box, nothing is written
+        return False
+    return store.exists() or store.is_symlink()
 
 
 def unreadable_store(config: Path) -> str | None:

@@ -215,10 +215,21 @@ def refresh_index(out_root: Path, fresh: PaperPage, *, papers: Iterable[PaperSpe
         if spec.key == fresh.spec.key:
             pages.append(fresh)
         else:
-            pages.append(keep_last_good(reproduce_page(spec, out_dir=out_root / spec.key, run=False)))
+            pages.append(_other_page(spec, out_root / spec.key))
     if fresh not in pages:  # a paper outside the page's list still shows
         pages.append(fresh)
     return publish(pages, out_root / INDEX, command=command), pages
+
+
+def _other_page(spec: PaperSpec, out_dir: Path) -> PaperPage:
+    """Another paper's box on a page refreshed around one paper: its report from its store, else its last
+    good part; a failure of its own (its kept files, say) stays on its box, after the fresh paper's
+    report was written the page must still be."""
+    try:
+        return keep_last_good(reproduce_page(spec, out_dir=out_dir, run=False))
+    except Exception as exc:
+        reason, details = failure_text(exc)
+        return PaperPage(spec, out_dir=out_dir, status=FAILED, reason=reason, error_details=details)
 
 
 def reproduce_page(spec: PaperSpec, config: Path | None = None, *, out_dir: Path | None = None,
@@ -371,6 +382,9 @@ def save_section(page: PaperPage, built: str) -> Path:
     """
     record = {"built": built, "paper": page.spec.number, "key": page.spec.key, "html": page.body_html,
               **{name: getattr(page, name) for name in _KEPT_FIELDS}}
+    verdicts = Path(page.out_dir) / "verdicts.json"
+    if verdicts.is_file():  # the headline of a kept part counts these verdicts only (read_kept_verdicts)
+        record["verdicts_sha256"] = fingerprint(verdicts)
     from treebench.outpaths import write_text
 
     return write_text(Path(page.out_dir) / SECTION, json.dumps(record), f"--out-dir {str(page.out_dir)!r}")
@@ -412,7 +426,14 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
         return None, f"the kept part {path} has a page text ('html') of the wrong type: {kind}, not a string"
     if not html.strip():
         return None, f"the kept part {path} has an empty page text ('html')"
-    return record, None
+    from treebench.report.kept_html import check_kept_html
+
+    # the part goes into the page as HTML: only markup the renderer writes, written again as it was read
+    shown, foreign = check_kept_html(html)
+    if shown is None:
+        return None, (f"the kept part {path} holds markup the report never writes ({foreign}); accepted: "
+                      "a part written by treebench reproduce")
+    return {**record, "html": shown}, None
 
 
 def load_section(out_dir: Path) -> dict[str, Any] | None:
@@ -434,7 +455,9 @@ def keep_last_good(page: PaperPage) -> PaperPage:
             page.problems.append(f"{UNREADABLE_KEPT}{problem}: no last good part to show")
         return page
     page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
-    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec)
+    digest = record.get("verdicts_sha256")
+    page.kept_verdicts_sha256 = digest if isinstance(digest, str) else ""
+    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec, page.kept_verdicts_sha256)
     if unread:
         page.problems.append(f"{UNREADABLE_KEPT}{unread}: the verdicts headline leaves them out")
     for name in _KEPT_FIELDS:

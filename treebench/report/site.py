@@ -113,6 +113,9 @@ class PaperPage:
         empty: rendered from ``report``.  A :data:`KEPT` paper's last good part.
     kept_built
         For a :data:`KEPT` paper: when (and by which treebench) its part was built.
+    kept_verdicts_sha256
+        For a :data:`KEPT` paper: the SHA-256 its kept part recorded of the ``verdicts.json``
+        written with it (empty: not recorded, a part kept by an older treebench).
     """
 
     spec: PaperSpec
@@ -134,6 +137,7 @@ class PaperPage:
     trials_failed: int | None = None
     body_html: str = ""
     kept_built: str = ""
+    kept_verdicts_sha256: str = ""
 
     def add_run(self, summary: Any) -> None:
         """Add one config's run (a runner ``RunSummary``: planned, done, failed) to the trial counts."""
@@ -685,7 +689,8 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec) for p in pages if p.report is None and p.status == KEPT}
+    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec, p.kept_verdicts_sha256)
+            for p in pages if p.report is None and p.status == KEPT}
     kept = {key: claims for key, (claims, _) in read.items()}
     unread = [(key, problem) for key, (_, problem) in read.items() if problem]
     columns, _ = _claim_fields(outcomes)
@@ -751,6 +756,8 @@ def read_kept_json(path: Path, what: str) -> tuple[Any, str | None]:
         return None, f"{what} {path} cannot be read: {exc.strerror or exc}"
     try:
         doc = json.loads(text)
+    except RecursionError:  # arrays or objects nested thousands deep: no file the report writes
+        return None, f"{what} {path} is not valid JSON (nested too deeply to read)"
     except ValueError as exc:
         state = "is empty" if not text.strip() else f"is not valid JSON (line {getattr(exc, 'lineno', '?')})"
         return None, f"{what} {path} {state}"
@@ -794,14 +801,36 @@ def _bad_verdict(verdict: object) -> bool:
     return grade_of(verdict) not in GRADES
 
 
-def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None) -> tuple[list[dict[str, Any]], str | None]:
-    """A kept paper's claims from the ``verdicts.json`` its last good report wrote, and what could not be read.
+def _not_a_claim(claim: object) -> str | None:
+    """Why one entry of a kept ``claims`` list is not a claim ``verdicts.json`` records, or ``None``."""
+    if not isinstance(claim, dict):
+        return f"is a JSON {type(claim).__name__}, not an object"
+    text = claim.get("claim")
+    if not isinstance(text, str) or not text.strip():
+        return "has no text ('claim')"
+    verdict = claim.get("verdict")
+    if not isinstance(verdict, str) or not verdict.strip():
+        return "has no grade ('verdict')"
+    return None
 
-    Returns the readable claims (each a dict with a ``verdict``) and ``None``, or the claims read
-    so far and a one-line problem: the file unreadable or of the wrong shape, or some of its
-    claims not claims.  The whole file is unreadable when it records another paper than ``spec``
-    or a claim's verdict is not a grade (a made-up value would be counted and shown as one).
+
+def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
+                       sha256: str = "") -> tuple[list[dict[str, Any]], str | None]:
+    """A kept paper's claims from the ``verdicts.json`` its last good report wrote, or why they cannot be counted.
+
+    Returns the claims (each a dict with a text and a grade) and ``None``, or ``[]`` and a one-line
+    problem.  The whole file is refused, since counting part of it would give a headline no report
+    wrote: unreadable or of the wrong shape; recording another paper than ``spec``; an entry
+    that is not a claim (no text, no grade) or a verdict that is no grade; another number of
+    claims than ``spec``'s inventory (a file of another version);
+    a ``summary`` that is not the count of the claims' verdicts (the first invariant of
+    :func:`~treebench.report.verdicts.check_document`; its others change between versions, so a file
+    of an older treebench is still counted); or, when ``sha256`` is given (the digest the kept part
+    recorded of the verdicts written with it), other bytes than those: the headline would count
+    grades the kept part does not show.
     """
+    from treebench.report.verdicts import GRADES, summary
+
     path = Path(out_dir) / "verdicts.json"
     doc, problem = read_kept_json(path, "the kept verdicts")
     if doc is None:
@@ -812,18 +841,28 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None) -> tuple[li
     claims = doc.get("claims")
     if not isinstance(claims, list):
         return [], f"the kept verdicts {path} have no list of claims"
-    good = [c for c in claims if isinstance(c, dict) and isinstance(c.get("verdict", ""), str)]
-    for number, claim in enumerate(good, 1):
-        if _bad_verdict(claim.get("verdict")):
-            from treebench.report.verdicts import GRADES
-
+    for number, claim in enumerate(claims, 1):
+        wrong = _not_a_claim(claim)
+        if wrong:
+            return [], (f"claim {number} of the kept verdicts {path} {wrong}; accepted: an object with the "
+                        "claim's text ('claim') and its grade ('verdict')")
+        if _bad_verdict(claim["verdict"]):
             shown = str(claim["verdict"])
             shown = repr(shown if len(shown) <= 40 else shown[:40] + "...")
             return [], (f"the kept verdicts {path} give claim {number} the verdict {shown}; accepted: "
                         f"{', '.join(GRADES)} (with its reason in brackets)")
-    if len(good) < len(claims):
-        return good, f"{len(claims) - len(good)} of the {len(claims)} claims in the kept verdicts {path} are unreadable"
-    return good, None
+    if spec is not None and len(claims) != len(spec.claims):
+        return [], (f"the kept verdicts {path} hold {len(claims)} claims where {spec.key} has {len(spec.claims)}; "
+                    "accepted: the verdicts.json of this version's report (a file of another version is not counted)")
+    # the headline counts the claims: a file whose own summary says otherwise was edited after it was written
+    # (check_document's other invariants change between versions; an older file is still counted)
+    if doc.get("summary") != summary(c["verdict"] for c in claims):
+        return [], (f"the kept verdicts {path} have a summary that is not the count of their claims' verdicts; "
+                    "accepted: the verdicts.json as its report wrote it")
+    if sha256 and fingerprint(path) != sha256:
+        return [], (f"the kept verdicts {path} are not those written with the kept part beside them (its record "
+                    "of their SHA-256 differs); accepted: the verdicts.json written with section.json")
+    return claims, None
 
 
 def _run_cell(page: PaperPage) -> str:
