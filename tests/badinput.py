@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ def tree_digest(folder: Path, skip_prefix: str | None = None) -> dict[str, str]:
                 out[rel] = "link:" + os.readlink(path)
             elif path.is_dir():
                 out[rel] = "dir"
+            elif not path.is_file():  # a FIFO or device: reading it would block; its kind is what may change
+                out[rel] = f"special:{stat.S_IFMT(path.lstat().st_mode):o}"
             else:
                 out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
