@@ -155,6 +155,23 @@ def _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_
 
 
 @njit(cache=True)
+def _curve_verdict(envelope, set_verdict, orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm,
+                   xlogx):
+    """The curve's verdict (1 convex, -1 concave) and the class set's verdict carried to its other orientation.
+
+    ``envelope``: one verdict per class set, judged once on both orientations' lower envelope
+    (``set_verdict`` 0 until then); otherwise each orientation's curve is judged on its own.
+    """
+    if envelope:
+        if set_verdict == 0:
+            convex = _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx)
+            set_verdict = 1 if convex else -1
+        return set_verdict, set_verdict
+    convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx)
+    return (1 if convex else -1), set_verdict
+
+
+@njit(cache=True)
 def _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp, log_wm, xlogx) -> bool:
     """The crude rule once for a class set: on the pointwise lower envelope of its two orientations' grid curves."""
     lo_c, hi_c = points // 5, (4 * points) // 5
@@ -322,16 +339,8 @@ def best_node_split(
                                 have_grid_levels = True
                             _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
-                        if envelope:
-                            if set_verdict == 0:
-                                convex = _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                                               log_wm, xlogx)
-                                set_verdict = 1 if convex else -1
-                            verdict = set_verdict
-                        else:
-                            convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                                  log_wm, xlogx)
-                            verdict = 1 if convex else -1
+                        verdict, set_verdict = _curve_verdict(envelope, set_verdict, orientation, s_grid, left_grid,
+                                                              points, ns, n, p, printed, log_wp, log_wm, xlogx)
                     if verdict < 0:
                         break  # concave: its minimum is useless
                     for jj in range(a, b + 1):

@@ -38,9 +38,8 @@ from treebench.kernels.mee_scan import (
     LEAF_BLOCK,
     PRUNE_MARGIN,
     _block_bound,
+    _curve_verdict,
     _fill_grid,
-    _grid_convex,
-    _grid_convex_envelope,
     _screen,
     _set_count,
     _set_grid,
@@ -180,16 +179,8 @@ def tied_node_split(
                                 have_grid_levels = True
                             _set_grid(cum_grid, set_pos, row, size, points, s_grid)
                             have_grid = True
-                        if envelope:
-                            if set_verdict == 0:
-                                convex = _grid_convex_envelope(s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                                               log_wm, xlogx)
-                                set_verdict = 1 if convex else -1
-                            verdict = set_verdict
-                        else:
-                            convex = _grid_convex(orientation, s_grid, left_grid, points, ns, n, p, printed, log_wp,
-                                                  log_wm, xlogx)
-                            verdict = 1 if convex else -1
+                        verdict, set_verdict = _curve_verdict(envelope, set_verdict, orientation, s_grid, left_grid,
+                                                              points, ns, n, p, printed, log_wp, log_wm, xlogx)
                     if verdict < 0:
                         break
                     for jj in range(a, b + 1):
