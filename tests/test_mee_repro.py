@@ -171,7 +171,17 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     path = tmp_path / "mee.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     run_experiment(path, jobs=1)
-    frame = current_trials(read_store(tmp_path / "s.sqlite"), path)
+    # CART as the paper ran it, under another protocol (25-fold there, 5-fold here) from its own config
+    cart_cfg = yaml.safe_load(open("configs/mee-cart25.yaml", encoding="utf-8"))
+    cart_cfg.update(datasets=["breast-tissue4"], protocol={"type": "cv", "folds": 5, "repeats": 1},
+                    store=str(tmp_path / "cart.sqlite"), experiment="mee-cart-tiny")
+    cart_path = tmp_path / "mee-cart.yaml"
+    cart_path.write_text(yaml.safe_dump(cart_cfg), encoding="utf-8")
+    run_experiment(cart_path, jobs=1)
+    import pandas as pd
+
+    frame = pd.concat([current_trials(read_store(tmp_path / "s.sqlite"), path),
+                       current_trials(read_store(tmp_path / "cart.sqlite"), cart_path)], ignore_index=True)
     from treebench.learners.weka import availability
 
     spec = get_paper("mee")
@@ -181,7 +191,7 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     expected = variants | {"cart", "c45-tb"} | ({"c45"} if availability() is None else set())
     assert set(frame.loc[frame["status"] == "ok", "algorithm"]) == expected
     options = {"mee": {"levels": {"datasets": ("breast-tissue4",), "repetitions": 2},
-                       "versus_ig": {"batches": 1, "runs": 10}, "cart25": None, "sensitivity": None}}
+                       "versus_ig": {"batches": 1, "runs": 10}, "cart_loo": None, "sensitivity": None}}
     rep = build_report(spec, frame, load_reference(spec.reference), tmp_path, figures=False, extras=options)
     md = report_markdown(rep)
     for title in ("generalisation R", "Fig. 5", "Fig. 1", "Section 4", "## Readings", "sensitivity", "Tree sizes",
@@ -190,10 +200,14 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
     # section 5's size claim, graded under the default and every reading run
     assert "MEE trees are smaller (mean nodes) than C4.5's on every dataset" in md
     assert "MEE may rise smaller than C4.5 (treebench) (mean nodes): on" in md
-    # every MEE reading judged; CART 25-fold waits for its own store
+    # every MEE reading judged; CART leave-one-out waits for its own store
     judged = {o.reading.name: o.status for o in rep.readings}
     assert all(judged[r.name] == "ok" for r in spec.readings if r.config is None)
-    assert judged["CART 25-fold"].startswith("not run")
+    assert judged["CART leave-one-out"].startswith("not run")
+    # Table 2's one-way test compares CART's 5-fold trials with MEE's 3-fold ones case by case, and the
+    # effect's bootstrap takes them unpaired (no fold of one protocol pairs with a fold of the other)
+    table2 = next(c for c in rep.claims if c.text.startswith("Significantly best"))
+    assert any(line.startswith("Breast4: paper best") and "not run" not in line for line in table2.details)
     assert all(judged[r.name].startswith("not run") for r in spec.readings if not r.run)
     assert "- Sensitivity, breast-tissue4: MEE LOO error" in md and "paper's protocol" in md
     assert "breast-tissue4 yes" in md or "breast-tissue4 no" in md
@@ -202,6 +216,8 @@ def test_mee_config_runs_and_reports_on_one_small_dataset(tmp_path, monkeypatch)
 
 
 def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
+    import yaml
+
     from treebench.papers.catalogue import get_paper
 
     spec = get_paper("mee")
@@ -209,18 +225,23 @@ def test_the_mee_spec_declares_its_readings_and_the_binomial_std():
     renames = [r.rename for r in spec.readings]
     assert {"mee-printed": "mee"} in renames and {"mee-node-range": "mee"} in renames
     assert {"mee-may-rise": "mee"} in renames and {"mee-class2": "mee"} in renames and {"mee-child5": "mee"} in renames
-    cart = next(r for r in spec.readings if r.config == "configs/mee-cart25.yaml")
-    assert cart.rename == {"cart": "cart"} and cart.run
+    # CART under 25-fold CV (the paper's protocol for it) joins the default reading; LOO CART is on demand
+    assert spec.joined == ("configs/mee-cart25.yaml",)
+    cart = next(r for r in spec.readings if r.config == "configs/mee-cart-loo.yaml")
+    assert cart.rename == {"cart": "cart"} and not cart.run
+    cart_loo = yaml.safe_load(open("configs/mee-cart-loo.yaml", encoding="utf-8"))
+    cart_25 = yaml.safe_load(open("configs/mee-cart25.yaml", encoding="utf-8"))
+    assert cart_loo["protocol"] == "loo" and cart_25["protocol"]["folds"] == 25
+    assert cart_loo["algorithms"] == cart_25["algorithms"] and cart_loo["datasets"] == cart_25["datasets"]
     # the costly combinations come from their own config, not run by reproduce
     assert all(not r.run for r in spec.readings if r.config == "configs/mee-sensitivity.yaml")
     assert sum(r.config == "configs/mee-sensitivity.yaml" for r in spec.readings) == 9
     assert {"mee-envelope": "mee"} in renames
     # the config holds every reading's algorithm, and `mee` is the default reading
-    import yaml
-
     cfg = yaml.safe_load(open("configs/mee.yaml", encoding="utf-8"))
     algorithms = {a["name"]: a.get("params", {}) for a in cfg["algorithms"]}
     assert all(alg in algorithms for r in spec.readings if r.config is None for alg in r.rename)
+    assert "cart" not in algorithms and cart_loo["datasets"] == cfg["datasets"]
     sensitivity = yaml.safe_load(open("configs/mee-sensitivity.yaml", encoding="utf-8"))
     assert {a["name"] for a in sensitivity["algorithms"]} == {
         alg for r in spec.readings if r.config == "configs/mee-sensitivity.yaml" for alg in r.rename}

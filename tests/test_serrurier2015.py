@@ -60,8 +60,11 @@ def test_config_and_spec_carry_both_gamma_readings():
     algorithms = {a.name: a for a in config.algorithms}
     online, batch_tuned = algorithms["o-pitree"], algorithms["o-pitree-batch-tuned"]
     assert online.online and online.tune_online
-    assert batch_tuned.online and not batch_tuned.tune_online
-    assert online.grid == batch_tuned.grid == algorithms["pitree"].grid
+    # batch-tuned: pitree's own search (batch PiTrees, same grid and fixed params), run once and shared
+    assert batch_tuned.online and batch_tuned.tune_as is not None and batch_tuned.tune_as.name == "pitree"
+    assert batch_tuned.tuning_points() == algorithms["pitree"].tuning_points()
+    assert batch_tuned.params == algorithms["pitree"].params
+    assert online.grid == algorithms["pitree"].grid
     spec = get_paper("serrurier2015")
     assert spec.default_reading and "online" in spec.default_reading
     reading = spec.readings[0]

@@ -79,8 +79,31 @@ def _store_of(config: Path) -> Path:
 
 
 def reading_configs(spec: PaperSpec) -> list[Path]:
-    """The configs of the spec's readings that ``reproduce`` runs beside the paper's own config."""
-    return [Path(r.config) for r in spec.readings if r.config and r.run]
+    """The configs ``reproduce`` runs beside the paper's own: the joined ones, then the readings' that run."""
+    configs = [*spec.joined, *(r.config for r in spec.readings if r.config and r.run)]
+    return [Path(c) for c in dict.fromkeys(configs)]
+
+
+def paper_trials(spec: PaperSpec, config: Path, store: Path) -> pd.DataFrame:
+    """The trials of the paper's default reading: its config's, and those of its joined configs
+    (:attr:`~treebench.report.spec.PaperSpec.joined`) for the algorithms its own store does not hold.
+
+    A joined config without a store adds nothing (the report then shows the algorithm as not run).
+    """
+    frame = current_trials(read_store(store), config)
+    parts = [frame]
+    have = set(frame["algorithm"].astype(str)) if "algorithm" in frame.columns else set()
+    for joined in spec.joined:
+        path = Path(joined)
+        if not path.is_file() or not store_path_for_config(path).exists():
+            continue
+        extra = current_trials(read_store(store_path_for_config(path)), path)
+        if "algorithm" in extra.columns:
+            extra = extra[~extra["algorithm"].astype(str).isin(have)]
+            have |= set(extra["algorithm"].astype(str))
+        if len(extra):
+            parts.append(extra)
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else frame
 
 
 def _reading_sources(spec: PaperSpec) -> dict[str, pd.DataFrame]:
@@ -117,7 +140,7 @@ def _run_with_readings(spec: PaperSpec, config: Path, workers: int | None, page:
 
 def _report(spec: PaperSpec, config: Path, store: Path, out_dir: Path) -> tuple[Report, list[Path], int, int]:
     """Read the store, build and write the report; return it, the files written and the trial counts."""
-    frame = current_trials(read_store(store), config)
+    frame = paper_trials(spec, config, store)
     reference = load_reference(spec.reference)
     report = build_report(spec, frame, reference, out_dir, extras=True, reading_sources=_reading_sources(spec))
     paths = write_report(report, out_dir, config=str(config), store=str(store))

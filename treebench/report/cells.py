@@ -77,6 +77,28 @@ def trial_values(frame: pd.DataFrame, metric: str, unit: str) -> pd.Series:
     return values
 
 
+def case_values(frame: pd.DataFrame, metric: str) -> np.ndarray | None:
+    """Per test case, 1 where a trial's case counts for ``metric`` (an error, or a correct answer), else 0.
+
+    A trial of ``n_test`` cases with error rate ``e`` gives ``round(e n_test)``
+    ones and the rest zeros, so that a leave-one-out trial (one case) and a
+    25-fold CV trial (about ``n / 25`` cases) are values of the same kind and
+    can be compared by a test over cases (a paper that ran one algorithm
+    under k-fold CV and the others under leave-one-out).  ``None``
+    for another metric or without the test sizes.
+    """
+    if metric not in ("error", "accuracy") or metric not in frame.columns or "n_test" not in frame.columns:
+        return None
+    rates = pd.to_numeric(frame[metric], errors="coerce").to_numpy(dtype=float)
+    sizes = pd.to_numeric(frame["n_test"], errors="coerce").to_numpy(dtype=float)
+    keep = np.isfinite(rates) & np.isfinite(sizes) & (sizes >= 1)
+    if not keep.any():
+        return None
+    sizes = sizes[keep].astype(int)
+    hits = np.clip(np.rint(rates[keep] * sizes), 0, sizes).astype(int)
+    return np.concatenate([np.r_[np.ones(k), np.zeros(m - k)] for k, m in zip(hits, sizes)])
+
+
 @dataclass
 class Matcher:
     """Map reference dataset/algorithm names onto the names in the frame."""
@@ -383,12 +405,13 @@ def compare_cells(reference: pd.DataFrame, frame: pd.DataFrame, our_std: str = "
 
 
 # -- paired values per split, for effects and their intervals -----------------------------
-#: Columns that identify one outer split; every algorithm of a run saw the same splits.
-SPLIT_KEYS = ("repeat", "fold")
-
-
-def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit: str) -> dict[str, np.ndarray]:
+def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit: str, *,
+                  unpaired: bool = False) -> dict[str, Any]:
     """Per dataset, the values of ``algorithms`` on the splits they all have, in the paper's unit.
+
+    Splits are matched on ``(protocol, repeat, fold)``
+    (:data:`treebench.stats.frame.PAIR_KEYS`): fold 3 of a 25-fold CV and
+    fold 3 of a leave-one-out are different test sets.
 
     Parameters
     ----------
@@ -398,15 +421,26 @@ def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit:
         The algorithms, in column order.
     metric, unit
         What to read (:func:`trial_values`).
+    unpaired
+        For a dataset on which the algorithms share no split but each has
+        values (a paper that ran one of them under another protocol), give
+        each algorithm's own values as
+        :class:`~treebench.stats.bootstrap.UnpairedColumns` instead of leaving
+        the dataset out.  Only for callers that summarise column means (the
+        bootstrap of an effect), never for a paired test.
 
     Returns
     -------
     dict
-        Dataset -> array ``(splits, len(algorithms))``, rows in ``(repeat, fold)``
-        order; a dataset where some algorithm has no value on any shared split
-        is left out.  Without ``repeat``/``fold`` columns each dataset gets one
-        row, the algorithms' means.
+        Dataset -> array ``(splits, len(algorithms))``, rows in ``(protocol,
+        repeat, fold)`` order (or ``UnpairedColumns``, see ``unpaired``); a
+        dataset where some algorithm has no value on any shared split is left
+        out.  Without ``repeat``/``fold`` columns each dataset gets one row,
+        the algorithms' means.
     """
+    from treebench.stats.bootstrap import UnpairedColumns
+    from treebench.stats.frame import pair_keys
+
     ok = ok_trials(frame)
     if ok.empty or not algorithms:
         return {}
@@ -414,11 +448,13 @@ def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit:
     values = trial_values(ok, metric, unit)
     long = pd.DataFrame({"dataset": ok["dataset"].astype(str), "algorithm": ok["algorithm"].astype(str),
                          "value": values.to_numpy(dtype=float)}, index=ok.index)
-    keys = [k for k in SPLIT_KEYS if k in ok.columns]
+    ok, keys = pair_keys(ok)
+    if not {"repeat", "fold"} & set(keys):
+        keys = []
     for k in keys:
         long[k] = ok[k]
     long = long.dropna(subset=["value"])
-    # one table for all datasets: (dataset, repeat, fold) x algorithm; an algorithm
+    # one table for all datasets: (dataset, protocol, repeat, fold) x algorithm; an algorithm
     # without values on a dataset is all-NaN there, so dropna leaves that dataset out
     if keys:
         wide = long.pivot_table(index=["dataset", *keys], columns="algorithm", values="value", aggfunc="mean")
@@ -427,7 +463,14 @@ def paired_values(frame: pd.DataFrame, algorithms: list[str], metric: str, unit:
     if any(a not in wide.columns for a in algorithms):
         return {}
     rows = wide[algorithms].dropna().sort_index()
-    return {str(ds): block.to_numpy(dtype=float) for ds, block in rows.groupby(level="dataset", sort=True)}
+    out: dict[str, Any] = {str(ds): block.to_numpy(dtype=float)
+                           for ds, block in rows.groupby(level="dataset", sort=True)}
+    if unpaired and keys:
+        for ds, block in wide[algorithms].groupby(level="dataset", sort=True):
+            columns = tuple(block[a].dropna().to_numpy(dtype=float) for a in algorithms)
+            if str(ds) not in out and all(c.size for c in columns):
+                out[str(ds)] = UnpairedColumns(columns)
+    return dict(sorted(out.items()))
 
 
 # -- exclusions and protocol calibration ---------------------------------------------------

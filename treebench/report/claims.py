@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -487,12 +487,18 @@ class _Rerun:
                 out[name] = str(r.dataset_label)
         return out
 
-    def units(self, algorithms: list[str], metric: str, unit: str, datasets: Sequence[str]) -> dict[str, np.ndarray]:
-        """Per dataset of ``datasets``, the paired split values of ``algorithms`` (frame names)."""
+    def units(self, algorithms: list[str], metric: str, unit: str, datasets: Sequence[str], *,
+              paired: bool = False) -> dict[str, Any]:
+        """Per dataset of ``datasets``, the split values of ``algorithms`` (frame names) for an effect's bootstrap.
+
+        Paired by split where they share splits; where they were run under different protocols, each
+        algorithm's own values (:class:`~treebench.stats.bootstrap.UnpairedColumns`), unless ``paired``
+        (for a paired test, which needs the same splits: such a dataset is then left out).
+        """
         from treebench.report.cells import paired_values
 
         ok = self.ok[self.ok["dataset"].astype(str).isin(list(datasets))]
-        return paired_values(ok, algorithms, metric, unit)
+        return paired_values(ok, algorithms, metric, unit, unpaired=not paired)
 
 
 def _measured(
@@ -535,10 +541,11 @@ def _measured(
 
 def _unit_points(arrays: list[np.ndarray], summary: object) -> np.ndarray:
     """Each dataset's summary of its column means (the value the bootstrap resamples around)."""
+    from treebench.stats.bootstrap import unit_means
+
     out = []
     for i, arr in enumerate(arrays):
-        means = np.asarray(arr, dtype=float)
-        means = means.reshape(len(means), -1).mean(axis=0)[None, :]
+        means = unit_means(arr)[None, :]
         f = summary[i] if isinstance(summary, (list, tuple)) else summary
         out.append(float(np.asarray(f(means) if f is not None else means[:, 0]).ravel()[0]))
     return np.asarray(out)
@@ -676,7 +683,11 @@ class OneWayClaim:
 
     The reference marks them ``bold`` (best) and ``underline`` (worst); the
     rerun decides by Levene, then ANOVA or Kruskal-Wallis and post-hoc tests
-    (:func:`treebench.stats.oneway.oneway_protocol`) on the per-trial values.
+    (:func:`treebench.stats.oneway.oneway_protocol`) on the per-trial values;
+    where the algorithms of a dataset were run under different protocols
+    (one under 25-fold CV, the others under leave-one-out), on the per-case
+    values instead (0/1 errors, :func:`~treebench.report.cells.case_values`),
+    which a leave-one-out trial already is.
 
     Effect: over the datasets where the paper marks both a best and a worst
     algorithm, the mean of (the marked worst's value - the marked best's),
@@ -694,7 +705,7 @@ class OneWayClaim:
 
     def evaluate(self, cells: pd.DataFrame, frame: pd.DataFrame) -> ClaimOutcome:
         """Count the datasets where our best/worst sets equal the paper's marks, and the effect."""
-        from treebench.report.cells import Matcher, ok_trials, trial_values
+        from treebench.report.cells import Matcher, case_values, ok_trials, trial_values
         from treebench.stats import oneway
         from treebench.stats.multiple import holm
 
@@ -710,13 +721,19 @@ class OneWayClaim:
             paper_best = sorted(group.loc[group["mark"] == "bold", "algorithm"])
             paper_worst = sorted(group.loc[group["mark"] == "underline", "algorithm"])
             ds = match.dataset(group["dataset"].iloc[0], label)
-            groups = {}
+            found = {}
             for alg in group["algorithm"]:
                 name = match.algorithm(alg)
-                if ds is None or name is None:
-                    continue
-                rows = ok[(ok["dataset"].astype(str) == ds) & (ok["algorithm"].astype(str) == name)]
-                vals = trial_values(rows, self.metric, "fraction").dropna().to_numpy()
+                if ds is not None and name is not None:
+                    found[alg] = ok[(ok["dataset"].astype(str) == ds) & (ok["algorithm"].astype(str) == name)]
+            # algorithms run under different protocols (LOO beside k-fold): their trials are values of
+            # different kinds, so all of them are compared per test case (0/1), which LOO trials already are
+            mixed = "protocol" in ok.columns and len({str(p) for rows in found.values() for p in rows["protocol"]}) > 1
+            groups = {}
+            for alg, rows in found.items():
+                vals = case_values(rows, self.metric) if mixed else None
+                if vals is None:
+                    vals = trial_values(rows, self.metric, "fraction").dropna().to_numpy()
                 if vals.size >= 2:
                     groups[alg] = vals
             if len(groups) < 2:
@@ -1241,7 +1258,7 @@ class FoldsClaim:
         if isinstance(algs, str):
             return out.set_effect(_measured(measure, paper, [], None, kind=self.kind, empty=algs,
                                             test=test))
-        units = rerun.units(algs, self.metric, unit, rerun.match.frame_datasets)
+        units = rerun.units(algs, self.metric, unit, rerun.match.frame_datasets, paired=True)
         raw: list[tuple[str, float]] = []
         for dataset, rows in units.items():
             if len(rows) < 2:

@@ -238,6 +238,13 @@ class PaperSpec:
         One line: what the default reading is, for the readings section.
     readings
         The other readings the text allows, each run and shown beside it.
+    joined
+        Other configs whose trials join the paper's own in the default
+        reading: the algorithms the paper ran under another protocol (one
+        baseline under 25-fold CV, the others under leave-one-out, say).
+        ``reproduce`` runs them beside the paper's config; an algorithm the
+        paper's own store holds keeps its own trials.  Comparisons pair
+        trials only on the same (protocol, repeat, fold).
     paper_splits
         How many splits stand behind each published value (``None``: as many as the
         rerun's): the paper's noise is its per-split spread over that many (paper
@@ -270,6 +277,7 @@ class PaperSpec:
     excluded: dict[str, str] = field(default_factory=dict)
     default_reading: str = ""
     readings: tuple[Reading, ...] = ()
+    joined: tuple[str, ...] = ()
     our_std: str = "sample"
     paper_splits: int | None = None
     causes: str = ""

@@ -19,7 +19,7 @@ import pandas as pd
 from treebench.errors import TreebenchError, one_of
 from treebench.experiment.order import config_algorithm_order, source_algorithm_order  # noqa: F401 - re-exported
 from treebench.stats import across, bayes, multiple, oneway, paired, posthoc
-from treebench.stats.frame import Trials, cell_summary, means_matrix, select_trials
+from treebench.stats.frame import Trials, cell_summary, means_matrix, pair_keys, select_trials
 from treebench.stats.metrics import Metric, metric_in
 
 #: ``--test`` choices: two per-dataset paired tests and four across-dataset analyses.
@@ -432,9 +432,8 @@ def _units(trials: Trials) -> tuple[pd.DataFrame, str, list[str]]:
     if len(trials.datasets) >= 2:
         return means, "datasets", dropped
     ds = trials.datasets[0]
-    sub = trials.frame[trials.frame["dataset"] == ds]
-    keys = [k for k in ("repeat", "fold") if k in sub.columns]
-    if not keys:
+    sub, keys = pair_keys(trials.frame[trials.frame["dataset"] == ds])
+    if not {"repeat", "fold"} & set(keys):
         return means, "datasets", dropped
     wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
     wide = wide.reindex(columns=list(trials.algorithms)).dropna()

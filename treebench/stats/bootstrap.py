@@ -25,6 +25,12 @@ A dataset with a single split contributes its one row every time (no
 within-dataset variability can be estimated from one split); with a single
 dataset only the splits are resampled; with one dataset of one split the
 interval is the point.
+
+A dataset on which the algorithms did not see the same splits (a paper that
+ran one of them under another protocol: one baseline under 25-fold CV,
+the others under leave-one-out) has no rows to keep paired: it is given as
+:class:`UnpairedColumns`, and stage 2 resamples each column's values on its
+own.
 """
 
 from __future__ import annotations
@@ -42,6 +48,36 @@ DEFAULT_SEED = 20
 
 #: Rows x columns of split values drawn at once for one dataset (bounds the memory of a chunk).
 _CHUNK_CELLS = 4_000_000
+
+@dataclass(frozen=True)
+class UnpairedColumns:
+    """One dataset's values per column when the columns were measured on different splits.
+
+    Attributes
+    ----------
+    columns
+        One 1-D array per algorithm (column), each of its own length: the
+        algorithm's values on its own splits.
+    """
+
+    columns: tuple[np.ndarray, ...]
+
+    def column_means(self) -> np.ndarray:
+        """The mean of every column, shape ``(k,)``."""
+        return np.array([float(np.mean(c)) for c in self.columns])
+
+    def __len__(self) -> int:
+        """The fewest splits of any column (a dataset "has" as many rows as its shortest column)."""
+        return min(len(c) for c in self.columns)
+
+
+def unit_means(unit: np.ndarray | UnpairedColumns) -> np.ndarray:
+    """The column means of one dataset's values, shape ``(k,)``, paired or not."""
+    if isinstance(unit, UnpairedColumns):
+        return unit.column_means()
+    arr = np.asarray(unit, dtype=float)
+    return arr.reshape(len(arr), -1).mean(axis=0)
+
 
 Summary = Callable[[np.ndarray], np.ndarray]
 Aggregate = Callable[[np.ndarray], np.ndarray]
@@ -82,7 +118,14 @@ class BootstrapInterval:
         return self.low - slack <= value <= self.high + slack
 
 
-def _as_rows(unit: np.ndarray) -> np.ndarray:
+def _as_rows(unit: np.ndarray | UnpairedColumns) -> np.ndarray | UnpairedColumns:
+    if isinstance(unit, UnpairedColumns):
+        columns = tuple(np.asarray(c, dtype=float).ravel() for c in unit.columns)
+        if not columns or any(c.size == 0 for c in columns):
+            raise TreebenchError("every column of an unpaired dataset needs at least one value")
+        if not all(np.all(np.isfinite(c)) for c in columns):
+            raise TreebenchError("bootstrap values must be finite; drop the splits without a value first")
+        return UnpairedColumns(columns)
     arr = np.asarray(unit, dtype=float)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -101,8 +144,13 @@ def _mean_over_units(values: np.ndarray) -> np.ndarray:
     return values.mean(axis=1)
 
 
-def _resampled_means(rng: np.random.Generator, rows: np.ndarray, count: int) -> np.ndarray:
-    """``count`` resamples (with replacement) of the rows of one dataset, each averaged by column."""
+def _resampled_means(rng: np.random.Generator, rows: np.ndarray | UnpairedColumns, count: int) -> np.ndarray:
+    """``count`` resamples (with replacement) of the rows of one dataset, each averaged by column.
+
+    Unpaired columns are resampled one by one, each from its own values.
+    """
+    if isinstance(rows, UnpairedColumns):
+        return np.column_stack([_resampled_means(rng, c[:, None], count)[:, 0] for c in rows.columns])
     m, k = rows.shape
     if m == 1:
         return np.repeat(rows, count, axis=0)
@@ -131,7 +179,9 @@ def nested_bootstrap(
     units
         One array per dataset, shape ``(splits, k)`` (or ``(splits,)`` for
         ``k = 1``): row ``r`` holds the ``k`` paired values of split ``r``
-        (e.g. the accuracies of ``k`` algorithms on the same test part).
+        (e.g. the accuracies of ``k`` algorithms on the same test part); or
+        :class:`UnpairedColumns` for a dataset whose algorithms saw different
+        splits.
     summary
         Maps an ``(r, k)`` array of column means (one row per draw of that
         dataset) to ``r`` numbers; one function for every dataset, or one per
@@ -169,7 +219,7 @@ def nested_bootstrap(
         raise TreebenchError(f"{len(summaries)} summaries for {n} datasets")
     aggregate = aggregate or _mean_over_units
 
-    observed = np.array([float(np.asarray(f(r.mean(axis=0)[None, :]))[0]) for f, r in zip(summaries, rows)])
+    observed = np.array([float(np.asarray(f(unit_means(r)[None, :]))[0]) for f, r in zip(summaries, rows)])
     estimate = float(np.asarray(aggregate(observed[None, :]))[0])
 
     rng = np.random.default_rng(seed)
@@ -182,4 +232,4 @@ def nested_bootstrap(
     stats = np.asarray(aggregate(values), dtype=float)
     low, high = np.quantile(stats, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return BootstrapInterval(estimate, float(low), float(high), level, resamples, seed, n,
-                             tuple(r.shape[0] for r in rows))
+                             tuple(len(r) for r in rows))

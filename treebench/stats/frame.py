@@ -17,8 +17,23 @@ from treebench.errors import TreebenchError, first_repeat
 from treebench.stats.metrics import Metric
 
 #: Columns that identify one trial of one algorithm on one dataset; two
-#: algorithms are paired on the ones present in the frame.
-PAIR_KEYS = ("repeat", "fold")
+#: algorithms are paired on the ones present in the frame.  The protocol is one
+#: of them: fold 3 of a 25-fold CV and fold 3 of a leave-one-out (a paper may
+#: run one algorithm under the one, the others under the other) are different
+#: test sets.
+PAIR_KEYS = ("protocol", "repeat", "fold")
+
+
+def pair_keys(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``frame`` ready to be indexed by its pairing columns, and those columns.
+
+    A missing protocol (a frame exported without it, a hand-built one) is the
+    empty label, so that the row is not dropped by a pivot on a NaN key.
+    """
+    keys = [k for k in PAIR_KEYS if k in frame.columns]
+    if "protocol" in keys and frame["protocol"].isna().any():
+        frame = frame.assign(protocol=frame["protocol"].astype(object).where(frame["protocol"].notna(), ""))
+    return frame, keys
 
 
 @dataclass(frozen=True)
@@ -54,17 +69,17 @@ class Trials:
         return sub.sort_values(_keys(sub))["value"].to_numpy(dtype=float)
 
     def paired(self, dataset: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
-        """Values of ``a`` and ``b`` on the trials both have, aligned by (repeat, fold).
+        """Values of ``a`` and ``b`` on the trials both have, aligned by (protocol, repeat, fold).
 
         The same seed gives the same splits for every algorithm, so trial
-        ``(repeat, fold)`` of ``a`` and of ``b`` saw the same test set.
-        Trials only one of them has (e.g. a failed fit) are dropped.
+        ``(repeat, fold)`` of ``a`` and of ``b`` under one protocol saw the same
+        test set.  Trials only one of them has (e.g. a failed fit, or another
+        protocol) are dropped.
         """
         wide = self._wide.get(dataset)
         if wide is None:
-            sub = self.frame[self.frame["dataset"] == dataset]
-            keys = _keys(sub)
-            if not keys:
+            sub, keys = pair_keys(self.frame[self.frame["dataset"] == dataset])
+            if not {"repeat", "fold"} & set(keys):
                 raise TreebenchError("results frame has no 'repeat'/'fold' columns; paired tests need them")
             wide = sub.pivot_table(index=keys, columns="algorithm", values="value", aggfunc="mean")
             self._wide[dataset] = wide

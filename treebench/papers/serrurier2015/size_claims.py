@@ -88,7 +88,7 @@ class SimilarSizeClaim:
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
             return out.set_effect(Effect(measure, kind=self.kind, margin=margin, verdict=not_testable(algs)))
-        units = {d: rows for d, rows in rerun.units(algs, self.metric, "raw", rerun.match.frame_datasets).items()
+        units = {d: rows for d, rows in rerun.units(algs, self.metric, "raw", rerun.match.frame_datasets, paired=True).items()
                  if (rows > 0).all()}
         effect = measured_effect(measure, paper, units, lambda m: np.log(m[:, 0]) - np.log(m[:, 1]),
                                  kind=self.kind, margin=margin, empty=f"no dataset rerun with {self.a} and {self.b}")
@@ -150,8 +150,8 @@ class SizeDiffersClaim:
             if isinstance(algs, str):
                 out.details.append(f"{rival}: {algs}")
                 continue
-            sizes = rerun.units(algs, self.size_metric, "raw", rerun.match.frame_datasets)
-            scores = rerun.units(algs, self.metric, unit, list(sizes))
+            sizes = rerun.units(algs, self.size_metric, "raw", rerun.match.frame_datasets, paired=True)
+            scores = rerun.units(algs, self.metric, unit, list(sizes), paired=True)
             for dataset, rows in sizes.items():
                 if len(rows) < 2 or dataset not in scores:
                     continue
@@ -205,7 +205,7 @@ class StabilityClaim:
         algs = rerun.algorithms([self.a, self.b])
         if isinstance(algs, str):
             return out.set_effect(Effect(measure, kind=self.kind, verdict=not_testable(algs)))
-        found = rerun.units(algs, self.metric, "raw", rerun.match.frame_datasets)
+        found = rerun.units(algs, self.metric, "raw", rerun.match.frame_datasets, paired=True)
         units = {d: np.column_stack([rows, rows ** 2]) for d, rows in found.items() if len(rows) >= 2}
         effect = measured_effect(measure, paper, units, lambda m: np.sign(_cv(m[:, 0], m[:, 2]) - _cv(m[:, 1], m[:, 3])),
                                  net_share, kind=self.kind, empty=f"no dataset rerun with {self.a} and {self.b} "

@@ -36,6 +36,7 @@ from treebench.report.claims import (
     rate_design_margin,
 )
 from treebench.report.verdicts import MARGINS, judge
+from treebench.stats.bootstrap import unit_means
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -175,7 +176,7 @@ class NeitherPrevailsClaim:
             units = rerun.units(algs, metric, _unit(cells, metric), list(rerun.paper_datasets(metric)))
             if not units:
                 continue
-            means = np.array([np.asarray(u, dtype=float).mean(axis=0) for u in units.values()])
+            means = np.array([unit_means(u) for u in units.values()])
             a_ahead, b_ahead = self._ahead(means, metric)
             ours_parts.append(f"{metric}: {self.a} ahead on {a_ahead}, {self.b} on {b_ahead} of {len(means)}")
             points.append((metric, 1.0 if a_ahead and b_ahead else -1.0))
