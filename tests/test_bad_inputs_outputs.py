@@ -376,6 +376,22 @@ CASES = [
                                                    "--out", "X.png"),
             r"^error: --out 'X\.png' is the file --plot 'X' draws \('X\.png'\); accepted: an --out file that is "
             r"not one of --plot's figures", files={"s.sqlite": store}),
+    # -- options the chosen --test / --format would not read: refused, never ignored without a word
+    CliCase("compare-rope-without-bayes", ("compare", "s.sqlite", "--rope", "2", "--out", "t.md"),
+            r"^error: --rope is read by --test bayes only .*--test corrected-ttest ignores it", files={"s.sqlite": store}),
+    CliCase("compare-samples-without-bayes", ("compare", "s.sqlite", "--test", "wilcoxon", "--samples", "10"),
+            r"^error: --samples is read by --test bayes only", files={"s.sqlite": store}),
+    CliCase("compare-standalone-with-md", ("compare", "s.sqlite", "--standalone", "--out", "t.md"),
+            r"^error: --standalone makes a complete LaTeX document; --format md ignores it", files={"s.sqlite": store}),
+    CliCase("compare-paired-with-ttest", ("compare", "s.sqlite", "--test", "ttest", "--paired", "corrected-ttest"),
+            r"^error: --paired chooses the marks' test under an across-dataset test", files={"s.sqlite": store}),
+    CliCase("compare-ratio-with-plain-ttest", ("compare", "s.sqlite", "--test", "ttest", "--test-train-ratio", "0.2"),
+            r"^error: --test-train-ratio is read by the corrected t-test only; the marks here use ttest",
+            files={"s.sqlite": store}),
+    # -- a board never replaces or removes its own inputs in --out
+    CliCase("lb-suite-file-named-like-a-board-config", (LB, "--suite", "b/config-1.yaml", "--out", "b", "--dry-run"),
+            r"^error: --suite 'b/config-1\.yaml' lies in --out 'b' under a name the board writes or removes",
+            files={"b/config-1.yaml": "iris\nwine\n"}),
 ]
 
 
@@ -567,3 +583,27 @@ def test_a_read_only_folder_is_named(tmp_path):
             make_folder(locked / "x", "--out 'x'")
     finally:
         locked.chmod(0o700)
+
+
+def test_a_new_board_names_a_card_given_by_its_openml_id_by_the_card(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    _in(tmp_path, [LB, "--datasets", "openml:61,wine", "--criteria", "gini", "--out", "b", "--dry-run"])
+    captured = capsys.readouterr()
+    assert "note: 'openml:61' is the dataset card 'iris'; the board names it 'iris'" in captured.err
+    text = (tmp_path / "b" / "config-1.yaml").read_text(encoding="utf-8")
+    assert "- iris" in text and "openml:61" not in text
+
+
+def test_a_dry_run_says_what_a_run_would_stop_at(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.yaml").write_text(STORE_CONFIG.replace("STORE", "p.sqlite") + "predictions: true\n",
+                                     encoding="utf-8")
+    (tmp_path / "p.sqlite.predictions").write_text("a file where the predictions folder goes\n", encoding="utf-8")
+    before = tree_digest(tmp_path)
+    capsys.readouterr()
+    _in(tmp_path, ["run", "p.yaml", "--dry-run"])
+    err = capsys.readouterr().err
+    assert "warning: a run would stop here: the kept predictions folder 'p.sqlite.predictions'" in err
+    assert tree_digest(tmp_path) == before

@@ -110,16 +110,21 @@ def run(
 
         if not fork_supported():  # else the workers are forked from the warm driver: no server
             prestart()  # the workers' imports overlap with the driver's
+    from treebench.experiment.predictions import check_place
+    from treebench.experiment.runner import experiment_identity
+    from treebench.experiment.store import check_run
+
+    # an unusable or foreign store is refused before the kernels compile (a minute on first use); a dry
+    # run, which writes nothing, says what a run would stop at
+    for check in (lambda: check_run(str(store), experiment_identity(loaded)),
+                  lambda: check_place(store) if loaded.predictions else None):
+        try:
+            check()
+        except TreebenchError as exc:
+            if not dry_run:
+                raise
+            _warn(f"warning: a run would stop here: {exc}")
     if not dry_run:
-        from treebench.experiment.runner import experiment_identity
-        from treebench.experiment.store import check_run
-
-        # an unusable or foreign store is refused before the kernels compile (a minute on first use)
-        check_run(str(store), experiment_identity(loaded))
-        if loaded.predictions:
-            from treebench.experiment.predictions import check_place
-
-            check_place(store)
         _announce_compile(loaded, quiet)
     from treebench.experiment.runner import run_experiment
 

@@ -15,7 +15,7 @@ import click
 
 from treebench.errors import TreebenchError
 from treebench.leaderboard.plan import EXPERIMENT as BOARD_EXPERIMENT
-from treebench.leaderboard.plan import Options, Plan, make_plan
+from treebench.leaderboard.plan import STORE, Options, Plan, make_plan
 
 if TYPE_CHECKING:
     from treebench.experiment.specs import Config
@@ -64,6 +64,31 @@ def check(request: Request) -> None:
     from treebench.outpaths import check_folder
 
     check_folder(request.out, out_option(request))
+    check_inputs_outside(request)
+
+
+def check_inputs_outside(request: Request) -> None:
+    """Refuse a ``--suite`` or ``--plugin`` file that the board would replace or delete in ``--out``.
+
+    A board writes its tables, page and figures (:data:`~treebench.leaderboard.page.OUTPUT_FILES`),
+    its store and lock into ``--out``, and removes a previous run's ``config-*.yaml`` there: an input
+    of that name in that folder would be lost.  ``--out`` equal to an input file is refused by the
+    folder check already (a file where a folder must go).
+    """
+    import fnmatch
+    import os
+
+    from treebench.leaderboard.page import OUTPUT_FILES
+
+    folder = Path(os.path.realpath(request.out))
+    owned = (*OUTPUT_FILES, STORE, f"{STORE}.lock", LOCK, "config-*.yaml")
+    suite = [("--suite", request.suite)] if Path(request.suite).suffix or Path(request.suite).exists() else []
+    for option, given in [*suite, *(("--plugin", p) for p in request.plugins if p.endswith(".py"))]:
+        path = Path(os.path.realpath(given))
+        if path.parent == folder and any(fnmatch.fnmatch(path.name, pattern) for pattern in owned):
+            raise TreebenchError(f"{option} {given!r} lies in {out_option(request)} under a name the board writes "
+                                 f"or removes ({path.name}); it would be lost: move it out of the folder or give "
+                                 "another --out")
 
 
 def out_option(request: Request) -> str:
@@ -153,6 +178,7 @@ def prepare(request: Request) -> tuple[Plan, list[Config]]:
     selected = families(request)
     entries = suite.resolve(request.suite, request.max_rows, named=bool(request.datasets))
     entries = suite.select(entries, list(request.datasets))
+    entries = suite.as_card_names(entries, lambda line: click.echo(line, err=True))
     entries = as_on_board(entries, Path(request.out))
     options = Options(request.folds, request.repeats, tuple(request.plugins))
     out = Path(request.out)
@@ -270,7 +296,6 @@ def as_on_board(entries: list[str], out: Path) -> list[str]:
     """
     from treebench.data.cards import CardRegistry
     from treebench.experiment.config import table_of
-    from treebench.leaderboard.plan import STORE
     from treebench.leaderboard.suite import _card_name, _settings
 
     store = out / STORE

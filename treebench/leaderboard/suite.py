@@ -229,6 +229,24 @@ def _check_once(names: list[str], where: str) -> None:
         seen.setdefault(table, name)
 
 
+def as_card_names(entries: list[str], echo=None) -> list[str]:  # noqa: ANN001 - a click.echo-like callable
+    """``entries`` with each ``openml:ID`` that is a dataset card's table replaced by the card's name
+    (``openml:61`` -> ``iris``), said through ``echo``: the board's rows, page and tables name the
+    dataset as every other command does, not by the id typed."""
+    from treebench.data.cards import CardRegistry
+
+    registry = CardRegistry(_settings().card_folders)
+    out = []
+    for name in entries:
+        card = _card_name(name, registry) if name.startswith("openml:") else None
+        if card is not None and card != name:
+            if echo is not None:
+                echo(f"note: {name!r} is the dataset card {card!r}; the board names it {card!r}")
+            name = card
+        out.append(name)
+    return out
+
+
 def select(entries: list[str], wanted: list[str]) -> list[str]:
     """Keep the ``--datasets`` names, in the order given.
 

@@ -176,6 +176,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     if test == "mcnemar":
         _refuse_unused_by_mcnemar()
+    else:
+        _refuse_unread(test, fmt, paired_test)
     if skip_bad:  # as export's: an option that reads no kept predictions here would be silently ignored
         from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
@@ -264,6 +266,33 @@ def _refuse_unused_by_mcnemar() -> None:
             continue
         raise TreebenchError(f"{option} is not read by --test mcnemar (it tests the right and wrong predictions "
                              f"of each algorithm against the baseline); accepted with it: {_MCNEMAR_OPTIONS}")
+
+
+def _given(name: str) -> bool:
+    """Whether the option ``name`` of the running command was typed on the command line."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+
+
+def _refuse_unread(test: str, fmt: str, paired_test: str) -> None:
+    """Refuse an option typed on the command line that this ``--test`` / ``--format`` would not read:
+    it would be ignored without a word, and the user would believe the table used it."""
+    for name, option in (("rope", "--rope"), ("samples", "--samples"), ("seed", "--seed")):
+        if _given(name) and test != "bayes":
+            raise TreebenchError(f"{option} is read by --test bayes only (the Bayesian signed-rank test); "
+                                 f"--test {test} ignores it: add --test bayes or leave {option} out")
+    if _given("standalone") and fmt != "latex":
+        raise TreebenchError(f"--standalone makes a complete LaTeX document; --format {fmt} ignores it: add "
+                             "--format latex or leave --standalone out")
+    if _given("paired_test") and test in ("ttest", "corrected-ttest"):
+        raise TreebenchError(f"--paired chooses the marks' test under an across-dataset test (wilcoxon, friedman, "
+                             f"kruskal, bayes); with --test {test} the marks use {test} itself: leave --paired out")
+    marks = test if test in ("ttest", "corrected-ttest") else paired_test
+    if _given("test_train_ratio") and marks != "corrected-ttest":
+        raise TreebenchError(f"--test-train-ratio is read by the corrected t-test only; the marks here use {marks}: "
+                             "give --test corrected-ttest (or --paired corrected-ttest) or leave it out")
 
 
 def with_prediction_metric(frame, source: str, metric: str | None, skip_bad: bool = False):  # noqa: ANN001, ANN201
