@@ -392,22 +392,23 @@ def safe_name(text: object, limit: int = MAX_NAME) -> str:
 
     Letters, digits and ``-_.+=,@`` are kept; any other character (a path
     separator, a control character, a space) becomes ``_``; leading dots and
-    underscores go (no ``..``, no hidden file).  When the text had to change
-    or is longer than ``limit``, the first 8 hex digits of its SHA-256 are
+    underscores go (no ``..``, no hidden file).  When the text had to change,
+    is longer than ``limit`` bytes, or already ends like a changed name
+    (``-`` and 8 hex digits), the first 8 hex digits of its SHA-256 are
     appended, so two labels that clean up to the same name (``a/b``, ``a:b``)
-    still name two files.
+    still name two files, and no label takes another's changed name.
 
     Parameters
     ----------
     text
         The user's text (converted with ``str``).
     limit
-        The longest name returned (at least 16).
+        The longest name returned, in UTF-8 bytes (at least 16).
 
     Returns
     -------
     str
-        A non-empty name of at most ``limit`` characters.
+        A non-empty name of at most ``limit`` bytes.
     """
     raw = str(text)
     limit = max(16, limit)
@@ -415,11 +416,20 @@ def safe_name(text: object, limit: int = MAX_NAME) -> str:
     kept = "".join(c if (c.isalnum() or c in _KEPT) and c.isprintable() else "_" for c in normal)
     kept = re.sub(r"_+", "_", kept).lstrip("._")
     kept = re.sub(r"\.{2,}", ".", kept).rstrip(". ")
-    if kept == raw and 0 < len(kept) <= limit:
+    # a text that already looks like a changed name (ending in -XXXXXXXX, or 8 hex digits alone) gets its
+    # own digest too, so that it never takes the name another text was changed into ("a/b" -> a_b-c14cddc0)
+    looks_changed = re.fullmatch(r"(?:.*-)?[0-9a-f]{8}", kept) is not None
+    if kept == raw and 0 < _bytes(kept) <= limit and not looks_changed:
         return kept
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    stem = kept[: limit - len(digest) - 1].rstrip("._")
+    # the limit is in bytes: file systems bound a name's bytes (255), and a CJK character is 3 of them
+    stem = kept.encode("utf-8", "surrogatepass")[: limit - len(digest) - 1].decode("utf-8", "ignore").rstrip("._")
     return f"{stem}-{digest}" if stem else digest
+
+
+def _bytes(name: str) -> int:
+    """The length of ``name`` in a file name, in UTF-8 bytes."""
+    return len(name.encode("utf-8", "surrogatepass"))
 
 
 #: Suffixes of the files commands read (configs, plugins, suites are YAML/Python/text): no table or

@@ -273,10 +273,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         from treebench.outpaths import check_file
 
         check_file(target, f"--out {str(target)!r}")  # first: it names a store or its predictions as such
-        from treebench.experiment.predictions import folder_for
+        from treebench.experiment.store import store_inputs
         from treebench.outpaths import check_not_input
 
-        check_not_input(target, [("the results store", path), ("the store's kept predictions", folder_for(path))])
+        check_not_input(target, store_inputs(path))
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
     report: list[str] = []

@@ -375,8 +375,10 @@ def _datasets(
         table = _table_key(spec, registry)
         if table in tables:
             first = tables[table]
+            same = (card_relation(spec.name, registry) if spec.name else
+                    f"train {spec.train!r} and test {spec.test!r}" if spec.train else "the same OpenML task")
             check.add(where, f"dataset {spec.label!r} is the same table as {first!r} "
-                             f"({card_relation(spec.name, registry)}, the same protocol); accepted: each dataset once")
+                             f"({same}, the same protocol); accepted: each dataset once")
             continue
         tables[table] = spec.label
         labels.add(spec.label)

@@ -375,6 +375,27 @@ def _accuracy_problem(kept: TrialPredictions, facts: TrialFacts) -> str | None:
             f"{_shown(float(stored), found)} stored with the trial (another trial's file, or changed since)")
 
 
+def _argmax_problem(kept: TrialPredictions) -> str | None:
+    """A predicted class that is not a most probable class of its row's kept probabilities.
+
+    A tree predicts a class its leaf gives the highest probability (ties: any of the tied), so a
+    file whose labels and probabilities disagree was edited after it was written.  Checked for
+    files without a checksum (a store written before checksums), where nothing else ties the
+    probabilities to the trial.
+    """
+    proba = kept.proba
+    if proba is None or not len(proba):
+        return None
+    picked = proba[np.arange(len(proba)), kept.predicted].astype(np.float64)
+    behind = proba.max(axis=1).astype(np.float64) - picked
+    if behind.max() <= PROBA_TOLERANCE:
+        return None
+    worst = int(behind.argmax())
+    return (f"predicts class {kept.classes[kept.predicted[worst]]!s} on test row {worst} with probability "
+            f"{picked[worst]:.4g} while its kept probabilities put {proba[worst].max():.4g} on class "
+            f"{kept.classes[int(proba[worst].argmax())]!s} (labels and probabilities disagree: changed since)")
+
+
 def _shown(value: float, other: float) -> str:
     """``value`` with enough digits to differ from ``other`` on the page."""
     for digits in (6, 10, 17):
@@ -390,7 +411,8 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
     Whole-array checks, one pass per array: dtypes and shapes, the row count against the trial's
     ``n_test``, codes within the classes, probabilities, the trial key the file names, and the
     checksum recorded with the trial.  A store written before checksums has none, nor its files a
-    key: the content checks apply, and the file's accuracy must be the one stored with the trial.
+    key: the content checks apply, the file's accuracy must be the one stored with the trial, and
+    each predicted class must be a most probable one of its kept probabilities.
     """
     if kept.trial is not None and kept.trial != facts.key:
         return f"holds the predictions of trial {kept.trial[:12]} (another trial's file)"
@@ -402,7 +424,7 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
         problem = (f"has checksum {found[:12]}, not the {facts.checksum[:12]} recorded with the trial "
                    "(another trial's file, or changed since)")
     if problem is None and facts.checksum is None:
-        problem = _accuracy_problem(kept, facts)
+        problem = _accuracy_problem(kept, facts) or _argmax_problem(kept)
     return problem
 
 

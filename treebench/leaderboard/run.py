@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from treebench.errors import TreebenchError
+from treebench.experiment.store import BOARD_LOCK
 from treebench.leaderboard.plan import EXPERIMENT as BOARD_EXPERIMENT
 from treebench.leaderboard.plan import STORE, Options, Plan, make_plan
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 MIN_FOLDS, MAX_FOLDS = 2, 1000
 MIN_REPEATS, MAX_REPEATS = 1, 10000
 #: The board's lock file in ``--out`` (held for a whole run; see :func:`board_lock`).
-LOCK = ".leaderboard.lock"
+LOCK = BOARD_LOCK
 
 
 @dataclass(frozen=True)
