@@ -624,6 +624,10 @@ class ResultsStore:
         frame.attrs["metrics"] = self._definitions(measures)
         return frame
 
+    def trial_columns(self) -> set[str]:
+        """The columns of the store's trials table (an older store lacks some)."""
+        return set(_trial_columns(self.conn))
+
     def trial_facts(self, columns: Iterable[str]) -> list[tuple]:
         """``columns`` of every trial, one tuple per trial; a column an older store lacks reads as None."""
         present = _trial_columns(self.conn)

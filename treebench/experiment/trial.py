@@ -130,12 +130,30 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
         # A new parameter or a changed default changes the trees even when the
         # config does not change: the declared defaults are part of the code.
         code["criterion_defaults"] = {p.name: p.default for p in cls.all_params() if not p.since_default_keyless}
+        source = _plugin_source_digest(cls)
+        if source is not None:  # a plugin's file is its code: edited, its trials are new trials
+            code["criterion_source"] = source
     else:
         from treebench.learners.registry import baseline_code_version
 
         # with an estimator: scikit-learn's (and the estimator package's) version, its defaults
         code["baseline"] = baseline_code_version(str(algorithm.baseline), algorithm.estimator)
     return code
+
+
+def _plugin_source_digest(cls: type) -> str | None:
+    """SHA-256 (16 hex digits) of the source file of a criterion class defined outside treebench (a
+    plugin), or ``None`` for a built-in one (treebench's version stands for its code)."""
+    import sys
+
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    if path is None or cls.__module__ == "treebench" or cls.__module__.startswith("treebench."):
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 def trial_key(

@@ -82,6 +82,13 @@ def check_inputs_outside(request: Request) -> None:
     from treebench.leaderboard.page import OUTPUT_FILES
 
     folder = Path(os.path.realpath(request.out))
+    # a folder holding a page or tables that are no board's (no board store beside them): writing the board
+    # there would replace them (a reproduce page's index.html, say)
+    foreign = [name for name in OUTPUT_FILES if (folder / name).exists()] if not (folder / STORE).exists() else []
+    if foreign:
+        raise TreebenchError(f"{out_option(request)} holds {', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''} "
+                             f"but no {STORE}: they are not a leaderboard's, and the board would replace them; "
+                             "accepted: a new or empty folder, or a leaderboard's own folder")
     owned = (*OUTPUT_FILES, STORE, f"{STORE}.lock", LOCK, "config-*.yaml")
     suite = [("--suite", request.suite)] if Path(request.suite).suffix or Path(request.suite).exists() else []
     for option, given in [*suite, *(("--plugin", p) for p in request.plugins if p.endswith(".py"))]:

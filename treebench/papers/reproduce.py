@@ -33,6 +33,7 @@ from treebench.report.site import (
     KEPT,
     NOT_RUN,
     REPORTED,
+    UNREADABLE_KEPT,
     PaperPage,
     failure_text,
     fingerprint,
@@ -47,7 +48,6 @@ from treebench.report.spec import PaperSpec
 from treebench.text_table import format_table
 
 #: How a problem with a kept file (:data:`SECTION`, ``verdicts.json``) starts, in a page's problems.
-UNREADABLE_KEPT = "unreadable kept file: "
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"

@@ -41,6 +41,10 @@ def _bad_url(name: str, value: str) -> bool:
     url = _URL_NOISE.sub("", value)
     if name == "src" and _DATA_IMAGE.match(url):
         return False
+    # "//host/x" and "\\\\host\\x" name another machine without a scheme (a browser fetches them over the network,
+    # or as a Windows share); the renderer writes relative files with forward slashes only
+    if url.startswith(("//", "/\\", "\\")) or "\\" in url:
+        return True
     scheme = _SCHEME.match(url)
     return scheme is not None and (name == "src" or scheme.group(1).lower() not in LINK_SCHEMES)
 
