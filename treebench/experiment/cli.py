@@ -273,7 +273,7 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         from treebench.outpaths import check_file
 
         check_file(target, f"--out {str(target)!r}")  # first: it names a store or its predictions as such
-        from treebench.experiment.store import store_inputs
+        from treebench.experiment.predictions import store_inputs
         from treebench.outpaths import check_not_input
 
         check_not_input(target, store_inputs(path))

@@ -722,3 +722,17 @@ def as_frame(store: str | Path, trials: Any, kept: KeptPredictions | None = None
         raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them; "
                              "run it again with --force for the trials already finished)")
     return pd.concat(parts, ignore_index=True)
+
+
+def store_inputs(store: str | Path | None) -> list[tuple[str, Path | None]]:
+    """What a command reading ``store`` must never write over (for
+    :func:`treebench.outpaths.check_not_input`): the store, its kept predictions, its companions
+    (lock, SQLite's log and index files) and the board lock of the folder it sits in."""
+    from treebench.experiment.store import BOARD_LOCK, COMPANIONS
+
+    if store is None:
+        return []
+    store = Path(store)
+    return [("the results store", store), ("the store's kept predictions", folder_for(store)),
+            *((what, store.with_name(store.name + suffix)) for suffix, what in COMPANIONS),
+            ("the folder's leaderboard lock", store.parent / BOARD_LOCK)]

@@ -864,18 +864,3 @@ COMPANIONS = ((".lock", "the store's writer lock"), ("-wal", "the store's write-
               ("-shm", "the store's shared-memory index"), ("-journal", "the store's rollback journal"))
 #: The lock a leaderboard holds in its folder for a whole run (``treebench.leaderboard.run.LOCK``).
 BOARD_LOCK = ".leaderboard.lock"
-
-
-def store_inputs(store: str | Path | None) -> list[tuple[str, Path | None]]:
-    """What a command reading ``store`` must never write over (for
-    :func:`treebench.outpaths.check_not_input`): the store, its kept predictions, its companions
-    (lock, SQLite's log and index files) and the board lock of the folder it sits in."""
-    if store is None:
-        return []
-    from treebench.experiment.predictions import folder_for
-
-    store = Path(store)
-    return [("the results store", store), ("the store's kept predictions", folder_for(store)),
-            *((what, store.with_name(store.name + suffix)) for suffix, what in COMPANIONS),
-            ("the folder's leaderboard lock", store.parent / BOARD_LOCK)]
-

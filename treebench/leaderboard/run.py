@@ -84,7 +84,9 @@ def check_inputs_outside(request: Request) -> None:
     folder = Path(os.path.realpath(request.out))
     # a folder holding a page or tables that are no board's (no board store beside them): writing the board
     # there would replace them (a reproduce page's index.html, say)
-    foreign = [name for name in OUTPUT_FILES if (folder / name).exists()] if not (folder / STORE).exists() else []
+    # (a folder or a link in a file's place is the place checks' to name)
+    foreign = ([name for name in OUTPUT_FILES if (folder / name).is_file() and not (folder / name).is_symlink()]
+               if not (folder / STORE).exists() else [])
     if foreign:
         raise TreebenchError(f"{out_option(request)} holds {', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''} "
                              f"but no {STORE}: they are not a leaderboard's, and the board would replace them; "

@@ -115,7 +115,7 @@ def inputs_of(source: str | Path, store: Path | None) -> list[tuple[str, str | P
     """What a command reading ``source`` (a config, store or exported frame) reads, for
     :func:`~treebench.outpaths.check_not_input`: the source, its store, the store's kept predictions and
     the files kept beside it (lock, SQLite's log files, a board's lock)."""
-    from treebench.experiment.store import store_inputs
+    from treebench.experiment.predictions import store_inputs
 
     return [("the results file", source), *store_inputs(store)]
 
