@@ -23,8 +23,8 @@ from treebench.report import claims as generic
 from treebench.report.claims import FewerClaim, FoldsClaim
 from treebench.report.figure_kinds import FIGURE_KINDS, figure_kind
 from treebench.report.reference import load_reference
-from treebench.report.registry import CLAIM_KINDS, Registry, claim_kind
-from treebench.report.reproduce import build_report, report_markdown, write_report
+from treebench.report.registry import CLAIM_KINDS, Registry
+from treebench.report.reproduce import build_report, write_report
 from treebench.report.spec import Figure, PaperDataset, PaperSpec, Reading
 from treebench.report.statements import Statement
 
@@ -334,6 +334,9 @@ BROKEN = [
     ("{name: other, ", "{", "paper.yaml:8: readings[0]: missing required key 'name'"),
     ("rename: {belief-crisp-acc: belief-crisp}", "rename: [belief-crisp-acc]",
      "paper.yaml:8: readings[0].rename: expected a mapping of names to text; got a list"),
+    ("rename: {belief-crisp-acc: belief-crisp}}", "rename: {belief-crisp-acc: belief-crisp}}\n  - {name: other, "
+                                                 "description: again}",
+     "paper.yaml:9: readings[1]: reading name 'other' given twice"),
     ("key: demo", "key: demo\nour_std: wide", "paper.yaml:2: our_std: unknown std kind 'wide'"),
     ("key: demo", "key: demo\nsections: [nowhere_module:tables]",
      "paper.yaml:2: sections[0]: cannot import 'nowhere_module'"),
@@ -390,7 +393,7 @@ def test_a_folders_own_module_gives_sections_and_claim_kinds(tmp_path):
         "from dataclasses import dataclass\n"
         "from treebench.report.registry import claim_kind\n"
         "from treebench.report.sections import Section\n\n"
-        "def notes(context):\n    return [Section('Notes', ['text'])]\n\n"
+        "def notes(context):\n    return [Section('Notes', ['text'], [])]\n\n"
         "@claim_kind('test_folder_own')\n@dataclass(frozen=True)\nclass OwnClaim:\n"
         "    text: str\n    level: float = 0.5\n\n    def evaluate(self, cells, frame):\n        raise NotImplementedError\n",
         encoding="utf-8")

@@ -204,8 +204,8 @@ class _Reader:
         for name in ("tree_quality_title", "tree_quality_text"):
             if name in top:
                 spec_fields[name] = self.text(top[name], (name,), empty_ok=False)
-        self.unique([r.name for r in spec_fields["readings"] if r is not None], "readings", "reading name")
-        self.unique([f.name for f in spec_fields["figures"] if f is not None], "figures", "figure name")
+        self.unique([r and r.name for r in spec_fields["readings"]], "readings", "reading name")
+        self.unique([f and f.name for f in spec_fields["figures"]], "figures", "figure name")
         self.unique([s.name for s in sections], "sections", "section name")
         if c.problems or key is None:
             return None
@@ -219,9 +219,12 @@ class _Reader:
             return []
         return value
 
-    def unique(self, names: list[str], where: str, what: str) -> None:
+    def unique(self, names: list[str | None], where: str, what: str) -> None:
+        """Record every name given a second time (``None``: an entry already refused)."""
         seen: set[str] = set()
         for i, name in enumerate(names):
+            if name is None:
+                continue
             if name in seen:
                 self.check.add((where, i), f"{what} {name!r} given twice; accepted: each once")
             seen.add(name)
