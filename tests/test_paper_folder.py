@@ -307,6 +307,33 @@ def test_a_good_minimal_folder_loads(tmp_path):
     assert (spec.key, spec.number, spec.config, spec.causes) == ("demo", "900", "configs/demo.yaml", "")
     assert spec.claims[0].claim == FewerClaim("fewer errors", "belief-uncertain", "belief-crisp", "error", ())
     assert spec.claims[1].why_not == "no experiment" and spec.figures[0].kind == "leaves"
+    assert spec.reference == "004_belief_table1.csv"  # not in the folder: results/reference's
+
+
+def test_a_folders_own_config_reference_and_joined_configs(tmp_path):
+    (tmp_path / "config.yaml").write_text("experiment: demo\n", encoding="utf-8")
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "004_belief_table1.csv").write_text("paper\n", encoding="utf-8")
+    (tmp_path / "other.yaml").write_text("experiment: other\n", encoding="utf-8")
+    text = GOOD.replace("key: demo", "key: demo\njoined: [configs/mee-cart25.yaml, ./other.yaml]")
+    spec = parse_paper(text, "paper.yaml", tmp_path)
+    folder = tmp_path.resolve()
+    assert spec.config == str(folder / "config.yaml")  # config.yaml in the folder when paper.yaml names none
+    assert spec.reference == str(folder / "reference" / "004_belief_table1.csv")  # the folder's own first
+    assert spec.joined == ("configs/mee-cart25.yaml", str(folder / "other.yaml"))
+    named = parse_paper(text.replace("key: demo", "key: demo\nconfig: configs/x.yaml"), "paper.yaml", tmp_path)
+    assert named.config == "configs/x.yaml"  # relative to the working directory, as every config
+
+
+def test_reproduce_takes_the_folder_or_its_paper_yaml(tmp_path, monkeypatch):
+    from treebench.papers.catalogue import paper_from_argument
+
+    monkeypatch.chdir(ROOT)
+    copy = tmp_path / "copy"
+    shutil.copytree(BELIEF, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert paper_from_argument(str(copy)).folder == str(copy.resolve())
+    assert paper_from_argument(str(copy / "paper.yaml")).folder == str(copy.resolve())
+    assert paper_from_argument("belief") is get_paper("belief")
 
 
 BROKEN = [

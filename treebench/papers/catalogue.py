@@ -73,6 +73,8 @@ def paper_from_argument(text: str) -> PaperSpec:
     """
     if looks_like_path(text):
         path = Path(text)
+        if path.name == PAPER_FILE and path.is_file():  # the folder's paper.yaml named itself
+            path = path.parent
         if path.is_dir() and not is_paper_folder(path):
             raise TreebenchError(f"{text!r} holds no {PAPER_FILE}; accepted: a paper folder (docs/papers.md) or "
                                  f"one of {', '.join(PAPERS)}")
