@@ -28,7 +28,8 @@ from treebench.errors import TreebenchError
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
     """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
 
-    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.  With --all,
+    PAPER is one of serrurier2015, mee, tsallis, certainty, belief, or the path
+    of a paper folder (a folder holding paper.yaml; docs/papers.md).  With --all,
     every paper is done in turn (one that fails does not stop the others) and
     results/index.html shows them all: verdicts, coloured cells, figures and
     provenance.  A single PAPER refreshes that page too (the other papers from
@@ -37,7 +38,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     failed, a paper could not be rebuilt, or a kept file on the page could not
     be used (named on stderr, with PAPER as with --all).
     """
-    from treebench.papers.catalogue import PAPERS, get_paper
+    from treebench.papers.catalogue import PAPERS
 
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
@@ -101,12 +102,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         if nothing or failed or any(p.status == "kept" for p in pages):
             click.get_current_context().exit(1)
         return
+    from treebench.papers.catalogue import paper_from_argument
     from treebench.papers.reproduce import reproduce_paper
 
-    try:
-        spec = get_paper(paper)
-    except TreebenchError:
-        raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}") from None
+    spec = paper_from_argument(paper)  # a catalogue name, or a paper folder anywhere on disk
     config = Path(spec.config)
     if not config.exists():
         if not any(Path(s.config).is_file() for s in PAPERS.values()):  # the wrong folder, not a missing config
@@ -116,7 +115,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             )
         raise TreebenchError(
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
-            f"results/reference/{spec.reference}"
+            f"{spec.reference if Path(spec.reference).is_absolute() else 'results/reference/' + spec.reference}"
         )
     check_store(config)
     from treebench.papers.reproduce import INDEX, check_report_places
