@@ -130,8 +130,8 @@ def test_verdicts_forged_with_their_digest_are_held_against_the_part(
     assert tree_digest(good_site / "toy") == kept
 
 
-def test_kept_verdicts_agreeing_with_their_part_are_counted(good_site: Path,
-                                                           capsys: pytest.CaptureFixture) -> None:  # noqa: F811
+def test_kept_verdicts_agreeing_with_their_part_are_counted(
+        good_site: Path, capsys: pytest.CaptureFixture) -> None:  # noqa: F811 - the imported fixture
     """Control: untouched kept files are counted, with the part's grade."""
     shown = json.loads((good_site / "toy" / "verdicts.json").read_text(encoding="utf-8"))["claims"][0]["verdict"]
     code, err, page = _reproduce(capsys)
