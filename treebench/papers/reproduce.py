@@ -456,7 +456,33 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
     if shown is None:
         return None, (f"the kept part {path} holds markup the report never writes ({foreign}); accepted: "
                       "a part written by treebench reproduce")
+    odd = _odd_kept_field(record)
+    if odd:  # its fields go into the provenance table as the kept part's trials and config
+        return None, f"the kept part {path} {odd}; accepted: a part written by treebench reproduce"
     return {**record, "html": shown}, None
+
+
+def _odd_kept_field(record: dict[str, Any]) -> str | None:
+    """What no part written by :func:`save_section` holds among the provenance fields, or ``None``.
+
+    Counts are whole numbers of trials, at least 0, and no more succeeded than there are
+    (``None``: not read); the config, its SHA-256, the store and the verdicts' SHA-256 are text.
+    """
+    for name in ("config", "config_sha256", "store", "verdicts_sha256"):
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"has a {name!r} that is not text ({json.dumps(value)[:40]})"
+    counts = {}
+    for name in ("n_trials", "n_ok"):
+        value = record.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return f"has an impossible {name!r} of {json.dumps(value)[:40]} (a count of trials is a whole number >= 0)"
+        counts[name] = value
+    if len(counts) == 2 and counts["n_ok"] > counts["n_trials"]:
+        return f"counts more trials ok than it has (n_ok {counts['n_ok']} > n_trials {counts['n_trials']})"
+    return None
 
 
 def load_section(out_dir: Path) -> dict[str, Any] | None:
@@ -480,7 +506,7 @@ def keep_last_good(page: PaperPage) -> PaperPage:
     page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
     digest = record.get("verdicts_sha256")
     page.kept_verdicts_sha256 = digest if isinstance(digest, str) else ""
-    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec, page.kept_verdicts_sha256)
+    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec, page.kept_verdicts_sha256, page.body_html)
     if unread:
         page.problems.append(f"{UNREADABLE_KEPT}{unread}: the verdicts headline leaves them out")
     for name in _KEPT_FIELDS:

@@ -179,6 +179,8 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     from treebench.stats.frame import chosen_names
 
     out = stdout_dash(out)
+    if not 0.0 < alpha < 1.0:  # before anything is read (build_table checks it too, for its other callers)
+        raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     if test == "mcnemar":
@@ -407,6 +409,9 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     """
     _check_lists(datasets=datasets, algorithms=algorithms)
     _check_given(metric=metric, param=param, dataset=dataset, algorithm=algorithm)
+    # as compare's (build_table): a level outside (0, 1), or nan, would draw a CD of 0, inf or nan as a result
+    if not 0.0 < alpha < 1.0:
+        raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
     if skip_bad:  # as compare's: an option that reads no kept predictions here would be silently ignored
         from treebench.stats.prediction_metrics import PREDICTION_METRICS
 

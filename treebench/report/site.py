@@ -691,7 +691,7 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec, p.kept_verdicts_sha256)
+    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec, p.kept_verdicts_sha256, p.body_html)
             for p in pages if p.report is None and p.status == KEPT}
     kept = {key: claims for key, (claims, _) in read.items()}
     unread = [(key, problem) for key, (_, problem) in read.items() if problem]
@@ -820,8 +820,8 @@ def _not_a_claim(claim: object) -> str | None:
     return None
 
 
-def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
-                       sha256: str = "") -> tuple[list[dict[str, Any]], str | None]:
+def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None, sha256: str = "",
+                       shown_html: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """A kept paper's claims from the ``verdicts.json`` its last good report wrote, or why they cannot be counted.
 
     Returns the claims (each a dict with a text and a grade) and ``None``, or ``[]`` and a one-line
@@ -834,7 +834,10 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
     of an older treebench is still counted); for a paper (``spec`` given), a kept part that recorded
     no digest of its verdicts (``sha256`` empty: nothing ties the file to what the page shows); or
     other bytes than the digest the kept part recorded of the verdicts written with it: the
-    headline would count grades the kept part does not show.
+    headline would count grades the kept part does not show.  With ``shown_html`` (the kept part's
+    HTML, as the page shows it), the grades must also be those its claims table shows, claim by
+    claim: a ``verdicts.json`` forged together with the digest in ``section.json`` (no secret signs
+    either) then still cannot make the headline disagree with the part on the same page.
     """
     from treebench.report.verdicts import GRADES, summary
 
@@ -874,6 +877,13 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
     if sha256 and fingerprint(path) != sha256:
         return [], (f"the kept verdicts {path} are not those written with the kept part beside them (its record "
                     "of their SHA-256 differs); accepted: the verdicts.json written with section.json")
+    if shown_html is not None:
+        from treebench.report.kept_grades import disagreement
+
+        differs = disagreement(shown_html, [c["verdict"] for c in claims])
+        if differs:
+            return [], (f"the kept verdicts {path} are not those the kept part shows ({differs}); accepted: "
+                        "the verdicts.json written with section.json")
     return claims, None
 
 
