@@ -121,9 +121,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"{spec.reference if Path(spec.reference).is_absolute() else 'results/reference/' + spec.reference}"
         )
     check_store(config)
-    from treebench.papers.reproduce import INDEX, check_report_places
-
     from treebench.papers.places import check_no_board, check_no_other_paper
+    from treebench.papers.reproduce import INDEX, check_report_places
 
     folder = Path(out_dir or Path("results") / spec.key)
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
