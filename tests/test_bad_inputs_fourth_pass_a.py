@@ -186,6 +186,21 @@ def test_a_lock_no_one_holds_and_no_store_owns_is_an_ordinary_output(tmp_path: P
     assert "I(C|A)" in (tmp_path / "stale.lock").read_text(encoding="utf-8")
 
 
+@needs_mirror
+@pytest.mark.parametrize("out", ["pipe.lock", "pipe-wal"])
+def test_an_output_named_after_a_fifo_is_written_without_blocking(out: str, tmp_path: Path) -> None:
+    # the lock and -wal rules look at the file beside the output (is it a store?): a FIFO there is no store,
+    # and reading it to find out would block forever (in a child process: a regression hangs only it)
+    from badinput import isolated_env, run_isolated
+
+    store(tmp_path)
+    os.mkfifo(tmp_path / out.replace(".lock", "").replace("-wal", ""))
+    code, _, err = run_isolated(["-c", "from treebench.cli import main; main()", "compare", "s.sqlite", "--out", out],
+                                tmp_path, isolated_env({"TREEBENCH_DATA": str(MIRROR)}), 120, out)
+    assert code == 0 and "Traceback" not in err, err
+    assert "| dataset |" in (tmp_path / out).read_text(encoding="utf-8")
+
+
 def test_the_lock_rule_names_the_same_board_lock_the_board_takes() -> None:
     from treebench.experiment.store import BOARD_LOCK
     from treebench.leaderboard.run import LOCK

@@ -156,6 +156,8 @@ _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
 
 
 def _is_sqlite(path: Path) -> bool:
+    if not path.is_file():  # a FIFO beside the output (``--out fifo.lock``) would block this read forever
+        return False
     try:
         with open(path, "rb") as handle:
             return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
