@@ -297,8 +297,9 @@ def test_reproduce_into_its_own_folder_and_a_new_one_still_works(workspace: Path
 
 @needs_mirror
 @pytest.mark.parametrize("args", [("reproduce", "--all", "--no-run", "--out-dir", "b"),
-                                  ("reproduce", "toy", "--no-run", "--out-dir", "b/toy")],
-                         ids=["all-into-a-board", "paper-into-a-board-subfolder"])
+                                  ("reproduce", "toy", "--no-run", "--out-dir", "b/toy"),
+                                  ("reproduce", "toy", "--no-run", "--out-dir", "b")],
+                         ids=["all-into-a-board", "paper-into-a-board-subfolder", "paper-into-a-board"])
 def test_reproduce_into_a_leaderboards_folder_is_refused_and_changes_nothing(
         args: tuple[str, ...], workspace: Path, monkeypatch, capsys) -> None:  # noqa: F811
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
@@ -311,8 +312,9 @@ def test_reproduce_into_a_leaderboards_folder_is_refused_and_changes_nothing(
     line = _one_error(capsys)
     assert code == 2
     assert re.search(r"^error: --out-dir 'b(/toy)?': 'b' holds a leaderboard \(leaderboard\.sqlite, "
-                     r"\.leaderboard\.lock\), whose page index\.html the reproductions' page would replace; "
-                     r"accepted: a folder that holds no leaderboard \(e\.g\. results\)$", line), line
+                     r"\.leaderboard\.lock\), whose page and figures \(index\.html, cd\.png\) a reproduction "
+                     r"written there would replace; accepted: a folder that holds no leaderboard \(e\.g\. results\)$",
+                     line), line
     assert tree_digest(workspace) == before
 
 
@@ -400,3 +402,18 @@ def test_a_plugin_file_still_imports(tmp_path: Path, capsys) -> None:
     (tmp_path / "mine.py").write_text(PLUGIN, encoding="utf-8")
     code, out, err = _cli(tmp_path, capsys, "criteria", "list", "--plugin", "mine.py")
     assert code == 0 and "fourth_pass_a" in out, err
+
+
+@needs_mirror
+def test_reproduce_all_refuses_a_board_in_a_papers_folder(workspace: Path, monkeypatch, capsys) -> None:  # noqa: F811
+    # `leaderboard --out site2/toy` made toy's report folder a board's: toy's report would replace its figures
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    _toy_site(monkeypatch)
+    board(workspace)
+    Path("site2").mkdir()
+    Path("b").rename("site2/toy")
+    before = tree_digest(workspace)
+    capsys.readouterr()
+    assert exit_code(["reproduce", "--all", "--no-run", "--out-dir", "site2"]) == 2
+    assert re.search(r"^error: --out-dir 'site2': 'site2/toy' holds a leaderboard", _one_error(capsys))
+    assert tree_digest(workspace) == before

@@ -78,6 +78,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         for spec in catalogue.values():  # every place written, before any paper runs
             if no_run and not _has_store(Path(spec.config)):
                 continue  # nothing of it is written, its kept part only read: a bad one is named on its box
+            check_no_board(root / spec.key, shown)
             R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
@@ -128,8 +129,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
     page = folder.parent / INDEX if folder.name == spec.key else None
     check_no_other_paper(folder, spec, shown or repr(str(folder)))  # e.g. results/tsallis for certainty
-    if page is not None:
-        check_no_board(page.parent, shown or repr(str(folder)))
+    for place in (folder, *((page.parent,) if page is not None else ())):
+        check_no_board(place, shown or repr(str(folder)))
     check_report_places(folder, shown or repr(str(folder)), page, spec=spec)
     lines: list[str] = []
     unusable: list[str] = []  # kept files that could not be used: stderr and exit 1, as with --all

@@ -61,13 +61,14 @@ def check_no_other_paper(folder: Path, spec: PaperSpec, what: str) -> None:
 
 
 def check_no_board(folder: Path, what: str) -> None:
-    """Refuse a ``folder`` whose ``index.html`` is a leaderboard's (it holds a board's store or lock).
+    """Refuse a ``folder`` that is a leaderboard's (it holds a board's store or lock).
 
-    The reproductions' page would replace the board's page and leave its tables beside a page
-    that no longer describes them.
+    The reproductions' page would replace the board's ``index.html``, and a paper's report its
+    figures (papers 000 and 002 draw ``cd.png``, as a board does), leaving the board's tables
+    beside files that no longer describe them.
     """
     found = [name for name in BOARD_FILES if Path(folder, name).exists() or Path(folder, name).is_symlink()]
     if found:
-        raise TreebenchError(f"{what}: {str(folder)!r} holds a leaderboard ({', '.join(found)}), whose page "
-                             "index.html the reproductions' page would replace; accepted: a folder that holds "
-                             "no leaderboard (e.g. results)")
+        raise TreebenchError(f"{what}: {str(folder)!r} holds a leaderboard ({', '.join(found)}), whose page and "
+                             "figures (index.html, cd.png) a reproduction written there would replace; accepted: "
+                             "a folder that holds no leaderboard (e.g. results)")
