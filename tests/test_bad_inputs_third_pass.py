@@ -32,15 +32,16 @@ CASES = [
     # a store's lock (and its SQLite companions, a board's lock) is the store's: a table written over it let a
     # second run write beside the first
     CliCase("compare-out-is-the-stores-lock", ("compare", "s.sqlite", "--out", "s.sqlite.lock"),
-            r"^error: --out 's\.sqlite\.lock' is the store's writer lock \('s\.sqlite\.lock'\)",
+            r"^error: --out 's\.sqlite\.lock': 's\.sqlite\.lock' is the writer lock of results store 's\.sqlite'",
             files={"s.sqlite": store, "s.sqlite.lock": ""}),
     CliCase("compare-out-is-the-stores-wal", ("compare", "s.sqlite", "--out", "s.sqlite-wal"),
             r"^error: --out 's\.sqlite-wal': 's\.sqlite-wal' is the wal file of results store 's\.sqlite'",
             files={"s.sqlite": store}),
     CliCase("compare-out-is-the-boards-lock", ("compare", "b/leaderboard.sqlite", "--out", "b/.leaderboard.lock"),
-            r"^error: --out 'b/\.leaderboard\.lock' is the folder's leaderboard lock", files={"b": board}),
+            r"^error: --out 'b/\.leaderboard\.lock': 'b/\.leaderboard\.lock' is a leaderboard's lock", files={"b": board}),
     CliCase("export-out-is-the-stores-lock", ("results", "export", "s.sqlite", "--out", "s.sqlite.lock"),
-            r"^error: --out 's\.sqlite\.lock' is the store's writer lock", files={"s.sqlite": store, "s.sqlite.lock": ""}),
+            r"^error: --out 's\.sqlite\.lock': 's\.sqlite\.lock' is the writer lock of results store",
+            files={"s.sqlite": store, "s.sqlite.lock": ""}),
     # one fixed train/test pair under two labels: one table twice, refused like a card and its alias
     CliCase("config-one-fixed-split-twice", ("run", "twice.yaml", "--dry-run"),
             r"^error: twice\.yaml:5: datasets\[1\]: dataset 'm1b' is the same table as 'm1' \(train 'monks-1-train' "

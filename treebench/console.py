@@ -42,13 +42,20 @@ class OutPath(click.Path):
     ``click.Path(path_type=Path)`` turns ``""`` into ``Path(".")``, the current
     folder: ``--out-dir ""`` would write there and ``--out ""`` would be
     reported as "'.' is a folder".  An empty path is a mistake (an unset shell
-    variable, say), so it is refused, naming the option.
+    variable, say), so it is refused, naming the option.  So is ``-`` unless
+    the option prints there (``dash``): a figure, a folder or a store cannot
+    go to standard output, and a file named ``-`` (``-.png``) is no one's intent.
     """
 
-    def __init__(self, folder: bool = False, **kwargs: object) -> None:
-        """``folder``: the option names a folder (for the message); ``kwargs`` go to ``click.Path``."""
+    def __init__(self, folder: bool = False, dash: bool = False, writes: str | None = None,
+                 **kwargs: object) -> None:
+        """``folder``: the option names a folder (for the message); ``dash``: ``-`` means standard output
+        (the command prints there); ``writes``: what the option writes, for the refusal of ``-``
+        (default: a folder, or a file); ``kwargs`` go to ``click.Path``."""
         super().__init__(**kwargs)
         self.folder = folder
+        self.dash = dash
+        self.writes = writes or ("a folder" if folder else "a file")
 
     def convert(self, value, param, ctx):  # noqa: ANN001, ANN201 - click's signature
         if isinstance(value, str) and not value.strip():
@@ -57,6 +64,13 @@ class OutPath(click.Path):
             option = param.opts[0] if param is not None and param.opts else "the path"
             accepted = FOLDER_ACCEPTED if self.folder else FILE_ACCEPTED
             raise TreebenchError(f"{option} {value!r}: the path is empty; accepted: {accepted}")
+        if isinstance(value, str) and value == "-" and not self.dash:
+            from treebench.outpaths import FILE_ACCEPTED, FOLDER_ACCEPTED
+
+            option = param.opts[0] if param is not None and param.opts else "the path"
+            accepted = FOLDER_ACCEPTED if self.folder else FILE_ACCEPTED
+            raise TreebenchError(f"{option} '-' names standard output, where {option} cannot write (it writes "
+                                 f"{self.writes}); accepted: {accepted}")
         if isinstance(value, str) and not self.folder and value.endswith(("/", os.sep)):
             from treebench.outpaths import FILE_ACCEPTED
 

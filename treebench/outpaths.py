@@ -156,6 +156,8 @@ _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
 
 
 def _is_sqlite(path: Path) -> bool:
+    if not path.is_file():  # a FIFO beside the output (``--out fifo.lock``) would block this read forever
+        return False
     try:
         with open(path, "rb") as handle:
             return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
@@ -163,8 +165,62 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _refuse_results(path: Path, shown: str) -> None:
-    """Refuse to replace finished results: a results store (any SQLite file) or a kept predictions file."""
+#: The lock a leaderboard holds in its folder for a whole run (as ``treebench.experiment.store.BOARD_LOCK``;
+#: spelled here so that every writer's check stays free of the store's imports).
+BOARD_LOCK = ".leaderboard.lock"
+#: The suffix of a results store's writer lock (``X.sqlite.lock`` beside ``X.sqlite``).
+LOCK_SUFFIX = ".lock"
+
+
+def _lock_held(path: Path) -> bool:
+    """Whether a process holds a ``flock`` on the existing file ``path`` now (changing nothing)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no flock locks to protect
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _refuse_lock(path: Path, shown: str) -> None:
+    """Refuse to replace a lock: a board's ``.leaderboard.lock``, a results store's ``X.lock`` beside the
+    store ``X``, or any ``*.lock`` a process holds now, whichever command reads them.
+
+    A writer holds its lock by the file's inode: a file renamed over it is a new, unlocked inode, so a
+    second run (or board) would write beside the first without a word.
+    """
+    accepted = f"{FILE_ACCEPTED} that is no lock file"
+    if path.name == BOARD_LOCK:
+        raise TreebenchError(f"{shown}: {_q(path)} is a leaderboard's lock; replacing it would let a second board "
+                             f"write that folder beside a running one; accepted: {accepted}")
+    if not path.name.endswith(LOCK_SUFFIX) or path.name == LOCK_SUFFIX:
+        return
+    store = path.with_name(path.name[: -len(LOCK_SUFFIX)])
+    if _is_sqlite(store):
+        raise TreebenchError(f"{shown}: {_q(path)} is the writer lock of results store {_q(store)}; replacing it "
+                             f"would let two runs write that store at once; accepted: {accepted}")
+    if path.is_file() and _lock_held(path):
+        raise TreebenchError(f"{shown}: {_q(path)} is a lock file a running process holds now; replacing it "
+                             f"would void that lock; accepted: {accepted}")
+
+
+def _refuse_results(path: Path, shown: str, own_lock: bool = False) -> None:
+    """Refuse to replace finished results: a results store (any SQLite file), its companions and lock,
+    a board's lock, or a kept predictions file (``own_lock``: ``path`` is the caller's own lock, which it
+    opens in place and never replaces)."""
+    if not own_lock:
+        _refuse_lock(path, shown)
     if any(parent.name.endswith(".predictions") for parent in path.parents):
         raise TreebenchError(f"{shown}: {_q(path)} is inside a store's kept predictions; writing there would "
                              f"corrupt them; accepted: {FILE_ACCEPTED} outside a *.predictions folder")
@@ -258,13 +314,25 @@ def make_folder(path: str | Path, what: str | None = None) -> Path:
     return path
 
 
-def check_file(path: str | Path, what: str | None = None) -> Path:
+def check_file(path: str | Path, what: str | None = None, *, own_lock: bool = False) -> Path:
     """Refuse, creating nothing, a file path that cannot be written.
+
+    Parameters
+    ----------
+    path
+        The output file (may not exist yet).
+    what
+        How the message names the user's input, e.g. ``"--out 'x/y'"``.
+    own_lock
+        ``path`` is the caller's own lock file (a board checking its ``.leaderboard.lock``): the
+        refusal of lock files is skipped, every other check made.
 
     Raises
     ------
     TreebenchError
-        ``path`` is a folder or a special file, or its folder could not be
+        ``path`` is a folder or a special file, a results store, one of its
+        companions (``-wal``, ``-shm``, ``-journal``, its writer lock), a
+        board's lock or a lock a process holds, or its folder could not be
         created or written (:func:`check_folder`).
     """
     raw, path = path, Path(path)
@@ -274,7 +342,7 @@ def check_file(path: str | Path, what: str | None = None) -> Path:
         raise TreebenchError(f"{shown}: {_q(path)} is a folder, not a file; accepted: {FILE_ACCEPTED}")
     if path.exists() and not path.is_file():
         raise TreebenchError(f"{shown}: {_q(path)} is not a regular file; accepted: {FILE_ACCEPTED}")
-    _refuse_results(path, shown)
+    _refuse_results(path, shown, own_lock)
     _refuse_blocker(path.parent, shown, FILE_ACCEPTED)
     if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
         raise TreebenchError(f"{shown}: folder {_q(path.parent)} is not writable; accepted: {FILE_ACCEPTED}")

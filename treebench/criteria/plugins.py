@@ -103,7 +103,9 @@ def import_plugin(spec: str) -> None:
 def _import(spec: str) -> None:
     if not spec.endswith(".py"):
         if not _MODULE.fullmatch(spec):
-            kind = "a folder" if Path(spec).is_dir() else "not a .py file"
+            from treebench.errors import special_kind
+
+            kind = "a folder" if Path(spec).is_dir() else special_kind(spec) or "not a .py file"
             raise TreebenchError(f"plugin {spec!r} is neither a .py file nor a module name ({kind}); {ACCEPTED}")
         try:
             importlib.import_module(spec)
@@ -119,6 +121,11 @@ def _import(spec: str) -> None:
         return
     if Path(spec).is_dir():
         raise TreebenchError(f"plugin {spec!r} is a folder, not a .py file; {ACCEPTED}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(spec)
+    if kind is not None:  # there, but no file to import (a FIFO would block the import): not "not found"
+        raise TreebenchError(f"plugin {spec!r} is not a regular file but {kind}; {ACCEPTED}")
     if not Path(spec).is_file():
         raise TreebenchError(f"plugin file {spec!r} not found; {ACCEPTED}")
     module_spec = importlib.util.spec_from_file_location(name, spec)

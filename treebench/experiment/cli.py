@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     "--store",
     "store_path",
     default=None,
-    type=OutPath(),
+    type=OutPath(writes="a results store"),
     help="Results store file (default: the config's 'store', else results/<experiment>.sqlite).",
 )
 @click.option(
@@ -232,7 +232,7 @@ def results() -> None:
 @click.option(
     "--out",
     default=None,
-    type=OutPath(),
+    type=OutPath(dash=True),
     help="Output file, its folder created if needed (default: the store's name with .csv or "
     ".parquet; '-' for stdout, csv only).",
 )

@@ -210,7 +210,7 @@ def check_files(plan: Plan, out: Path, what: str) -> None:
     from treebench.outpaths import check_file
 
     for name in (*(g.path.name for g in plan.groups), LOCK, *OUTPUT_FILES):
-        check_file(out / name, what)
+        check_file(out / name, what, own_lock=name == LOCK)  # its own lock: opened in place, never replaced
     lock = plan.store.with_name(plan.store.name + ".lock")  # the store's own lock (the store: check_plan)
     if lock.is_dir():
         raise TreebenchError(f"{what}: {str(lock)!r} is a folder, not a file; accepted: a board folder whose "

@@ -72,9 +72,13 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             check_store(config, skip_bad_config=True)
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
+        from treebench.papers.places import check_no_board
+
+        check_no_board(root, shown)  # its index.html is a board's page
         for spec in catalogue.values():  # every place written, before any paper runs
             if no_run and not _has_store(Path(spec.config)):
                 continue  # nothing of it is written, its kept part only read: a bad one is named on its box
+            check_no_board(root / spec.key, shown)
             R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
@@ -118,12 +122,16 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"{spec.reference if Path(spec.reference).is_absolute() else 'results/reference/' + spec.reference}"
         )
     check_store(config)
+    from treebench.papers.places import check_no_board, check_no_other_paper
     from treebench.papers.reproduce import INDEX, check_report_places
 
     folder = Path(out_dir or Path("results") / spec.key)
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
-    check_report_places(folder, shown or repr(str(folder)),
-                        folder.parent / INDEX if folder.name == spec.key else None, spec=spec)
+    page = folder.parent / INDEX if folder.name == spec.key else None
+    check_no_other_paper(folder, spec, shown or repr(str(folder)))  # e.g. results/tsallis for certainty
+    for place in (folder, *((page.parent,) if page is not None else ())):
+        check_no_board(place, shown or repr(str(folder)))
+    check_report_places(folder, shown or repr(str(folder)), page, spec=spec)
     lines: list[str] = []
     unusable: list[str] = []  # kept files that could not be used: stderr and exit 1, as with --all
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])

@@ -148,7 +148,7 @@ def figure_base(path: Path) -> Path:
               help="bayes: half-width of the region of practical equivalence, in display units (e.g. accuracy points).")
 @click.option("--samples", type=int, default=50_000, show_default=True, help="bayes: Monte Carlo draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="bayes: seed of the Monte Carlo draws.")
-@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path),
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path, writes="figures: PATH.png, PATH.svg"),
               help="bayes: also draw the posteriors in a simplex (PATH.png and PATH.svg).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
@@ -161,7 +161,8 @@ def figure_base(path: Path) -> Path:
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
 @click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), help="Write here instead of stdout ('-': stdout).")
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, dash=True),
+              help="Write here instead of stdout ('-': stdout).")
 @click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
               help="Leave out (and count) the trials whose kept predictions are missing or fail verification "
                    "against their trial, instead of stopping with an error.")
@@ -393,7 +394,7 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path),
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, writes="figures: PATH.png, PATH.svg"),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
 @click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
               help="With --metric a metric of predictions: leave out (and count) the trials whose kept predictions "
@@ -462,6 +463,12 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
     from treebench.outpaths import safe_name
 
     if source.suffix.lower() in _MODEL_SUFFIXES:
+        from treebench.errors import special_kind
+
+        kind = special_kind(source)
+        if kind is not None:  # a FIFO would block the unpickler forever, /dev/zero would never end
+            raise TreebenchError(f"cannot read a fitted estimator from {source}: it is not a regular file but {kind}; "
+                                 f"accepted: an estimator saved with joblib.dump, as {', '.join(_MODEL_SUFFIXES)}")
         import joblib
 
         try:

@@ -28,9 +28,10 @@ _TABLES = ("both", "attributes", "values")
               help="Which table: the attribute ranking, the per-value comparisons, or both.")
 @click.option("--attribute", "attributes", multiple=True,
               help="Only these attributes (repeatable).")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, dash=True), default=None,
               help="Write the tables here instead of stdout ('-': stdout).")
-@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path), default=None,
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path, writes="figures: FILE.png, FILE.svg"),
+              default=None,
               help="Also draw the bar plot (FILE.png and FILE.svg).")
 def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], out: Path | None,
               plot_path: Path | None) -> None:
