@@ -92,12 +92,62 @@ def import_plugin(spec: str) -> None:
     only ``KeyboardInterrupt`` (Ctrl-C) passes through.
     """
     before = set(_registered())
+    modules = set(sys.modules)
     try:
         _import(spec)
     finally:
         added = tuple(n for n in _registered() if n not in before)
         if added or spec not in _ADDED:
             _ADDED[spec] = (*_ADDED.get(spec, ()), *added)
+        _IMPORTED.setdefault(spec, frozenset(set(sys.modules) - modules))
+
+
+#: The modules each plugin's first import brought into ``sys.modules`` (the plugin and what it imported).
+_IMPORTED: dict[str, frozenset[str]] = {}
+
+
+def helper_files(module_name: str, path: Path) -> list[Path]:
+    """The source files of the user's own modules that the plugin defining ``module_name`` (file
+    ``path``) may run: part of its code, so an edit to them makes new trials (``code_version``).
+
+    A module counts when it is loaded from a file outside the Python installation, its
+    site-packages and treebench, is no other plugin, and either came in with the plugin's import
+    or lies under the plugin file's folder (a helper an earlier plugin imported first).  A module
+    the plugin imports only later, while it runs, is not seen.  An installed plugin (a file
+    under site-packages) has none: its package's version stands for its code.
+    """
+    path = path.resolve()
+    if _installed(path):
+        return []
+    with_it = set().union(*(names for names in _IMPORTED.values() if module_name in names))
+    others = {_file_module(spec) if spec.endswith(".py") else spec
+              for spec, names in _IMPORTED.items() if module_name not in names}
+    found = set()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not file or name == module_name or name in others:
+            continue
+        file = Path(file).resolve()
+        if file == path or _installed(file) or not file.is_file():
+            continue
+        if name in with_it or path.parent in file.parents:
+            found.add(file)
+    return sorted(found)
+
+
+def _installed(file: Path) -> bool:
+    """``file`` belongs to the Python installation, a site-packages folder or treebench itself."""
+    import site
+    import sysconfig
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values(),
+             str(Path(__file__).resolve().parents[1])}
+    try:
+        roots.update(site.getsitepackages())
+        roots.add(site.getusersitepackages())
+    except AttributeError:  # pragma: no cover - a virtualenv's old site module
+        pass
+    return any(Path(root).resolve() in (file, *file.parents) for root in roots if root)
 
 
 def _import(spec: str) -> None:

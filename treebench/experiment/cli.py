@@ -321,8 +321,11 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     from treebench.experiment.store import ResultsStore
     from treebench.stats.metrics import frame_metrics
 
+    from treebench.report.source import refuse_duplicated_splits
+
     with ResultsStore(_store_file(store)) as opened:
         frame = opened.to_frame()
+    refuse_duplicated_splits(frame, Path(store))  # two versions of one cell would be averaged
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:
         if metric not in accepted:
