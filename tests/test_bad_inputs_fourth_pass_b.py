@@ -261,3 +261,12 @@ def test_a_board_takes_a_plugin_module_by_name(tmp_path, monkeypatch, capsys):
                    "-q", "--plugin", module, "--out", "lb"])
     assert f"- {module}\n" in (tmp_path / "lb" / "config-1.yaml").read_text(encoding="utf-8")
     assert name in (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+
+
+def test_a_repeated_option_is_refused_through_clicks_runner_too():
+    from click.testing import CliRunner
+
+    from treebench.cli import cli
+
+    result = CliRunner().invoke(cli, ["compare", "x.sqlite", "--datasets", "iris", "--datasets", "wine"])
+    assert result.exit_code == 2 and "option --datasets is given twice" in result.output
