@@ -319,10 +319,12 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     from treebench.experiment.runner import comparison_table
     from treebench.experiment.specs import METRICS
     from treebench.experiment.store import ResultsStore
+    from treebench.report.source import refuse_duplicated_splits
     from treebench.stats.metrics import frame_metrics
 
     with ResultsStore(_store_file(store)) as opened:
         frame = opened.to_frame()
+    refuse_duplicated_splits(frame, Path(store))  # two versions of one cell would be averaged
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:
         if metric not in accepted:

@@ -142,16 +142,29 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
 
 
 def _plugin_source_digest(cls: type) -> str | None:
-    """SHA-256 (16 hex digits) of the source file of a criterion class defined outside treebench (a
-    plugin), or ``None`` for a built-in one (treebench's version stands for its code)."""
+    """SHA-256 (16 hex digits) of the source of a criterion class defined outside treebench (a
+    plugin), or ``None`` for a built-in one (treebench's version stands for its code).
+
+    The source is the plugin's file and the files of its helper modules
+    (:func:`treebench.criteria.plugins.helper_files`: the user's own modules it
+    imports); without helpers the digest is the file's alone, as before helpers counted.
+    """
     import sys
+
+    from treebench.criteria.plugins import helper_files
 
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
     if path is None or cls.__module__ == "treebench" or cls.__module__.startswith("treebench."):
         return None
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+        digest = hashlib.sha256(Path(path).read_bytes())
+        folder = Path(path).resolve().parent
+        for helper in helper_files(cls.__module__, Path(path)):
+            # its place as well as its bytes: a helper moved, or another one, is other code
+            name = str(helper.relative_to(folder)) if folder in helper.parents else str(helper)
+            digest.update(b"\0" + name.encode() + b"\0" + helper.read_bytes())
+        return digest.hexdigest()[:16]
     except OSError:
         return None
 

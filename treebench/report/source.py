@@ -107,6 +107,28 @@ def unfinished_planned(frame: pd.DataFrame, config: Path, datasets: list[str] | 
             f"table leaves them out (run `treebench run {config}` to add them)")
 
 
+def refuse_duplicated_splits(frame: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
+
+    Such a store holds an earlier version of a config or a plugin beside the current one; read
+    without its config, the two would be averaged (or one picked) without a word.
+
+    Raises
+    ------
+    TreebenchError
+        Naming the first duplicated split and the cells, and pointing to the config.
+    """
+    from treebench.stats.frame import duplicated_splits
+
+    found = duplicated_splits(frame)
+    if found is None:
+        return frame
+    raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
+                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
+                         "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
+                         "only the config's current trials")
+
+
 def load_frame(source: str | Path) -> pd.DataFrame:
     """Load the trials frame named by a store, config or exported frame path.
 
@@ -141,7 +163,7 @@ def load_frame(source: str | Path) -> pd.DataFrame:
     if not path.exists():
         raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
     if suffix in STORE_SUFFIXES:
-        return read_store(path)
+        return refuse_duplicated_splits(read_store(path), path)
     from treebench.report.frame_check import check_frame
 
     try:  # an exported frame: a damaged or foreign file is one line, not a parser's traceback

@@ -89,6 +89,32 @@ class Trials:
         return both[a].to_numpy(dtype=float), both[b].to_numpy(dtype=float)
 
 
+def duplicated_splits(frame: pd.DataFrame) -> str | None:
+    """Name the cells of ``frame`` holding two finished trials of one split, or ``None``.
+
+    A store keeps the trials of every version of its config and plugins under their own
+    keys, so after a changed config or an edited plugin it holds one algorithm twice on one
+    (protocol, repeat, fold).  A table would average the two versions and a paired test
+    would pair either; only the config knows which trials are current.
+    """
+    if not {"dataset", "algorithm"} <= set(frame.columns):
+        return None
+    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    ok, pairing = pair_keys(ok)
+    keys = ["dataset", "algorithm", *pairing]
+    twice = ok[ok.duplicated(keys, keep=False)]
+    if twice.empty:
+        return None
+    counts = twice.groupby(keys, sort=False).size()
+    first, n = counts.index[0], int(counts.iloc[0])
+    where = dict(zip(keys, first, strict=True))
+    split = ", ".join(f"{k} {where[k]}" for k in keys[2:] if str(where[k]) != "")
+    more = f" (and {len(counts) - 1} more split(s))" if len(counts) > 1 else ""
+    cells = sorted({f"{d} / {a}" for d, a in zip(twice["dataset"], twice["algorithm"], strict=True)})
+    return (f"{n} finished trials of {where['algorithm']} on one split of {where['dataset']} ({split}){more}, "
+            f"in the cells {', '.join(cells[:6])}{' ...' if len(cells) > 6 else ''}")
+
+
 def _keys(frame: pd.DataFrame) -> list[str]:
     return [k for k in PAIR_KEYS if k in frame.columns]
 
