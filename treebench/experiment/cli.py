@@ -319,7 +319,7 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     from treebench.experiment.runner import comparison_table
     from treebench.experiment.specs import METRICS
     from treebench.experiment.store import ResultsStore
-    from treebench.report.source import refuse_duplicated_splits
+    from treebench.stats.frame import refuse_duplicated_splits
     from treebench.stats.metrics import frame_metrics
 
     with ResultsStore(_store_file(store)) as opened:

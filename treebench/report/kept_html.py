@@ -52,7 +52,7 @@ def _bad_url(name: str, value: str) -> bool:
     if scheme is not None:
         return name == "src" or scheme.group(1).lower() not in LINK_SCHEMES
     # no scheme: a path.  The renderer writes only "#anchors" and files of the report folder named from the
-    # page's folder ("tsallis/forest.svg"): a root-absolute path ("/etc/x.png", file:///etc/x.png opened
+    # page's folder ("PAPER/forest.svg"): a root-absolute path ("/etc/x.png", file:///etc/x.png opened
     # locally) or a ".." segment ("../../x.png", "a/../../x.png") reaches outside it.  Browsers read "%2e%2e"
     # as "..", so the path is decoded first; the query and fragment are no path.
     path = unquote(re.split(r"[?#]", url, maxsplit=1)[0])

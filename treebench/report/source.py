@@ -15,6 +15,7 @@ import pandas as pd
 
 from treebench.errors import TreebenchError
 from treebench.experiment.order import CONFIG_SUFFIXES, STORE_SUFFIXES
+from treebench.stats.frame import refuse_duplicated_splits
 
 FRAME_SUFFIXES = (".csv", ".parquet")
 
@@ -105,28 +106,6 @@ def unfinished_planned(frame: pd.DataFrame, config: Path, datasets: list[str] | 
         return None
     return (f"warning: {config} plans {'; '.join(parts)} with no finished trial in {config_spec.store}, so the "
             f"table leaves them out (run `treebench run {config}` to add them)")
-
-
-def refuse_duplicated_splits(frame: pd.DataFrame, store: Path) -> pd.DataFrame:
-    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
-
-    Such a store holds an earlier version of a config or a plugin beside the current one; read
-    without its config, the two would be averaged (or one picked) without a word.
-
-    Raises
-    ------
-    TreebenchError
-        Naming the first duplicated split and the cells, and pointing to the config.
-    """
-    from treebench.stats.frame import duplicated_splits
-
-    found = duplicated_splits(frame)
-    if found is None:
-        return frame
-    raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
-                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
-                         "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
-                         "only the config's current trials")
 
 
 def load_frame(source: str | Path) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -221,3 +222,23 @@ def means_matrix(trials: Trials) -> tuple[pd.DataFrame, list[str]]:
     wide = wide.reindex(index=list(trials.datasets), columns=list(trials.algorithms))
     incomplete = [str(d) for d in wide.index[wide.isna().any(axis=1)]]
     return wide.dropna(), incomplete
+
+
+def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataFrame:
+    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
+
+    Such a store holds an earlier version of a config or a plugin beside the current one; read
+    without its config, the two would be averaged (or one picked) without a word.
+
+    Raises
+    ------
+    TreebenchError
+        Naming the first duplicated split and the cells, and pointing to the config.
+    """
+    found = duplicated_splits(frame)
+    if found is None:
+        return frame
+    raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
+                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
+                         "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
+                         "only the config's current trials")
