@@ -165,8 +165,8 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-#: The lock a leaderboard holds in its folder for a whole run (as ``treebench.experiment.store.BOARD_LOCK``;
-#: spelled here so that every writer's check stays free of the store's imports).
+#: The lock a leaderboard holds in its folder for a whole run (re-exported by ``treebench.experiment.store``;
+#: spelled here, the lowest layer that checks it, so that every writer's check stays free of the store's imports).
 BOARD_LOCK = ".leaderboard.lock"
 #: The suffix of a results store's writer lock (``X.sqlite.lock`` beside ``X.sqlite``).
 LOCK_SUFFIX = ".lock"

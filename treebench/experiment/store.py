@@ -47,7 +47,10 @@ from urllib.parse import quote
 
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import METRICS
-from treebench.outpaths import writable_reason
+from treebench.outpaths import (
+    BOARD_LOCK,  # noqa: F401 - re-exported: one spelling, in the lowest layer that checks it
+    writable_reason,
+)
 from treebench.stats.metrics import Metric
 
 SCHEMA_VERSION = "1"
@@ -862,5 +865,3 @@ def _measure_columns(frame, legacy: list[str]) -> dict[str, Any]:
 #: or its writer's lock (a lock file replaced by a table lets a second run write beside the first).
 COMPANIONS = ((".lock", "the store's writer lock"), ("-wal", "the store's write-ahead log"),
               ("-shm", "the store's shared-memory index"), ("-journal", "the store's rollback journal"))
-#: The lock a leaderboard holds in its folder for a whole run (``treebench.leaderboard.run.LOCK``).
-BOARD_LOCK = ".leaderboard.lock"
