@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from badinput import (
     CliCase,
+    cli_in,
     exit_code,
     run_cli_case,
     run_cli_case_isolated,
@@ -163,25 +164,12 @@ def test_a_fourth_pass_output_ends_in_one_line_and_changes_nothing(case: CliCase
     assert tree_digest(tmp_path) == before, f"{case.id}: the case folder changed"
 
 
-def _cli(folder: Path, capsys, *args: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    cwd = Path.cwd()
-    os.chdir(folder)
-    try:
-        code = exit_code(list(args))
-    finally:
-        os.chdir(cwd)
-    out = capsys.readouterr()
-    assert "Traceback" not in out.err + out.out
-    return code, out.out, out.err
-
-
 @needs_mirror
 def test_a_lock_no_one_holds_and_no_store_owns_is_an_ordinary_output(tmp_path: Path, monkeypatch, capsys) -> None:
     # the rule is about locks in use, not about the suffix: a stale *.lock of nothing is a file like any other
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     (tmp_path / "stale.lock").write_text("old\n", encoding="utf-8")
-    code, _, err = _cli(tmp_path, capsys, "certainty", "iris", "--out", "stale.lock")
+    code, _, err = cli_in(tmp_path, capsys, "certainty", "iris", "--out", "stale.lock")
     assert code == 0, err
     assert "I(C|A)" in (tmp_path / "stale.lock").read_text(encoding="utf-8")
 
@@ -215,7 +203,7 @@ def test_a_board_reruns_over_its_own_lock(tmp_path: Path, monkeypatch, capsys) -
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     board(tmp_path)
     assert (tmp_path / "b" / ".leaderboard.lock").is_file()
-    code, out, err = _cli(tmp_path, capsys, "leaderboard", "--datasets", "iris,wine", "--criteria", "entropy",
+    code, out, err = cli_in(tmp_path, capsys, "leaderboard", "--datasets", "iris,wine", "--criteria", "entropy",
                           "--folds", "3", "-j", "1", "-q", "--out", "b")
     assert code == 0, err
 
@@ -225,9 +213,9 @@ def test_dash_still_means_standard_output_where_it_is_documented(tmp_path: Path,
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     store(tmp_path)
     before = tree_digest(tmp_path)
-    code, out, err = _cli(tmp_path, capsys, "certainty", "iris", "--out", "-")
+    code, out, err = cli_in(tmp_path, capsys, "certainty", "iris", "--out", "-")
     assert code == 0 and "I(C|A)" in out, err
-    code, out, err = _cli(tmp_path, capsys, "results", "export", "s.sqlite", "--out", "-")
+    code, out, err = cli_in(tmp_path, capsys, "results", "export", "s.sqlite", "--out", "-")
     assert code == 0 and "dataset" in out.splitlines()[0].split(","), out[:200]
     assert tree_digest(tmp_path) == before  # nothing named '-' written
 
@@ -376,7 +364,7 @@ def test_plot_tree_still_reads_a_saved_estimator(tmp_path: Path, capsys) -> None
 
     x, y = load_iris(return_X_y=True)
     joblib.dump(DecisionTreeClassifier(max_depth=2, random_state=0).fit(x, y), tmp_path / "m.joblib")
-    code, out, err = _cli(tmp_path, capsys, "plot", "tree", "m.joblib", "--out", "t")
+    code, out, err = cli_in(tmp_path, capsys, "plot", "tree", "m.joblib", "--out", "t")
     assert code == 0, err
     assert all((tmp_path / f"t{suffix}").is_file() for suffix in (".png", ".svg", ".dot")), out
 
@@ -400,7 +388,7 @@ class FourthPassA(Criterion):
 
 def test_a_plugin_file_still_imports(tmp_path: Path, capsys) -> None:
     (tmp_path / "mine.py").write_text(PLUGIN, encoding="utf-8")
-    code, out, err = _cli(tmp_path, capsys, "criteria", "list", "--plugin", "mine.py")
+    code, out, err = cli_in(tmp_path, capsys, "criteria", "list", "--plugin", "mine.py")
     assert code == 0 and "fourth_pass_a" in out, err
 
 

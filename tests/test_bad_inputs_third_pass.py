@@ -11,7 +11,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from badinput import CliCase, run_cli_case, tree_digest, write_files
+from badinput import CliCase, cli_in, run_cli_case, tree_digest, write_files
 from test_bad_inputs_outputs import MIRROR, board, needs_mirror, store
 
 from treebench.outpaths import safe_name
@@ -93,32 +93,12 @@ def _config(folder: Path, name: str, algorithms: str, predictions: bool, extra: 
         encoding="utf-8")
 
 
-def _cli(folder: Path, capsys, *args: str) -> tuple[int, str, str]:
-    from treebench.cli import main
-
-    capsys.readouterr()
-    cwd = Path.cwd()
-    import os
-
-    os.chdir(folder)
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        os.chdir(cwd)
-    out = capsys.readouterr()
-    assert "Traceback" not in out.err
-    return code, out.out, out.err
-
-
 def test_trials_run_without_predictions_are_counted_as_keeping_none_not_as_damaged(tmp_path: Path, capsys) -> None:
     _config(tmp_path, "a.yaml", "  - {name: entropy, criterion: entropy}\n", True)
     _config(tmp_path, "b.yaml", "  - {name: entropy, criterion: entropy}\n  - {name: gini, criterion: gini}\n", False)
-    assert _cli(tmp_path, capsys, "run", "a.yaml", "-q", "-j", "1")[0] == 0
-    assert _cli(tmp_path, capsys, "run", "b.yaml", "-q", "-j", "1")[0] == 0
-    code, _, err = _cli(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "p.csv")
+    assert cli_in(tmp_path, capsys, "run", "a.yaml", "-q", "-j", "1")[0] == 0
+    assert cli_in(tmp_path, capsys, "run", "b.yaml", "-q", "-j", "1")[0] == 0
+    code, _, err = cli_in(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "p.csv")
     assert code == 0, err
     import re
 
@@ -129,7 +109,7 @@ def test_trials_run_without_predictions_are_counted_as_keeping_none_not_as_damag
     # a file deleted from a trial that recorded one is still named as missing
     folder = tmp_path / "m.sqlite.predictions"
     next(folder.glob("*.npz")).unlink()
-    code, _, err = _cli(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "q.csv")
+    code, _, err = cli_in(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "q.csv")
     assert code == 2 and "is missing" in err
 
 
@@ -153,13 +133,13 @@ class Boom(Criterion):
 def test_a_trial_that_failed_is_named_by_plot_tree_and_export(tmp_path: Path, capsys) -> None:
     (tmp_path / "boom.py").write_text(PLUGIN_RAISES, encoding="utf-8")
     _config(tmp_path, "f.yaml", "  - {name: boom, criterion: boom}\n", True, extra="plugins: [boom.py]\n")
-    assert _cli(tmp_path, capsys, "run", "f.yaml", "-q", "-j", "1")[0] != 0  # every trial failed, one line each
+    assert cli_in(tmp_path, capsys, "run", "f.yaml", "-q", "-j", "1")[0] != 0  # every trial failed, one line each
     before = tree_digest(tmp_path)
-    code, _, err = _cli(tmp_path, capsys, "plot", "tree", "f.yaml", "--dataset", "iris", "--algorithm", "boom",
+    code, _, err = cli_in(tmp_path, capsys, "plot", "tree", "f.yaml", "--dataset", "iris", "--algorithm", "boom",
                         "--out", "t")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "'boom' on 'iris' repeat 0, fold 0 failed in the run (RuntimeError: boom" in err
-    code, _, err = _cli(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "e.csv")
+    code, _, err = cli_in(tmp_path, capsys, "results", "export", "m.sqlite", "--predictions", "--out", "e.csv")
     assert code == 2 and "holds no finished trial (2 stored, none ok" in err
     assert tree_digest(tmp_path) == before
 
@@ -167,17 +147,17 @@ def test_a_trial_that_failed_is_named_by_plot_tree_and_export(tmp_path: Path, ca
 def test_a_moved_board_config_and_a_foreign_page_folder_are_refused(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     board_args = ("leaderboard", "--datasets", "iris", "--criteria", "gini", "--folds", "3", "-q", "-j", "1")
-    assert _cli(tmp_path, capsys, *board_args, "--out", "lbA")[0] == 0
+    assert cli_in(tmp_path, capsys, *board_args, "--out", "lbA")[0] == 0
     (tmp_path / "lbA").rename(tmp_path / "lbB")
-    code, _, err = _cli(tmp_path, capsys, "compare", "lbB/config-1.yaml")
+    code, _, err = cli_in(tmp_path, capsys, "compare", "lbB/config-1.yaml")
     assert code == 2 and "names the store" in err and "the folder was moved or copied" in err
     # rerun on its new folder, the board rewrites its configs, which then read its own store
-    assert _cli(tmp_path, capsys, *board_args, "--out", "lbB")[0] == 0
-    assert _cli(tmp_path, capsys, "compare", "lbB/config-1.yaml")[0] == 0
+    assert cli_in(tmp_path, capsys, *board_args, "--out", "lbB")[0] == 0
+    assert cli_in(tmp_path, capsys, "compare", "lbB/config-1.yaml")[0] == 0
     # a folder holding a page that is no board's (a reproduce page) is not overwritten
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text("<html>the papers' page</html>", encoding="utf-8")
     before = tree_digest(tmp_path / "site")
-    code, _, err = _cli(tmp_path, capsys, *board_args, "--out", "site")
+    code, _, err = cli_in(tmp_path, capsys, *board_args, "--out", "site")
     assert code == 2 and "holds index.html but no leaderboard.sqlite" in err
     assert tree_digest(tmp_path / "site") == before

@@ -172,16 +172,23 @@ BOARD_LOCK = ".leaderboard.lock"
 LOCK_SUFFIX = ".lock"
 
 
-def _lock_held(path: Path) -> bool:
-    """Whether a process holds a ``flock`` on the existing file ``path`` now (changing nothing)."""
+def lock_held(path: str | Path, *, unknown: bool = False) -> bool:
+    """Whether a process holds a ``flock`` on the file ``path`` now (changing nothing).
+
+    A missing file is not held.  ``unknown`` is the answer when it cannot be told (no ``flock`` on
+    this system, a file that cannot be opened): ``False`` for an output check, ``True`` for a reader
+    that must be careful.
+    """
     try:
         import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no flock locks to protect
-        return False
+    except ImportError:  # pragma: no cover - not POSIX: no flock locks
+        return unknown
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # non-blocking: a FIFO in the lock's place never hangs
+    except FileNotFoundError:
         return False
+    except OSError:
+        return unknown
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError:
@@ -210,7 +217,7 @@ def _refuse_lock(path: Path, shown: str) -> None:
     if _is_sqlite(store):
         raise TreebenchError(f"{shown}: {_q(path)} is the writer lock of results store {_q(store)}; replacing it "
                              f"would let two runs write that store at once; accepted: {accepted}")
-    if path.is_file() and _lock_held(path):
+    if path.is_file() and lock_held(path):
         raise TreebenchError(f"{shown}: {_q(path)} is a lock file a running process holds now; replacing it "
                              f"would void that lock; accepted: {accepted}")
 

@@ -49,6 +49,7 @@ from treebench.errors import TreebenchError
 from treebench.experiment.specs import METRICS
 from treebench.outpaths import (
     BOARD_LOCK,  # noqa: F401 - re-exported: one spelling, in the lowest layer that checks it
+    lock_held,
     writable_reason,
 )
 from treebench.stats.metrics import Metric
@@ -223,26 +224,9 @@ def _file_state(*paths: Path) -> tuple:
 
 
 def _writer_running(real: Path) -> bool:
-    """Whether a run holds the store's lock now (checked without creating or changing a file)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: assume a writer, SQLite's own locking applies
-        return True
-    try:
-        fd = os.open(f"{real}.lock", os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    except OSError:  # pragma: no cover - an unreadable lock file: be careful
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    """Whether a run holds the store's lock now (checked without creating or changing a file; when it
+    cannot be told, assume a writer: SQLite's own locking applies)."""
+    return lock_held(f"{real}.lock", unknown=True)
 
 
 def _snapshot(real: Path) -> sqlite3.Connection | None:
