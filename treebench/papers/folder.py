@@ -450,17 +450,22 @@ def claim_fields(cls: type) -> dict[str, tuple[str, bool]]:
 
 
 # -- values against a field's annotation ---------------------------------------------------------
-def _split_args(inner: str) -> list[str]:
-    """``"str, int"`` -> ``["str", "int"]``, respecting brackets."""
+def _split_top(text: str, separator: str) -> list[str]:
+    """``text`` split at ``separator`` outside brackets (``"dict[str, int], str"`` at ``,``: two parts)."""
     parts, depth, start = [], 0, 0
-    for i, ch in enumerate(inner):
+    for i, ch in enumerate(text):
         depth += ch == "["
         depth -= ch == "]"
-        if ch == "," and depth == 0:
-            parts.append(inner[start:i].strip())
+        if ch == separator and depth == 0:
+            parts.append(text[start:i].strip())
             start = i + 1
-    parts.append(inner[start:].strip())
+    parts.append(text[start:].strip())
     return parts
+
+
+def _split_args(inner: str) -> list[str]:
+    """``"str, int"`` -> ``["str", "int"]``, respecting brackets."""
+    return _split_top(inner, ",")
 
 
 def convert(value: Any, annotation: str) -> tuple[Any, str]:
@@ -508,15 +513,8 @@ def convert(value: Any, annotation: str) -> tuple[Any, str]:
 
 
 def _split_union(annotation: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(annotation):
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "|" and depth == 0:
-            parts.append(annotation[start:i].strip())
-            start = i + 1
-    parts.append(annotation[start:].strip())
-    return parts
+    """``"int | None"`` -> ``["int", "None"]``, respecting brackets."""
+    return _split_top(annotation, "|")
 
 
 def _tuples(value: Any) -> Any:
