@@ -163,7 +163,12 @@ def test_a_consistent_forgery_of_both_files_is_the_documented_limit(
 # --------------------------------------------------------------------------- S5: impossible kept trial counts
 COUNTS = {
     "negative-trials": ({"n_trials": -5, "n_ok": -7}, r"has an impossible 'n_trials' of -5 \(a count of trials is a "
-                                                      r"whole number >= 0\)"),
+                                                      r"whole number from 0 to 9223372036854775807, the most rows a "
+                                                      r"results store can hold\)"),
+    # fifth pass: more rows than an SQLite table can hold (its rowid is 64-bit)
+    "trials-beyond-any-store": ({"n_trials": 10**30, "n_ok": 10**30},
+                                r"has an impossible 'n_trials' of 1000000000000000000000000000000 "),
+    "ok-just-beyond-any-store": ({"n_ok": 2**63}, r"has an impossible 'n_ok' of 9223372036854775808 "),
     "negative-ok": ({"n_ok": -1}, r"has an impossible 'n_ok' of -1"),
     "more-ok-than-trials": ({"n_trials": 6, "n_ok": 1000000}, r"counts more trials ok than it has \(n_ok 1000000 > "
                                                              r"n_trials 6\)"),
@@ -269,6 +274,17 @@ FRAME_CASES = [
     ("a-trial-twice", _twice, r"^error: results frame 'frame\.csv', row 19 \(line 20\) \(iris / a\) is the trial of "
                               r"row 1 again \(dataset iris, algorithm a, protocol cv3x1, repeat 0, fold 0\); accepted: "
                               r"one row per \(dataset, algorithm, protocol, repeat, fold\), as a results store holds$"),
+    # fifth pass: a status no store holds is refused, never read as a failed trial (F2) ...
+    ("status-unknown", _set(0, "status", "garbage"), ROW1 + r"column status: 'garbage' is impossible; accepted: "
+                                                          r"ok or failed, as `treebench results export` writes it$"),
+    ("status-capitalised", _set(0, "status", "OK"), ROW1 + r"column status: 'OK' is impossible; accepted: ok or "
+                                                        r"failed"),
+    ("status-empty", _set(0, "status", ""), ROW1 + r"column status: 'nan' is impossible"),
+    # ... and an error that is not 1 - accuracy would make the two metrics report different trials (F3)
+    ("error-not-the-complement", _set(0, "error", "0.9"),
+     ROW1[:-2] + r": accuracy [0-9.]+ and error 0\.9 do not sum to 1; accepted: error = 1 - accuracy, as `treebench "
+            r"results export` writes it$"),
+    ("error-emptied", _set(0, "error", ""), ROW1 + r"column error: 'nan' is impossible"),
     ("a-trial-under-another-key", _set(1, "fold", "0"),
      r"row 2 \(line 3\) \(iris / a\) is the trial of row 1 again"),
 ]

@@ -72,9 +72,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             check_store(config, skip_bad_config=True)
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
-        from treebench.papers.places import check_no_board
+        from treebench.papers.places import check_no_board, check_page_is_ours
 
         check_no_board(root, shown)  # its index.html is a board's page
+        check_page_is_ours(root / R.INDEX, shown)  # or a page of the user's own
         for spec in catalogue.values():  # every place written, before any paper runs
             if no_run and not _has_store(Path(spec.config)):
                 continue  # nothing of it is written, its kept part only read: a bad one is named on its box
@@ -122,7 +123,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             f"{spec.reference if Path(spec.reference).is_absolute() else 'results/reference/' + spec.reference}"
         )
     check_store(config)
-    from treebench.papers.places import check_no_board, check_no_other_paper
+    from treebench.papers.places import check_no_board, check_no_other_paper, check_page_is_ours
     from treebench.papers.reproduce import INDEX, check_report_places
 
     folder = Path(out_dir or Path("results") / spec.key)
@@ -131,6 +132,8 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     check_no_other_paper(folder, spec, shown or repr(str(folder)))  # e.g. results/tsallis for certainty
     for place in (folder, *((page.parent,) if page is not None else ())):
         check_no_board(place, shown or repr(str(folder)))
+    if page is not None:
+        check_page_is_ours(page, shown or repr(str(folder)))
     check_report_places(folder, shown or repr(str(folder)), page, spec=spec)
     lines: list[str] = []
     unusable: list[str] = []  # kept files that could not be used: stderr and exit 1, as with --all

@@ -462,6 +462,10 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
     return {**record, "html": shown}, None
 
 
+#: The most rows an SQLite table (a results store's trials) can hold: its rowid is a signed 64-bit integer.
+MAX_STORE_ROWS = 2**63 - 1
+
+
 def _odd_kept_field(record: dict[str, Any]) -> str | None:
     """What no part written by :func:`save_section` holds among the provenance fields, or ``None``.
 
@@ -477,8 +481,9 @@ def _odd_kept_field(record: dict[str, Any]) -> str | None:
         value = record.get(name)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            return f"has an impossible {name!r} of {json.dumps(value)[:40]} (a count of trials is a whole number >= 0)"
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STORE_ROWS:
+            return (f"has an impossible {name!r} of {json.dumps(value)[:40]} (a count of trials is a whole number "
+                    f"from 0 to {MAX_STORE_ROWS}, the most rows a results store can hold)")
         counts[name] = value
     if len(counts) == 2 and counts["n_ok"] > counts["n_trials"]:
         return f"counts more trials ok than it has (n_ok {counts['n_ok']} > n_trials {counts['n_trials']})"

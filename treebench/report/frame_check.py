@@ -27,6 +27,10 @@ NON_NEGATIVE = ("n_leaves", "n_nodes", "depth", "n_train", "n_test", "fit_second
                 "tune_seconds")
 #: Numeric without a range the store knows (the criterion's own tree measure).
 NUMERIC = ("tree_quality",)
+#: The statuses a results store's trials table allows (its CHECK constraint).
+STATUSES = ("ok", "failed")
+#: How far ``accuracy + error`` may be from 1 (rounding only; the store checks the same).
+ERROR_TOLERANCE = 1e-9
 #: One row per trial: the split a trial's test set is (as :data:`treebench.stats.frame.PAIR_KEYS`).
 TRIAL = ("dataset", "algorithm", "protocol", "repeat", "fold")
 
@@ -58,6 +62,7 @@ def check_frame(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
                              "row), not of trials; accepted: a frame written by `treebench results export` "
                              "without --predictions")
     frame = frame.copy()
+    _check_status(frame, path)
     for column in (*FRACTIONS, *WHOLE, *NON_NEGATIVE, *NUMERIC):
         if column not in frame.columns:
             continue
@@ -91,6 +96,7 @@ def check_frame(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
             raise TreebenchError(f"{_where(path, frame, index)}, column {column}: {shown!r} is impossible; "
                                  f"accepted: {what}, as `treebench results export` writes it")
         frame[column] = values.astype("int64") if column in WHOLE else values
+    _check_error_is_complement(frame, path)
     _check_protocol(frame, path)
     keys = [c for c in TRIAL if c in frame.columns]
     if {"dataset", "algorithm", "repeat", "fold"} <= set(keys):  # without a split index no row is a trial
@@ -127,3 +133,33 @@ def _check_protocol(frame: pd.DataFrame, path: Path) -> None:
                 raise TreebenchError(f"{_where(path, frame, index)}, column {column}: {column} "
                                      f"{frame[column].iloc[index]:g} is outside protocol {label}; accepted: "
                                      f"0 to {limit - 1}")
+
+
+def _check_status(frame: pd.DataFrame, path: Path) -> None:
+    """A status other than a store's two (``ok``, ``failed``): no store holds the row, and reading it as a
+    failed trial would drop a scored trial under a note that it failed."""
+    if "status" not in frame.columns:
+        return
+    text = frame["status"].astype(str)
+    odd = (~text.isin(STATUSES)).to_numpy()
+    if odd.any():
+        index = int(np.flatnonzero(odd)[0])
+        raise TreebenchError(f"{_where(path, frame, index)}, column status: {str(frame['status'].iloc[index])[:30]!r} "
+                             f"is impossible; accepted: {' or '.join(STATUSES)}, as `treebench results export` "
+                             "writes it")
+
+
+def _check_error_is_complement(frame: pd.DataFrame, path: Path) -> None:
+    """A store writes ``error = 1 - accuracy`` on every row (and checks it on reading): a row where they
+    disagree was edited, and the two metrics would report different trials."""
+    if not {"accuracy", "error"} <= set(frame.columns):
+        return
+    accuracy, error = frame["accuracy"].to_numpy(dtype=float), frame["error"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        off = np.abs(accuracy + error - 1.0) > ERROR_TOLERANCE
+        off |= np.isnan(accuracy) != np.isnan(error)  # one of the pair emptied
+    if off.any():
+        index = int(np.flatnonzero(off)[0])
+        raise TreebenchError(f"{_where(path, frame, index)}: accuracy {accuracy[index]:g} and error "
+                             f"{error[index]:g} do not sum to 1; accepted: error = 1 - accuracy, as "
+                             "`treebench results export` writes it")
