@@ -93,7 +93,7 @@ def _means(out: Path) -> pd.DataFrame:
 def test_every_output_exists_and_parses(board: Path):
     import matplotlib.image
 
-    for name in ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv"):
+    for name in ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "imbalanced.csv"):
         assert not pd.read_csv(board / name).empty, name
     for name in ("cd.png", "pareto.png", "wins.png"):
         image = matplotlib.image.imread(board / name)
@@ -107,7 +107,7 @@ def test_every_output_exists_and_parses(board: Path):
         table["algorithm"])
     md = (board / "leaderboard.md").read_text(encoding="utf-8")
     for heading in ("## Leaderboard", "## Not applicable", "## Pairwise comparisons", "### Bayesian signed-rank test",
-                    "## Critical-difference diagram", "## Accuracy against tree size", "## Where each criterion wins", "## Anomaly flags",
+                    "## Critical-difference diagram", "## Accuracy against tree size", "## Where each criterion wins", "## Imbalanced view", "## Anomaly flags",
                     "## Provenance"):
         assert heading in md
     for version in ("| treebench |", "| numpy |", "| scikit-learn |", "| seed | 0 |"):  # provenance
@@ -134,18 +134,18 @@ def test_the_page_holds_every_table_and_inlined_figure(board: Path):
     page = _Page()
     page.feed((board / "index.html").read_text(encoding="utf-8"))
     page.close()
-    # leaderboard, not applicable, p-values, Bayesian matrix, winners, algorithms, provenance
-    assert page.tags.count("table") == 7
+    # leaderboard, not applicable, p-values, Bayesian matrix, winners, imbalanced view, algorithms, provenance
+    assert page.tags.count("table") == 8
     assert len(page.images) == 3 and all(src.startswith("data:image/png;base64,") for src in page.images)
     text = " ".join(page.text)
-    assert "needs uncertain labels" in text and "features are nominal" in text
+    assert "features are nominal" in text and "needs uncertain labels" not in text
     assert "<script" not in (board / "index.html").read_text(encoding="utf-8")
 
 
 @needs_chromium
 def test_chromium_shows_every_table_and_figure_without_console_errors(board: Path, tmp_path):
     dom, widths, _ = browse_alone(board / "index.html", tmp_path)
-    assert dom.count["table"] == 7
+    assert dom.count["table"] == 8
     assert len(widths) == 3 and all(w > 0 for w in widths)
 
 
@@ -153,8 +153,10 @@ def test_ranks_wtl_and_friedman_equal_an_independent_computation(board: Path):
     table = pd.read_csv(board / "leaderboard.csv").set_index("algorithm")
     means = _means(board)
     ranked = list(table.index[table["status"] == "ranked"])
-    # every algorithm that applies to all four datasets is ranked; MEE (not on zoo) is not
-    assert set(ranked) == {"entropy", "gini", "gini_copy", "tsallis", "tsallis-default", "c4.5"}
+    # every algorithm that applies to all four datasets is ranked (belief trees on crisp labels too); MEE
+    # (not on zoo) is not
+    assert set(ranked) == {"entropy", "gini", "gini_copy", "tsallis", "tsallis-default", "c4.5", "belief",
+                           "belief-default"}
     matrix = means.loc[DATASETS, ranked]
     ranks = np.apply_along_axis(stats.rankdata, 1, -matrix.to_numpy()).mean(axis=0)
     assert np.allclose(table.loc[ranked, "mean_rank"].to_numpy(), ranks)
@@ -200,20 +202,19 @@ def test_pairwise_p_values_equal_scikit_posthocs(board: Path):
 
 def test_not_applicable_pairs_are_listed_with_their_reasons(board: Path):
     table = pd.read_csv(board / "leaderboard.csv").set_index("algorithm")
-    for name in ("belief", "belief-default"):
-        assert table.loc[name, "status"] == "not applicable"
-        assert "uncertain labels" in table.loc[name, "reason"]
+    for name in ("belief", "belief-default"):  # crisp labels are categorical masses: they run everywhere
+        assert table.loc[name, "status"] == "ranked" and table.loc[name, "not_applicable_on"] == 0
     assert table.loc["mee", "status"] == "partial" and table.loc["mee", "n_datasets"] == 3
     assert "nominal" in table.loc["mee", "reason"]
     skipped = pd.read_csv(board / "not_applicable.csv")
     assert set(map(tuple, skipped[["algorithm", "dataset"]].to_numpy())) == {
-        ("mee", "zoo"), *(("belief", d) for d in DATASETS), *(("belief-default", d) for d in DATASETS)}
+        ("mee", "zoo")}
     trials = _trials(board)
     assert not ((trials["algorithm"] == "mee") & (trials["dataset"] == "zoo")).any()
-    assert not trials["algorithm"].str.startswith("belief").any()
+    assert (trials["algorithm"] == "belief").sum() == len(DATASETS) * FOLDS
     # every applicable pair has its FOLDS trials
     counts = trials.groupby(["dataset", "algorithm"]).size()
-    assert (counts == FOLDS).all() and len(counts) == 4 * 6 + 3
+    assert (counts == FOLDS).all() and len(counts) == 4 * 8 + 3  # 8 rows on every dataset, mee on three
 
 
 def test_a_second_run_computes_nothing_new(board: Path):
@@ -400,3 +401,87 @@ def test_an_openml_suite_resolves_to_its_tasks_and_a_task_runs_on_its_own_splits
     trials = _trials(out)
     assert set(trials["dataset"]) == {"openml-task:1"} and trials["fold"].nunique() == 10  # the task's 10 folds
     assert "the Friedman test needs" in (out / "leaderboard.md").read_text(encoding="utf-8")
+
+
+# -- the imbalanced view ---------------------------------------------------------------------------------------
+def _store_metric(out: Path, metric: str) -> pd.DataFrame:
+    """Per (dataset, algorithm) means of a prediction metric, read from the store's JSON with sqlite3 alone."""
+    import json
+
+    conn = sqlite3.connect(f"file:{out / 'leaderboard.sqlite'}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT dataset, algorithm, measures FROM trials WHERE status = 'ok'").fetchall()
+    finally:
+        conn.close()
+    frame = pd.DataFrame([(d, a, json.loads(m or "{}").get(metric, np.nan)) for d, a, m in rows],
+                         columns=["dataset", "algorithm", metric])
+    return frame.pivot_table(index="dataset", columns="algorithm", values=metric, aggfunc="mean")
+
+
+def test_the_imbalanced_view_ranks_balanced_accuracy_and_auc_as_computed_independently(board: Path):
+    from treebench.leaderboard.imbalanced import IMBALANCED_BELOW
+
+    md = (board / "leaderboard.md").read_text(encoding="utf-8")
+    section = md[md.index("## Imbalanced view"):md.index("## Anomaly flags")]
+    # the subset from the mirror's own class counts (minority/majority below the bound), not from treebench
+    subset = []
+    for name in DATASETS:
+        y = pd.read_csv(MIRROR / f"{name}.csv.gz").iloc[:, -1]
+        counts = y.value_counts()
+        if counts.min() / counts.max() < IMBALANCED_BELOW:
+            subset.append(name)
+    assert sorted(subset) == ["glass", "zoo"]  # iris and wine are balanced enough
+    listed = section.split("Datasets: ", 1)[1].split(".\n", 1)[0]
+    assert sorted(part.split(" (")[0] for part in listed.split(", ")) == sorted(subset)
+    view = pd.read_csv(board / "imbalanced.csv").set_index("algorithm")
+    for metric in ("balanced_accuracy", "roc_auc_ovr"):
+        means = _store_metric(board, metric).loc[subset].round(12)  # equal predictions tie (summation order)
+        complete = [a for a in means.columns if means[a].notna().all()]
+        assert {"entropy", "gini", "belief", "c4.5"} <= set(complete), metric
+        ranks = np.apply_along_axis(stats.rankdata, 1, -means[complete].to_numpy()).mean(axis=0)
+        assert np.allclose(view.loc[complete, f"mean_rank_{metric}"].to_numpy(), ranks), metric
+        assert np.allclose(view.loc[complete, f"mean_{metric}"].to_numpy(), means[complete].mean().to_numpy())
+        if len(complete) >= 3:
+            chi2 = stats.friedmanchisquare(*(means[c].to_numpy() for c in complete)).statistic
+            assert f"χ² = {chi2:.2f}" in section, metric
+
+
+def test_rows_that_give_labels_only_run_from_their_own_config_without_auc(tmp_path, monkeypatch, capsys):
+    """Weka's J48 gives no class probabilities: a config asking its ROC AUC would be refused, so it is
+    planned in a config of its own (same datasets, same folds) whose metrics leave the AUC out."""
+    import yaml
+
+    from treebench.learners.registry import baseline_class
+
+    if baseline_class("weka-j48").availability() is not None:
+        pytest.skip("Weka's J48 is not installed here")
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    main(["leaderboard", "--datasets", "iris,zoo", "--criteria", "entropy,weka-j48", "--folds", "2",
+          "--out", str(tmp_path), "--dry-run"])
+    configs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted(tmp_path.glob("config-*.yaml"))]
+    by_rows = {tuple(a["name"] for a in c["algorithms"]): c for c in configs}
+    assert set(by_rows) == {("entropy",), ("weka-j48",)}
+    assert "roc_auc_ovr" in by_rows[("entropy",)]["metrics"] and "roc_auc_ovr" not in by_rows[("weka-j48",)]["metrics"]
+    assert by_rows[("entropy",)]["datasets"] == by_rows[("weka-j48",)]["datasets"]
+    assert by_rows[("entropy",)]["protocol"] == by_rows[("weka-j48",)]["protocol"]
+
+
+def test_the_default_suites_imbalanced_subset_is_the_documented_one():
+    """docs/leaderboard.md names the default suite's imbalanced datasets: counted here from the mirror's
+    manifest (class counts as published with the copies), not from treebench's loader."""
+    import csv
+
+    from treebench.leaderboard.imbalanced import IMBALANCED_BELOW
+    from treebench.leaderboard.suite import bundled
+
+    manifest = {r["name"]: r for r in csv.DictReader(open(MIRROR / "MANIFEST.tsv", encoding="utf-8"), delimiter="\t")}
+    subset = []
+    for name in bundled(100_000):
+        counts = [int(part.rsplit(":", 1)[1]) for part in manifest[name]["class_counts"].split(";") if part]
+        if min(counts) / max(counts) < IMBALANCED_BELOW:
+            subset.append(name)
+    docs = (REPO / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    sentence = docs[docs.index("the view holds"):].split(" (a test counts them")[0]
+    assert f"the view holds {len(subset)}:" in sentence
+    for name in subset:
+        assert name in sentence, name

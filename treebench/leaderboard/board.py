@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from treebench.leaderboard.catalogue import REFERENCE, Algorithm
+from treebench.leaderboard.imbalanced import METRICS as IMBALANCED_METRICS
+from treebench.leaderboard.imbalanced import ImbalancedView, build_view, imbalanced_datasets
 from treebench.leaderboard.suite import DatasetMeta
 
 # Beyond this many ranked algorithms Bergmann-Hommel is too costly: Holm instead.
@@ -75,6 +77,8 @@ class Board:
     notes: list[str] = field(default_factory=list)
     #: Anomaly flags (one line each) and the checks that could not be made.
     flags: list[str] = field(default_factory=list)
+    #: Balanced accuracy and ROC AUC on the imbalanced datasets (:mod:`treebench.leaderboard.imbalanced`).
+    imbalanced: ImbalancedView | None = None
 
 
 def cell_means(frame: pd.DataFrame, column: str, datasets: list[str], algorithms: list[str], expected: dict[str, int],
@@ -168,8 +172,12 @@ def build(frame: pd.DataFrame, algorithms: list[Algorithm], metas: dict[str, Dat
     table = table.assign(_o=table["status"].map(order)).sort_values(
         ["_o", "mean_rank", "mean_rank_where_applicable", "algorithm"], kind="mergesort").drop(columns="_o")
     table = table.reset_index(drop=True)
+    ratios = imbalanced_datasets(metas, used)
+    tables = {m: (cell_means(ok, m, list(ratios), names, expected)
+                  if m in ok.columns and ok[m].notna().any() else None) for m in IMBALANCED_METRICS}
     return Board(table, acc, bal, leaves, fit, ranked, ranks, fr, pairwise, correction,
-                 winners(acc, metas, used), skipped_frame, has_balanced, notes)
+                 winners(acc, metas, used), skipped_frame, has_balanced, notes,
+                 imbalanced=build_view(ratios, tables, MIN_DATASETS))
 
 
 def _tests(matrix: pd.DataFrame, notes: list[str]) -> tuple[Any, pd.DataFrame, str]:

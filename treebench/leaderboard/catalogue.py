@@ -170,9 +170,10 @@ def not_applicable(algorithm: Algorithm, meta: DatasetMeta) -> str | None:
 
     Checked before anything runs, from the learner kind's known limits:
     minimum entropy-of-error trees split finite numeric features only and
-    grow a table of candidate class sets that must stay within its limit;
-    belief-function trees are for uncertain labels (label masses), which a
-    suite's crisp labels do not have.
+    grow a table of candidate class sets that must stay within its limit.
+    Belief-function trees apply everywhere: a suite's crisp labels are their
+    categorical masses (each example's whole mass on its class), as paper
+    004's own crisp-label arm grows them.
     """
     reason = unavailable(algorithm)
     if reason:
@@ -188,6 +189,4 @@ def not_applicable(algorithm: Algorithm, meta: DatasetMeta) -> str | None:
         sets = count_class_sets(meta.classes, None)
         if sets > MAX_CLASS_SETS:
             return f"{meta.classes} classes give {sets:,} candidate class sets; MEE trees allow at most {MAX_CLASS_SETS:,}"
-    if kind == "belief":
-        return "needs uncertain labels (label masses); the suite's labels are crisp"
     return None

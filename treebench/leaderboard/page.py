@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from treebench.leaderboard.board import ROPE, Board, pareto_front
 from treebench.leaderboard.catalogue import GRIDS, REFERENCE
+from treebench.leaderboard.imbalanced import markdown_section
 from treebench.leaderboard.plan import Plan
 
 TEMPLATE = """<!DOCTYPE html>
@@ -205,7 +206,7 @@ def grid_text(grid: dict[str, list[Any]]) -> str:
     return ", ".join(k + " ∈ {" + ", ".join(map(str, v)) + "}" for k, v in grid.items())
 
 
-FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "leaderboard.md")
+FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "imbalanced.csv", "leaderboard.md")
 
 
 def markdown(board: Board, plan: Plan, provenance: dict[str, Any], env: dict[str, str] | None = None) -> str:
@@ -226,6 +227,8 @@ def markdown(board: Board, plan: Plan, provenance: dict[str, Any], env: dict[str
                   "![Critical-difference diagram of the mean ranks](cd.png)", ""]
     lines += pareto_lines + [""]
     lines += _winners(board) + [""]
+    if board.imbalanced is not None:
+        lines += markdown_section(board.imbalanced, md_table, num, p_is) + [""]
     lines += ["## Anomaly flags", "",
               "The checks of the papers' reports (docs/reports.md, \"Anomaly flags\") on the board's trials:", ""]
     lines += [f"- {line}" for line in board.flags] or ["- none found"]
@@ -250,7 +253,8 @@ def html_page(md: str, out: Path, version: str, built: str) -> str:
 
 
 #: Every file :func:`write_outputs` may write into ``--out`` (checked before a board runs).
-OUTPUT_FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "leaderboard.md",
+OUTPUT_FILES = ("leaderboard.csv", "pairwise.csv", "not_applicable.csv", "winners.csv", "imbalanced.csv",
+                "leaderboard.md",
                 "index.html", *(f"{name}.{ext}" for name in ("cd", "pareto", "wins") for ext in ("png", "svg")))
 
 
@@ -265,7 +269,8 @@ def write_outputs(board: Board, plan: Plan, provenance: dict[str, Any], out: Pat
     make_folder(out, what)
     written = []
     for name, frame in (("leaderboard.csv", board.table), ("pairwise.csv", board.pairwise),
-                        ("not_applicable.csv", board.skipped), ("winners.csv", board.winners)):
+                        ("not_applicable.csv", board.skipped), ("winners.csv", board.winners),
+                        ("imbalanced.csv", board.imbalanced.table() if board.imbalanced else pd.DataFrame())):
         written.append(write_with(out / name, lambda tmp, f=frame: f.to_csv(tmp, index=False), what))
     if board.friedman is not None:
         draw_cd(board.friedman.ranks, board.friedman.cd, board.friedman.groups, out / "cd")
