@@ -81,3 +81,24 @@ def test_a_section_asks_for_its_reading_by_the_name_paper_yaml_gives():
     with pytest.raises(TreebenchError, match="certainty: no reading 'no tiebreak'; accepted: seeded shuffle, no "
                                              "tie-break"):
         context.reading_trials("no tiebreak")
+
+
+def test_the_mee_section_takes_its_variants_and_stores_from_the_readings_paper_yaml_declares():
+    from treebench.papers.mee.builders import mee_variants, sensitivity_trials
+
+    spec = get_paper("mee")
+    # the former spec.py's MEE_READINGS, name -> algorithm, in its order
+    assert mee_variants(spec) == {
+        "default": "mee", "printed P(e=±2)": "mee-printed", "may rise": "mee-may-rise",
+        "node-range grid": "mee-node-range", "printed + node range": "mee-printed-node-range",
+        "printed + may rise": "mee-printed-may-rise", "node range + may rise": "mee-node-range-may-rise",
+        "printed + node range + may rise": "mee-printed-node-range-may-rise", "class 2": "mee-class2",
+        "class 10": "mee-class10", "child 5": "mee-child5", "envelope": "mee-envelope"}
+    cart_loo, sensitivity = pd.DataFrame({"algorithm": ["cart"]}), pd.DataFrame({"algorithm": ["mee-class2"]})
+    only_cart = SectionContext(Path("."), pd.DataFrame(), pd.DataFrame(), spec,
+                               reading_sources={"CART leave-one-out": cart_loo})
+    assert sensitivity_trials(only_cart) is None  # CART's store is no MEE reading's
+    both = SectionContext(Path("."), pd.DataFrame(), pd.DataFrame(), spec,
+                          reading_sources={"CART leave-one-out": cart_loo, "class 2": sensitivity})
+    assert sensitivity_trials(both) is sensitivity
+    assert both.reading_trials("CART leave-one-out") is cart_loo
