@@ -299,8 +299,8 @@ def test_lowest_r_is_named_per_dataset():
 
 def test_table2_std_implies_the_cases_tested():
     """The binomial std fits LOO on the whole set for Breast's MEE cell, not for Imseg's (about 724 cases)."""
+    from treebench.papers.catalogue import get_paper
     from treebench.papers.mee.sections import implied_cases, implied_cases_lines
-    from treebench.papers.mee.spec import DATASETS
     from treebench.report.reference import load_reference
 
     n, low, high = implied_cases(0.1182, 0.012)
@@ -308,7 +308,7 @@ def test_table2_std_implies_the_cases_tested():
     assert low < n < high < 2310
     _, low, high = implied_cases(0.3679, 0.047)
     assert low <= 106 <= high
-    lines = implied_cases_lines(load_reference("001_mee_table2.csv"), {k: d.rows for k, d in DATASETS.items()})
+    lines = implied_cases_lines(load_reference("001_mee_table2.csv"), {k: d.rows for k, d in get_paper("mee").datasets.items()})
     assert len(lines) == 1 and lines[0].startswith("- Imseg MEE:") and "about 724 test cases" in lines[0]
 
 

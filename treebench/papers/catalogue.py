@@ -1,11 +1,10 @@
 """The catalogue of reproduced papers: key -> :class:`~treebench.report.spec.PaperSpec`.
 
-A paper is a folder ``treebench/papers/<name>/``: either a paper folder of
-data (``paper.yaml`` and friends, :mod:`treebench.papers.folder`; found
-here by itself), or, until it is converted, a ``spec.py`` defining ``SPEC``
-and imported below.  Its config is ``configs/<key>.yaml`` (or what its
-``paper.yaml`` names) and its reference table in ``results/reference`` (or
-the folder's ``reference/``).  ``treebench reproduce PATH`` also takes a
+A paper is a folder ``treebench/papers/<name>/`` of data: ``paper.yaml`` and
+friends (:mod:`treebench.papers.folder`), found here by itself -- no paper is
+named in this module.  Its config is what its ``paper.yaml`` names (default
+``configs/<key>.yaml``) and its reference table is in ``results/reference``
+(or the folder's ``reference/``).  ``treebench reproduce PATH`` also takes a
 paper folder anywhere on disk (:func:`paper_from_argument`).
 """
 
@@ -14,11 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from treebench.errors import TreebenchError, one_of
-from treebench.papers.certainty.spec import SPEC as CERTAINTY
 from treebench.papers.folder import PAPER_FILE, is_paper_folder, load_paper_folder
-from treebench.papers.mee.spec import SPEC as MEE
-from treebench.papers.serrurier2015.spec import SPEC as SERRURIER2015
-from treebench.papers.tsallis.spec import SPEC as TSALLIS
 from treebench.report.spec import PaperSpec
 
 #: The folder of the built-in papers.
@@ -41,7 +36,7 @@ def _catalogue(specs: list[PaperSpec]) -> dict[str, PaperSpec]:
 
 
 #: Every paper by key, in the order of their numbers.
-PAPERS: dict[str, PaperSpec] = _catalogue([SERRURIER2015, MEE, TSALLIS, CERTAINTY, *folder_papers()])
+PAPERS: dict[str, PaperSpec] = _catalogue(folder_papers())
 
 
 def get_paper(name: str) -> PaperSpec:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from treebench.errors import TreebenchError
 from treebench.report.sections import Section
 
 if TYPE_CHECKING:  # types only: the specs are built at import, before pandas is needed
@@ -127,6 +128,23 @@ class SectionContext:
     def has_trials(self) -> bool:
         """Whether the frame holds any trial."""
         return self.frame is not None and len(self.frame) > 0
+
+    def reading_trials(self, name: str) -> pd.DataFrame | None:
+        """The trials of the spec's reading called ``name``, or ``None`` while its store was not read.
+
+        A section that needs a reading names it as ``paper.yaml`` does; a
+        name the spec does not declare is an error, not a silently empty
+        reading (a reading renamed in the YAML alone would otherwise vanish).
+
+        Raises
+        ------
+        TreebenchError
+            The spec has no reading called ``name``.
+        """
+        names = [reading.name for reading in self.spec.readings]
+        if name not in names:
+            raise TreebenchError(f"{self.spec.key}: no reading {name!r}; accepted: {', '.join(names) or 'none'}")
+        return self.reading_sources.get(name)
 
 
 @dataclass(frozen=True)
