@@ -337,7 +337,8 @@ def test_a_cause_sits_only_on_the_cells_it_explains_and_is_stale_on_an_agreeing_
 def test_a_bad_registry_entry_is_one_line_naming_it(tmp_path):
     bad = tmp_path / "causes.yaml"
     bad.write_text("causes:\n  - {dataset: x, kind: typo, text: t, source: {kind: text, where: w}}\n")
-    with pytest.raises(TreebenchError, match=r"cause 1: kind 'typo' is not accepted; accepted: misprint"):
+    with pytest.raises(TreebenchError, match=r"causes.yaml:2: causes\[0\]\.kind: kind 'typo' is not accepted; "
+                                             r"accepted: misprint"):
         load_causes(bad)
     bad.write_text("causes:\n  - {dataset: x, kind: misprint, text: t, source: {kind: guess, where: w}}\n")
     with pytest.raises(TreebenchError, match="source must be"):
