@@ -67,6 +67,8 @@ class CheckResult:
     datasets: int = 0
     cells: int = 0
     loaded: bool = False
+    #: Which checks wait for a problem's fix (said in the summary), or nothing.
+    waiting: str = ""
 
     @property
     def ok(self) -> bool:
@@ -76,7 +78,7 @@ class CheckResult:
     def summary(self) -> str:
         """One line: the counts and ``no problems``, or how many problems."""
         if self.problems:
-            waiting = "" if self.loaded else " (the cross-file checks run once paper.yaml loads)"
+            waiting = f" ({self.waiting})" if self.waiting else ""
             return f"{self.folder}: {len(self.problems)} problem{'s' * (len(self.problems) != 1)}{waiting}"
         warned = f" ({len(self.warnings)} warning{'s' * (len(self.warnings) != 1)})" if self.warnings else ""
         return (f"{self.key}: {self.statements} claims ({self.graded} graded), {self.datasets} datasets, "
@@ -124,7 +126,7 @@ def check_folder(folder: str | Path) -> CheckResult:
     from treebench.papers.folder import PAPER_FILE, load_paper_folder
 
     folder = Path(folder)
-    result = CheckResult(str(folder))
+    result = CheckResult(str(folder), waiting="the cross-file checks run once paper.yaml loads")
     if not (folder / PAPER_FILE).is_file():
         what = "not found" if not folder.exists() else "holds no paper.yaml" if folder.is_dir() else "is not a folder"
         result.problems.append(f"{folder}: {what}; accepted: a paper folder holding {PAPER_FILE} (docs/papers.md; "
@@ -138,7 +140,7 @@ def check_folder(folder: str | Path) -> CheckResult:
     except TreebenchError as exc:  # a YAML syntax error, an unreadable file: one line
         result.problems.append(str(exc))
         return result
-    result.loaded, result.key = True, spec.key
+    result.loaded, result.key, result.waiting = True, spec.key, ""
     _Checks(spec, folder, result).run()
     return result
 
@@ -158,6 +160,9 @@ class _Checks:
         self.config_labels: list[str] = []  # the trials' dataset column: what the report matches
         self.reference_algorithms: list[str] = []
         self.reference_datasets: list[str] = []  # cards and the paper's labels
+        #: Whether the paper's config and its joined ones loaded: the checks against them need it (else the
+        #: config's own problems are reported, not their echo on every row and claim).
+        self.configs_loaded = False
 
     # -- helpers -------------------------------------------------------------------------------------
     def problem(self, line: str) -> None:
@@ -207,6 +212,9 @@ class _Checks:
                 continue
             loaded[name] = self.load_config(name, place, what)
         main = [loaded.get(n) for n in (spec.config, *spec.joined)]
+        self.configs_loaded = all(config is not None for config in main)
+        if not self.configs_loaded:
+            self.result.waiting = "the checks against the config run once it loads"
         for config in main:
             if config is None:
                 continue
@@ -261,6 +269,7 @@ class _Checks:
                                                        "a CSV in the folder's reference/ or in results/reference"))
             return None
         display = shown(path)
+        before = len(self.result.problems)
         match = Matcher(sorted(set(self.config_labels)), sorted(set(self.config_algorithms)))
         registry = CardRegistry(Settings.from_env().card_folders)
         cards = set(registry.names()) | set(registry.aliases())
@@ -282,6 +291,8 @@ class _Checks:
                          "results/reference/README.md's columns")
             return None
         self.result.cells = rows
+        if len(self.result.problems) > before:  # the rows' own lines say it; the reader would repeat the first
+            return None
         try:
             reference = load_reference(spec.reference)  # the report's own reader: what it refuses, refused here
         except TreebenchError as exc:
@@ -318,20 +329,20 @@ class _Checks:
             if not (row.get(column) or "").strip():
                 bad(column, "empty; accepted: a name (results/reference/README.md)")
         dataset, label = (row.get("dataset") or "").strip(), row.get("dataset_label") or ""
-        if dataset and dataset not in cards:
-            bad("dataset", f"unknown dataset card {dataset!r}; accepted: a card name (`treebench datasets list`), or "
-                           "nothing when treebench has no such data")
-        elif dataset and match.dataset(dataset, label) is None:
-            bad("dataset", f"{dataset!r} is not run by the config; accepted: one of "
-                           f"{', '.join(dict.fromkeys(self.config_labels)) or 'none (no config loaded)'}, or nothing "
-                           "when the rerun has no such data")
         algorithm = (row.get("algorithm") or "").strip()
-        if algorithm and match.algorithm(algorithm, row.get("algorithm_label") or "") is None:
-            bad("algorithm", f"{algorithm!r} is not run by the config; accepted: "
-                             f"{', '.join(dict.fromkeys(self.config_algorithms)) or 'none (no config loaded)'}")
         if algorithm:
             self.reference_algorithms += [algorithm, row.get("algorithm_label") or ""]
         self.reference_datasets += [n for n in (dataset, label) if n]
+        if dataset and dataset not in cards:
+            bad("dataset", f"unknown dataset card {dataset!r}; accepted: a card name (`treebench datasets list`), or "
+                           "nothing when treebench has no such data")
+        elif dataset and self.configs_loaded and match.dataset(dataset, label) is None:
+            bad("dataset", f"{dataset!r} is not run by the config; accepted: one of "
+                           f"{', '.join(dict.fromkeys(self.config_labels))}, or nothing "
+                           "when the rerun has no such data")
+        if algorithm and self.configs_loaded and match.algorithm(algorithm, row.get("algorithm_label") or "") is None:
+            bad("algorithm", f"{algorithm!r} is not run by the config; accepted: "
+                             f"{', '.join(dict.fromkeys(self.config_algorithms))}")
 
     def reverse(self, reference: Any, norm: Any) -> None:
         """Notes: the config's algorithms and datasets that no reference cell names."""
@@ -370,7 +381,7 @@ class _Checks:
                                                           "report and verdicts.json)"))
             first.setdefault(text, i)
             claim = statement.claim
-            if claim is None:
+            if claim is None or not self.configs_loaded:
                 continue
             kind = CLAIM_KINDS.name_of(type(claim)) or type(claim).__name__
             for name in getattr(claim, "algorithm_fields", ALGORITHM_FIELDS):
@@ -379,14 +390,14 @@ class _Checks:
                         self.problem(self.paper.at(("claims", i, "claim", name, *j), (
                             f"claim kind {kind!r} compares algorithm {value!r}, which the config does not run and "
                             f"the reference table does not print; accepted: "
-                            f"{', '.join(dict.fromkeys(self.config_algorithms)) or 'none (no config loaded)'}")))
+                            f"{', '.join(dict.fromkeys(self.config_algorithms))}")))
             for name in getattr(claim, "dataset_fields", DATASET_FIELDS):
                 for j, value in self.values(claim, name):
                     if norm(value) not in datasets:
                         self.problem(self.paper.at(("claims", i, "claim", name, *j), (
                             f"claim kind {kind!r} names dataset {value!r}, which neither the config, the reference "
                             f"table nor paper.yaml's datasets know; accepted: "
-                            f"{', '.join(dict.fromkeys(self.config_labels)) or 'none (no config loaded)'}")))
+                            f"{', '.join(dict.fromkeys(self.config_labels))}")))
 
     @staticmethod
     def values(claim: Any, name: str) -> list[tuple[tuple, str]]:
@@ -404,21 +415,21 @@ class _Checks:
         """Each reading renames algorithms its config runs to algorithms the paper's config runs."""
         from treebench.report.cells import norm
 
-        main = {norm(a) for a in self.config_algorithms}
+        if not self.configs_loaded:
+            return
+        main = {norm(a): a for a in self.config_algorithms}
         for i, reading in enumerate(self.spec.readings):
             config = configs.get(reading.config) if reading.config else None
             if reading.config and config is None:
                 continue  # its config's problem is reported already
-            runs = ({norm(a.name) for a in config.algorithms} if config is not None else main)
-            if not runs:
-                continue
+            runs = {norm(a.name): a.name for a in config.algorithms} if config is not None else main
             for old, new in reading.rename.items():
                 if norm(old) not in runs:
                     self.problem(self.paper.at(("readings", i, "rename", old), (
                         f"reading {reading.name!r} renames {old!r}, which "
                         f"{'its config ' + repr(reading.config) if reading.config else 'the config'} does not run; "
-                        f"accepted: {', '.join(sorted(runs))}"), key=True))
-                if main and norm(new) not in main:
+                        f"accepted: {', '.join(runs.values())}"), key=True))
+                if norm(new) not in main:
                     self.problem(self.paper.at(("readings", i, "rename", old), (
                         f"reading {reading.name!r} stands {old!r} in for {new!r}, which the paper's config does not "
                         f"run; accepted: {', '.join(dict.fromkeys(self.config_algorithms))}")))
