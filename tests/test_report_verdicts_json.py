@@ -113,8 +113,14 @@ def reports(tmp_path_factory):
 
 
 # -- verdicts.json on all five papers ---------------------------------------------------------------
-def test_every_paper_has_a_fixture():
-    assert {k for k, _ in [(key, 0) for key in PAPERS]} == {"serrurier2015", "mee", "tsallis", "certainty", "belief"}
+def test_every_paper_has_a_fixture(reports):
+    """Every catalogued paper has its two fake reruns, and every paper folder of the package is catalogued."""
+    from treebench.papers.catalogue import PAPERS_DIR
+    from treebench.papers.folder import is_paper_folder
+
+    assert set(reports) == {(key, seed) for key in PAPERS for seed in (1, 2)}
+    folders = {Path(spec.folder).resolve() for spec in PAPERS.values() if spec.folder}
+    assert {p.resolve() for p in PAPERS_DIR.iterdir() if is_paper_folder(p)} <= folders
 
 
 @pytest.mark.parametrize("key", sorted(PAPERS))
