@@ -34,7 +34,15 @@ from types import SimpleNamespace
 from typing import Any
 
 from treebench.errors import TreebenchError
-from treebench.yamlcheck import Checker, FieldPath, ProblemsError, PureLoader, parse, read_text
+from treebench.yamlcheck import (
+    Checker,
+    FieldPath,
+    ProblemsError,
+    PureLoader,
+    field_name,
+    parse,
+    read_text,
+)
 
 #: Claim fields that name algorithms (a claim's comparators); a kind may list its own as ``algorithm_fields``.
 ALGORITHM_FIELDS = ("a", "b", "others", "rivals", "opponents", "algorithms", "algorithm")
@@ -97,8 +105,6 @@ class _Lines:
 
     def at(self, path: FieldPath, message: str, key: bool = False, level: str = "") -> str:
         """``FILE:LINE: [level: ]field: message``."""
-        from treebench.yamlcheck import field_name
-
         label = f"{level}: " if level else ""
         return f"{self.check.where(path, key)}: {label}{field_name(path)}: {message}"
 
@@ -119,6 +125,19 @@ def _names(value: Any) -> list[str]:
     if isinstance(value, (tuple, list)):
         return [str(v[0] if isinstance(v, (tuple, list)) and v else v) for v in value]
     return []
+
+
+def folder_of(argument: str) -> Path:
+    """The folder a command line names: a path, else a catalogued paper's folder (its key or an alias)."""
+    path = Path(argument)
+    if path.exists() or "/" in argument or "\\" in argument:
+        return path
+    from treebench.papers.catalogue import PAPERS
+
+    for spec in PAPERS.values():
+        if spec.folder and argument in (spec.key, *spec.aliases):
+            return Path(shown(spec.folder))
+    return path
 
 
 def check_folder(folder: str | Path) -> CheckResult:
@@ -475,4 +494,4 @@ class _Checks:
                                                                    f"paper's own numbers: {verdict}"))
 
 
-__all__ = ["ALGORITHM_FIELDS", "DATASET_FIELDS", "CheckResult", "check_folder"]
+__all__ = ["ALGORITHM_FIELDS", "DATASET_FIELDS", "CheckResult", "check_folder", "folder_of"]

@@ -230,10 +230,10 @@ def paper_new(name: str, parent: Path) -> None:
 
 
 @paper.command("check")
-@click.argument("folder", type=click.Path(path_type=Path))
+@click.argument("folder")
 @click.option("--grades", is_flag=True, help="Also print each statement's grade on the paper's own numbers.")
-def paper_check(folder: Path, grades: bool) -> None:
-    """Check the paper folder FOLDER without running anything.
+def paper_check(folder: str, grades: bool) -> None:
+    """Check the paper folder FOLDER (or a built-in paper's, by its key) without running anything.
 
     Every problem is one line FILE:LINE: field: what is wrong; accepted: ...
     (paper.yaml's schema, causes.yaml, the configs and their data, the
@@ -244,9 +244,9 @@ def paper_check(folder: Path, grades: bool) -> None:
     is found.  Run it where `treebench reproduce` runs (the repository root):
     the configs are found from there.
     """
-    from treebench.papers.check import check_folder
+    from treebench.papers.check import check_folder, folder_of
 
-    result = check_folder(folder)
+    result = check_folder(folder_of(folder))
     for line in [*result.problems, *result.warnings, *result.notes, *(result.grades if grades else [])]:
         click.echo(line)
     click.echo(result.summary())
