@@ -112,6 +112,8 @@ BROKEN = [
     ("claim dataset unknown", "paper.yaml", "      datasets: []\n", "      datasets: [diabetes, sonnar]\n",
      "datasets: [diabetes, sonnar]", "claims[0].claim.datasets[1]: claim kind 'fewer' names dataset 'sonnar'"),
     ("config problem", "config.yaml", "  folds: 5", "  folds: 1", "folds: 1", "protocol.folds: 1 is out of range"),
+    ("reference row cells", f"reference/{REFERENCE}", "0.35,,fraction,,EEG", "0.35,,fraction,,EEG,extra",
+     ",extra", "row: 13 cells; accepted: 12, one per column of the header"),
     ("causes.yaml unknown field", "causes.yaml", "    kind: unpublished data", "    kind: unpublished data\n    why: x",
      "why: x", "causes[0].why: unknown key 'why'"),
 ]

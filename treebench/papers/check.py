@@ -140,12 +140,18 @@ def folder_of(argument: str) -> Path:
     return path
 
 
+def _as_typed(line: str, folder: Path) -> str:
+    """``line`` naming a file of ``folder`` by the folder's path as typed (the loader names it resolved)."""
+    resolved = f"{folder.resolve()}/"
+    return f"{folder}/{line[len(resolved):]}" if line.startswith(resolved) else line
+
+
 def check_folder(folder: str | Path) -> CheckResult:
     """Check the paper folder ``folder`` without running anything (module docstring)."""
     from treebench.papers.folder import PAPER_FILE, load_paper_folder
 
     folder = Path(folder)
-    result = CheckResult(str(folder), waiting="the cross-file checks run once paper.yaml loads")
+    result = CheckResult(str(folder), waiting="the cross-file checks run once paper.yaml and causes.yaml load")
     if not (folder / PAPER_FILE).is_file():
         what = "not found" if not folder.exists() else "holds no paper.yaml" if folder.is_dir() else "is not a folder"
         result.problems.append(f"{folder}: {what}; accepted: a paper folder holding {PAPER_FILE} (docs/papers.md; "
@@ -154,10 +160,10 @@ def check_folder(folder: str | Path) -> CheckResult:
     try:
         spec = load_paper_folder(folder)
     except ProblemsError as exc:  # PaperFolderError: paper.yaml's and causes.yaml's lines
-        result.problems.extend(exc.problems)
+        result.problems.extend(_as_typed(line, folder) for line in exc.problems)
         return result
     except TreebenchError as exc:  # a YAML syntax error, an unreadable file: one line
-        result.problems.append(str(exc))
+        result.problems.append(_as_typed(str(exc), folder))
         return result
     result.loaded, result.key, result.waiting = True, spec.key, ""
     _Checks(spec, folder, result).run()
@@ -182,6 +188,7 @@ class _Checks:
         #: Whether the paper's config and its joined ones loaded: the checks against them need it (else the
         #: config's own problems are reported, not their echo on every row and claim).
         self.configs_loaded = False
+        self.columns: list[str] = []  # the reference CSV's header
 
     # -- helpers -------------------------------------------------------------------------------------
     def problem(self, line: str) -> None:
@@ -293,7 +300,7 @@ class _Checks:
         registry = CardRegistry(Settings.from_env().card_folders)
         cards = set(registry.names()) | set(registry.aliases())
         try:
-            with path.open(newline="", encoding="utf-8") as handle:
+            with path.open(newline="", encoding="utf-8-sig") as handle:  # a BOM, as pandas reads it
                 reader = csv.DictReader(handle)
                 header = reader.fieldnames or []
                 missing = [c for c in COLUMNS if c not in header]
@@ -302,6 +309,7 @@ class _Checks:
                                  f"{','.join(COLUMNS)} (results/reference/README.md)")
                     return None
                 rows = 0
+                self.columns = header
                 for row in reader:
                     rows += 1
                     self.reference_row(row, f"{display}:{reader.line_num}", match, cards, UNITS)
@@ -326,6 +334,12 @@ class _Checks:
 
         def bad(column: str, message: str) -> None:
             self.problem(f"{where}: {column}: {message}")
+
+        if None in row or None in row.values():  # csv.DictReader: extra cells under None, missing ones None
+            extra = row.get(None) or []  # type: ignore[call-overload]
+            cells = sum(v is not None for k, v in row.items() if k is not None) + len(extra)
+            bad("row", f"{cells} cells; accepted: {len(self.columns)}, one per column of the header")
+            return
 
         paper = (row.get("paper") or "").strip()
         if not paper.isdigit() or int(paper) != int(spec.number):
