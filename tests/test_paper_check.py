@@ -158,7 +158,7 @@ def test_a_folder_that_does_not_load_waits_for_its_fix(paper):
     result = _check(paper)
     assert result.exit_code == 1
     assert "paper.yaml:" in result.output and "YAML syntax error" in result.output
-    assert result.output.splitlines()[-1].endswith("1 problem (the cross-file checks run once paper.yaml loads)")
+    assert result.output.splitlines()[-1].endswith("1 problem (the cross-file checks run once paper.yaml and causes.yaml load)")
 
 
 @pytest.mark.parametrize("what", ["missing", "empty", "file"])
@@ -172,7 +172,7 @@ def test_not_a_paper_folder_is_one_line(tmp_path, what):
     assert result.exit_code == 1
     first, last = result.output.splitlines()
     assert first.startswith(f"{target}: ") and "accepted: a paper folder holding paper.yaml" in first
-    assert last == f"{target}: 1 problem (the cross-file checks run once paper.yaml loads)"
+    assert last == f"{target}: 1 problem (the cross-file checks run once paper.yaml and causes.yaml load)"
 
 
 def test_a_dataset_that_needs_the_network_is_a_warning(paper, tmp_path, monkeypatch):
