@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def test_papers_list_shows_the_catalogue():
 def test_the_makefile_targets_come_from_the_catalogue():
     from treebench.papers.listing import main
 
-    keys = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "treebench.papers.listing", "--keys"],
+    keys = subprocess.run([sys.executable, "-m", "treebench.papers.listing", "--keys"],
                           capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
     assert keys == list(PAPERS)
     assert main(["--bogus"]) == 2
