@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed-stamp
 TREEBENCH_DATA ?= $(abspath ../shared/datasets)
 export TREEBENCH_DATA
 
-PAPERS := serrurier2015 mee tsallis certainty belief
+# The reproduced papers' keys, read from the catalogue (a folder under treebench/papers/ with a paper.yaml;
+# `treebench papers list`).  Before `make install` has made the venv, those folders' names stand in.
+PAPERS := $(shell $(BIN)/python -m treebench.papers.listing --keys 2>/dev/null || \
+	echo $(patsubst treebench/papers/%/paper.yaml,%,$(wildcard treebench/papers/*/paper.yaml)))
 REPRODUCE := $(addprefix reproduce-,$(PAPERS))
 
 .PHONY: install quickstart test test-fast test-boundscheck bench lint clean clean-kernels reproduce docs-verdicts leaderboard $(REPRODUCE)

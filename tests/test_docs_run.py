@@ -153,9 +153,10 @@ def problems_without_running(command: Command) -> list[str]:
     program = words[0].split("/")[-1]
     found = []
     if program == "make":
+        from treebench.papers.catalogue import PAPERS
+
         makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-        papers = re.search(r"^PAPERS\s*:=(.*)$", makefile, re.M)
-        targets = {f"reproduce-{p}" for p in (papers.group(1).split() if papers else [])}
+        targets = {f"reproduce-{key}" for key in PAPERS}  # the Makefile's PAPERS is the catalogue's keys
         targets |= set(re.findall(r"^([\w.-]+):", makefile, re.M))
         for target in words[1:]:
             if not PLACEHOLDER.search(target) and target not in targets:

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from treebench.cli import cli
 from treebench.errors import TreebenchError
 from treebench.papers import get_paper
+from treebench.papers.catalogue import PAPERS
 from treebench.papers.folder import convert, load_paper_folder, parse_paper
 from treebench.papers.kinds import load_kinds
 from treebench.report import claims as generic
@@ -410,8 +411,7 @@ def test_reproduce_refuses_a_broken_folder_in_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["reproduce", str(empty)])
     assert result.exit_code != 0 and "holds no paper.yaml; accepted: a paper folder" in str(result.exception)
     result = CliRunner().invoke(cli, ["reproduce", "nope"])
-    assert "accepted: serrurier2015, mee, tsallis, certainty, belief, or a paper folder's path" in str(
-        result.exception)
+    assert f"accepted: {', '.join(PAPERS)}, or a paper folder's path" in str(result.exception)
 
 
 def test_a_folders_own_module_gives_sections_and_claim_kinds(tmp_path):
@@ -468,7 +468,7 @@ def _statement_data(statement: Statement) -> dict:
     return out
 
 
-@pytest.mark.parametrize("key", ["serrurier2015", "mee", "tsallis", "certainty", "belief"])
+@pytest.mark.parametrize("key", list(PAPERS))
 def test_every_papers_claims_inventory_can_be_written_as_yaml(tmp_path, key):
     """Each statement of the five papers, written as paper.yaml data and read back, is the same statement:
     every claim is of a registered kind whose fields the loader converts (what phase B's conversion needs)."""

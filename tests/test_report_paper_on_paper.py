@@ -10,13 +10,14 @@ import pytest
 from scipy.stats import wilcoxon
 
 from treebench.papers import get_paper
+from treebench.papers.catalogue import PAPERS as CATALOGUE
 from treebench.report.cells import drop_excluded, trial_values
 from treebench.report.claims import ClaimOutcome, design_margin
 from treebench.report.paper_frame import paper_frame
 from treebench.report.reference import load_reference
 from treebench.report.reproduce import grade_paper_on_paper
 
-PAPERS = ("serrurier2015", "mee", "tsallis", "certainty", "belief")
+PAPERS = tuple(CATALOGUE)  # every catalogued paper
 
 
 def _paper_on_paper(key: str) -> list[ClaimOutcome]:

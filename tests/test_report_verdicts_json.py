@@ -113,8 +113,14 @@ def reports(tmp_path_factory):
 
 
 # -- verdicts.json on all five papers ---------------------------------------------------------------
-def test_every_paper_has_a_fixture():
-    assert {k for k, _ in [(key, 0) for key in PAPERS]} == {"serrurier2015", "mee", "tsallis", "certainty", "belief"}
+def test_every_paper_has_a_fixture(reports):
+    """Every catalogued paper has its two fake reruns, and every paper folder of the package is catalogued."""
+    from treebench.papers.catalogue import PAPERS_DIR
+    from treebench.papers.folder import is_paper_folder
+
+    assert set(reports) == {(key, seed) for key in PAPERS for seed in (1, 2)}
+    folders = {Path(spec.folder).resolve() for spec in PAPERS.values() if spec.folder}
+    assert {p.resolve() for p in PAPERS_DIR.iterdir() if is_paper_folder(p)} <= folders
 
 
 @pytest.mark.parametrize("key", sorted(PAPERS))
@@ -337,7 +343,8 @@ def test_a_cause_sits_only_on_the_cells_it_explains_and_is_stale_on_an_agreeing_
 def test_a_bad_registry_entry_is_one_line_naming_it(tmp_path):
     bad = tmp_path / "causes.yaml"
     bad.write_text("causes:\n  - {dataset: x, kind: typo, text: t, source: {kind: text, where: w}}\n")
-    with pytest.raises(TreebenchError, match=r"cause 1: kind 'typo' is not accepted; accepted: misprint"):
+    with pytest.raises(TreebenchError, match=r"causes.yaml:2: causes\[0\]\.kind: kind 'typo' is not accepted; "
+                                             r"accepted: misprint"):
         load_causes(bad)
     bad.write_text("causes:\n  - {dataset: x, kind: misprint, text: t, source: {kind: guess, where: w}}\n")
     with pytest.raises(TreebenchError, match="source must be"):

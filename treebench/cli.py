@@ -29,10 +29,10 @@ def _register() -> None:
     from treebench.data.cli import datasets
 
     cli.add_command(datasets)
-    from treebench.papers.cli import reproduce
+    from treebench.papers.cli import paper, papers, reproduce
     from treebench.report.cli import compare, plot
 
-    for command in (compare, plot, reproduce):
+    for command in (compare, plot, reproduce, paper, papers):
         cli.add_command(command)
     from treebench.experiment.cli import results, run
 

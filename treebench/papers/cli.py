@@ -28,8 +28,8 @@ from treebench.errors import TreebenchError
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
     """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
 
-    PAPER is one of serrurier2015, mee, tsallis, certainty, belief, or the path
-    of a paper folder (a folder holding paper.yaml; docs/papers.md).  With --all,
+    PAPER is a catalogued paper's key or alias (`treebench papers list`), or the
+    path of a paper folder (a folder holding paper.yaml; docs/papers.md).  With --all,
     every paper is done in turn (one that fails does not stop the others) and
     results/index.html shows them all: verdicts, coloured cells, figures and
     provenance.  A single PAPER refreshes that page too (the other papers from
@@ -204,3 +204,67 @@ def check_store(config: Path, *, skip_bad_config: bool = False) -> None:
         raise
     if Path(loaded.store).exists():
         check_run(loaded.store, experiment_identity(loaded), busy_ok=True)
+
+
+# -- treebench paper new / check, treebench papers list ---------------------------------------------------
+@click.group("paper")
+def paper() -> None:
+    """Write and check a paper folder: what a paper says, as data (docs/papers.md)."""
+
+
+@paper.command("new")
+@click.argument("name")
+@click.option("--dir", "parent", type=click.Path(path_type=Path), default=Path("."), show_default=True,
+              help="The folder to write NAME/ in (made when missing).")
+def paper_new(name: str, parent: Path) -> None:
+    """Write a skeleton paper folder NAME/ that `treebench paper check` accepts as it is.
+
+    It holds paper.yaml (a claim of each common kind commented out, its fields
+    explained), config.yaml (two criteria on iris and wine: no download),
+    causes.yaml and reference/NAME.csv (the header of the published cells).
+    An existing folder that is not empty is refused.
+    """
+    from treebench.papers.skeleton import write_skeleton
+
+    folder = write_skeleton(name, parent)
+    click.echo(f"wrote {folder}/: paper.yaml, config.yaml, causes.yaml, reference/{name}.csv")
+    click.echo(f"next: fill in its claims and reference table, then `treebench paper check {folder}` and "
+               f"`treebench reproduce {folder}`")
+
+
+@paper.command("check")
+@click.argument("folder")
+@click.option("--grades", is_flag=True, help="Also print each statement's grade on the paper's own numbers.")
+def paper_check(folder: str, grades: bool) -> None:
+    """Check the paper folder FOLDER (or a built-in paper's, by its key) without running anything.
+
+    Every problem is one line FILE:LINE: field: what is wrong; accepted: ...
+    (paper.yaml's schema, causes.yaml, the configs and their data, the
+    reference table against the config, the claims' algorithms and datasets,
+    the readings, each claim's rule on the paper's own numbers).  A dataset
+    that running would download is a warning; the config's algorithms and
+    datasets without a reference cell are notes.  Exit status 1 when a problem
+    is found.  Run it where `treebench reproduce` runs (the repository root):
+    the configs are found from there.
+    """
+    from treebench.papers.check import check_folder, folder_of
+
+    result = check_folder(folder_of(folder))
+    for line in [*result.problems, *result.warnings, *result.notes, *(result.grades if grades else [])]:
+        click.echo(line)
+    click.echo(result.summary())
+    if not result.ok:
+        click.get_current_context().exit(1)
+
+
+@click.group("papers")
+def papers() -> None:
+    """The papers treebench reproduces (the catalogue)."""
+
+
+@papers.command("list")
+def papers_list() -> None:
+    """Every catalogued paper: key, number, aliases, short citation and folder."""
+    from treebench.papers.listing import rows, table
+
+    click.echo(table(rows()))

@@ -110,7 +110,8 @@ def parse_paper(text: str, display: str, folder: Path) -> PaperSpec:
     load_kinds()
     reader = _Reader(check, folder.resolve())
     spec = reader.spec(top)
-    check.raise_problems(PaperFolderError)
+    if check.problems or reader.elsewhere:
+        raise PaperFolderError(check.formatted() + reader.elsewhere, display)
     assert spec is not None
     return spec
 
@@ -121,6 +122,8 @@ class _Reader:
     def __init__(self, check: Checker, folder: Path) -> None:
         self.check = check
         self.folder = folder
+        #: Problems located in another file of the folder (its causes.yaml), already ``FILE:LINE: ...``.
+        self.elsewhere: list[str] = []
 
     # -- small typed fields ------------------------------------------------------------------
     def text(self, value: Any, path: tuple, empty_ok: bool = True) -> str:
@@ -251,11 +254,12 @@ class _Reader:
 
     def causes(self, top: dict) -> str:
         """The cause registry's path (checked now), ``causes.yaml`` in the folder by default."""
-        from treebench.report.causes import load_causes
-
         if "causes" not in top:
             default = self.folder / CAUSES_FILE
-            return str(default) if default.is_file() else ""
+            if not default.is_file():
+                return ""
+            self.check_causes(default)
+            return str(default)
         name = self.text(top["causes"], ("causes",), empty_ok=False)
         if not name:
             return ""
@@ -263,11 +267,19 @@ class _Reader:
         if not path.is_file():
             self.check.add(("causes",), f"no file {name!r} in the paper folder; accepted: a causes.yaml there")
             return ""
+        self.check_causes(path)
+        return str(path)
+
+    def check_causes(self, path: Path) -> None:
+        """Read the registry now: its problems are its own file's lines (kept in :attr:`elsewhere`)."""
+        from treebench.report.causes import load_causes
+
         try:
             load_causes(path)
-        except TreebenchError as exc:
-            self.check.add(("causes",), str(exc))
-        return str(path)
+        except ProblemsError as exc:
+            self.elsewhere.extend(exc.problems)
+        except TreebenchError as exc:  # unreadable, or a YAML syntax error: one line naming the file
+            self.elsewhere.append(str(exc))
 
     def tolerances(self, value: Any) -> dict[str, float]:
         if not isinstance(value, dict):

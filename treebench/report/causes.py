@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from treebench.errors import TreebenchError
+from treebench.yamlcheck import Checker, ProblemsError, PureLoader, parse, read_text, value_kind
 
 #: What a cause can be.
 KINDS = ("misprint", "id column", "minimum leaf", "file order", "unpublished data", "different file",
@@ -98,52 +98,70 @@ class Causes:
         return {f for c in self.for_dataset(*names) for f in c.explains}
 
 
-def _entry(raw: Any, i: int, where: str) -> Cause:
-    def bad(what: str) -> TreebenchError:
-        return TreebenchError(f"{where}: cause {i + 1}: {what}")
+#: The fields a cause may have.
+ENTRY_KEYS = ("dataset", "algorithm", "metric", "kind", "explains", "text", "source")
 
-    if not isinstance(raw, dict):
-        raise bad("expected a mapping with dataset, kind, text and source")
-    unknown = set(raw) - {"dataset", "algorithm", "metric", "kind", "explains", "text", "source"}
-    if unknown:
-        raise bad(f"unknown field(s) {', '.join(sorted(unknown))}; accepted: dataset, algorithm, metric, kind, "
-                  "explains, text, source")
+
+class CausesError(ProblemsError):
+    """One or more problems in a ``causes.yaml``, one per line with its line number."""
+
+
+def _entry(raw: Any, where: tuple, check: Checker) -> Cause | None:
+    """One cause from its mapping; every problem is recorded on ``check`` at its field's line."""
+    entry = check.mapping(raw, where, ENTRY_KEYS, required=("dataset", "kind", "text", "source"))
+    if entry is None:
+        return None
+    ok = True
     for name in ("dataset", "kind", "text"):
-        if not isinstance(raw.get(name), str) or not raw[name].strip():
-            raise bad(f"field {name!r} must be a non-empty text")
-    if raw["kind"] not in KINDS:
-        raise bad(f"kind {raw['kind']!r} is not accepted; accepted: {', '.join(KINDS)}")
-    source = raw.get("source")
-    if not isinstance(source, dict) or source.get("kind") not in SOURCE_KINDS or not source.get("where"):
-        raise bad(f"source must be {{kind: {'|'.join(SOURCE_KINDS)}, where: TEXT}}")
-    explains = raw.get("explains", [])
+        if name in entry and (not isinstance(entry[name], str) or not entry[name].strip()):
+            check.add((*where, name), f"expected non-empty text; got {value_kind(entry[name])}")
+            ok = False
+    if isinstance(entry.get("kind"), str) and entry["kind"].strip() and entry["kind"] not in KINDS:
+        check.add((*where, "kind"), f"kind {entry['kind']!r} is not accepted; accepted: {', '.join(KINDS)}")
+        ok = False
+    source = entry.get("source")
+    if "source" in entry and (not isinstance(source, dict) or source.get("kind") not in SOURCE_KINDS
+                              or not source.get("where")):
+        check.add((*where, "source"), f"source must be {{kind: {'|'.join(SOURCE_KINDS)}, where: TEXT}}; got "
+                                      f"{source!r}")
+        ok = False
+    explains = entry.get("explains", [])
     if not isinstance(explains, list) or any(f not in FIELDS for f in explains):
-        raise bad(f"explains must be a list of {', '.join(FIELDS)}")
-    return Cause(raw["dataset"], raw["kind"], " ".join(raw["text"].split()), source["kind"], str(source["where"]),
-                 str(raw.get("algorithm", "") or ""), tuple(explains), str(raw.get("metric", "") or ""))
+        check.add((*where, "explains"), f"explains must be a list of {', '.join(FIELDS)}; got {explains!r}")
+        ok = False
+    if not ok or not {"dataset", "kind", "text", "source"} <= set(entry):
+        return None
+    return Cause(entry["dataset"], entry["kind"], " ".join(entry["text"].split()), source["kind"],
+                 str(source["where"]), str(entry.get("algorithm", "") or ""), tuple(explains),
+                 str(entry.get("metric", "") or ""))
 
 
 def load_causes(path: str | Path) -> Causes:
-    """Read a ``causes.yaml``; a missing file is an empty registry.
+    """Read a ``causes.yaml``; a missing or empty file is an empty registry.
 
     Raises
     ------
     TreebenchError
-        One line naming the file, the entry and what is wrong with it.
+        A file that cannot be read or a YAML syntax error (one line), or
+        :class:`CausesError` listing every problem, each as
+        ``FILE:LINE: causes[i].field: what is wrong; accepted: ...``.
     """
-    import yaml
-
     path = Path(path)
     shown = _shown(path)
     if not path.is_file():
         return Causes((), shown)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise TreebenchError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("causes", []), list):
-        raise TreebenchError(f"{path}: expected a mapping with a list under 'causes'")
-    return Causes(tuple(_entry(raw, i, shown) for i, raw in enumerate(data.get("causes", []))), shown)
+    document = parse(read_text(path, "cause registry"), str(path), loader=PureLoader)
+    if document.data is None:  # empty, or comments only
+        return Causes((), shown)
+    check = Checker.for_document(str(path), document)
+    top = check.mapping(document.data, (), ("causes",))
+    raw = top.get("causes", []) if top is not None else []
+    if top is not None and not isinstance(raw, list):
+        check.add(("causes",), f"expected a list of causes (or []); got {value_kind(raw)}")
+        raw = []
+    found = [_entry(entry, ("causes", i), check) for i, entry in enumerate(raw or [])]
+    check.raise_problems(CausesError)
+    return Causes(tuple(c for c in found if c is not None), shown)
 
 
 def _shown(path: Path) -> str:
