@@ -369,6 +369,10 @@ BROKEN = [
     ("key: demo", "key: demo\nsections: [nowhere_module:tables]",
      "paper.yaml:2: sections[0]: cannot import 'nowhere_module'"),
     ("key: demo", "key: demo\nsections: [tables]", "paper.yaml:2: sections[0]: expected module:function"),
+    ("key: demo", "key: demo\nmodules: [nowhere_module]", "paper.yaml:2: modules[0]: cannot import 'nowhere_module'"),
+    ("key: demo", "key: demo\nmodules: [claims.py]", "paper.yaml:2: modules[0]: cannot import 'claims.py'"),
+    ("key: demo", "key: demo\nmodules: claims", "paper.yaml:2: modules: expected a list of module names"),
+    ("key: demo", "key: demo\nmodules: [a:b]", "paper.yaml:2: modules[0]: expected a module name"),
     ("key: demo", "key: demo\ncauses: causes.yaml", "paper.yaml:2: causes: no file 'causes.yaml' in the paper folder"),
     ("key: demo", "key: demo\nconfig: ./config.yaml", "paper.yaml:2: config: no file './config.yaml' in the paper "
                                                       "folder"),
@@ -483,3 +487,29 @@ def test_every_papers_claims_inventory_can_be_written_as_yaml(tmp_path, key):
     assert len(loaded.claims) == len(spec.claims)
     for ours, theirs in zip(loaded.claims, spec.claims):
         assert ours == theirs, theirs.location
+
+
+def test_a_module_named_under_modules_registers_its_claim_kinds(tmp_path):
+    """``modules:`` imports the folder's own modules before the claims are read: a built-in paper's claim
+    kinds need no entry outside its folder (issue 41: adding a paper touches only its folder)."""
+    (tmp_path / "own_kinds.py").write_text(
+        "from dataclasses import dataclass\n"
+        "from treebench.report.registry import claim_kind\n\n"
+        "@claim_kind('test_modules_key_kind')\n@dataclass(frozen=True)\nclass ModClaim:\n"
+        "    text: str\n\n    def evaluate(self, cells, frame):\n        raise NotImplementedError\n",
+        encoding="utf-8")
+    text = GOOD.replace(
+        "kind: fewer, text: fewer errors, a: belief-uncertain, b: belief-crisp, metric: error, datasets: []",
+        "kind: test_modules_key_kind, text: own")
+    assert "unknown claim kind 'test_modules_key_kind'" in _problems(text, tmp_path)  # not imported: unknown
+    spec = parse_paper(text.replace("key: demo", "key: demo\nmodules: [own_kinds]"), "paper.yaml", tmp_path)
+    assert type(spec.claims[0].claim).__name__ == "ModClaim"
+
+
+def test_the_generic_kinds_module_names_no_paper():
+    """Every paper's own claim kinds come from its folder's ``modules:``; kinds.py names no paper."""
+    from treebench.papers import kinds
+
+    assert kinds.KIND_MODULES == ("treebench.report.claims",)
+    for key in PAPERS:
+        assert key not in Path(kinds.__file__).read_text(encoding="utf-8")

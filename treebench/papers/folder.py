@@ -48,10 +48,10 @@ CONFIG_FILE = "config.yaml"
 #: The folder of its published cells (a ``reference`` file is looked up here first).
 REFERENCE_DIR = "reference"
 
-#: Top-level keys of ``paper.yaml`` (every field of :class:`PaperSpec` but ``folder``).
+#: Top-level keys of ``paper.yaml`` (every field of :class:`PaperSpec` but ``folder``, and ``modules``).
 TOP_KEYS = ("key", "number", "citation", "reference", "description", "authors", "aliases", "config", "joined",
             "datasets", "dataset_source", "excluded", "baselines", "tolerances", "our_std", "paper_splits",
-            "default_reading", "readings", "figures", "sections", "claims", "causes", "tree_quality_title",
+            "default_reading", "readings", "figures", "modules", "sections", "claims", "causes", "tree_quality_title",
             "tree_quality_text")
 REQUIRED = ("key", "number", "citation", "reference")
 STATEMENT_KEYS = ("location", "paraphrase", "claim", "scope", "test_as_applied", "why_not", "statement_kind", "cause")
@@ -62,6 +62,7 @@ FIGURE_KEYS = ("kind", "name", "caption", "options")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _NUMBER = re.compile(r"^[0-9]+$")
 _REF = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
 
 class PaperFolderError(ProblemsError):
@@ -181,6 +182,7 @@ class _Reader:
             config = self.config_path(top["config"], ("config",))
         elif (self.folder / CONFIG_FILE).is_file():
             config = str(self.folder / CONFIG_FILE)
+        self.modules(top.get("modules", []))  # their claim, figure and section kinds register on import
         sections = self.sections(top.get("sections", []))  # before the claims: a folder's module may add kinds
         tolerances = self.tolerances(top.get("tolerances", {}))
         spec_fields: dict[str, Any] = dict(
@@ -346,6 +348,23 @@ class _Reader:
                 self.check.add((*where, "options"), f"figure kind {kind!r} needs option {name!r}")
         name = self.check.text(entry.get("name"), (*where, "name"))
         return Figure(kind, name or "", self.text(entry.get("caption", ""), (*where, "caption")), dict(options))
+
+    def modules(self, value: Any) -> None:
+        """Import the folder's modules ``paper.yaml`` names under ``modules:`` (its own claim kinds, figure
+        kinds, section builders register themselves on import), before any claim is read."""
+        if not isinstance(value, list):
+            self.check.add(("modules",), f"expected a list of module names of the folder; got {value_kind(value)}")
+            return
+        for i, name in enumerate(value):
+            where = ("modules", i)
+            if not isinstance(name, str) or not _MODULE.match(name):
+                self.check.add(where, f"expected a module name (e.g. claims, for claims.py in the folder); got {name!r}")
+                continue
+            try:
+                import_folder_module(self.folder, name)
+            except Exception as exc:  # the folder's own code: whatever it raises is one line on its name
+                self.check.add(where, f"cannot import {name!r}: {type(exc).__name__}: {exc}; accepted: {name}.py "
+                                      "in the paper folder or an importable module")
 
     def sections(self, value: Any) -> tuple[SectionBuilder, ...]:
         if not isinstance(value, list):

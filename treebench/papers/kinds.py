@@ -1,11 +1,11 @@
-"""The built-in papers' own claim kinds, registered by name for their ``paper.yaml``.
+"""The generic claim kinds, registered by name before a ``paper.yaml`` is read.
 
 The generic kinds (``fewer``, ``folds``, ``wilcoxon``, ...) register
-themselves in :mod:`treebench.report.claims`; a paper's own kinds in the
-module that defines them (``@claim_kind("rate_below")``).  Importing this
-module imports those modules, so that every kind is known before a paper
-folder is read (:func:`treebench.papers.folder.load_paper_folder`).  A paper
-folder outside the package registers its own kinds in its ``sections.py``.
+themselves in :mod:`treebench.report.claims`.  A paper's own kinds live in
+its folder, in modules its ``paper.yaml`` names under ``modules:``, imported
+by the loader before the claims are read
+(:meth:`treebench.papers.folder._Reader.modules`), so adding a paper edits
+nothing outside its folder.
 """
 
 from __future__ import annotations
@@ -14,16 +14,8 @@ import importlib
 
 from treebench.report.registry import CLAIM_KINDS
 
-#: The modules of :mod:`treebench.papers` that define claim kinds.
-KIND_MODULES = (
-    "treebench.report.claims",
-    "treebench.papers.serrurier2015.size_claims",
-    "treebench.papers.serrurier2015.figure_claims",
-    "treebench.papers.serrurier2015.sizes",
-    "treebench.papers.mee.claims",
-    "treebench.papers.tsallis.claims",
-    "treebench.papers.certainty.claims",
-)
+#: The modules that define the generic claim kinds.
+KIND_MODULES = ("treebench.report.claims",)
 
 
 def load_kinds() -> list[str]:
