@@ -13,7 +13,8 @@ Measurement
     value beside ``hellinger_oracle.hellinger_split_value`` on the same counts (every branch
     and class, the grouping reading for three classes); then grows river's
     ``HoeffdingTreeClassifier(split_criterion="hellinger")`` on a seeded stream with labels 0/1
-    and counts the split candidates it scored 0 because a branch's dict lacked a class.
+    and with labels "neg"/"pos", and counts the split candidates it scored 0, and those scored 0
+    because a branch's dict lacked a class.
 """
 
 from __future__ import annotations
@@ -52,20 +53,22 @@ def probe() -> list[tuple[str, str, float]]:
     return rows
 
 
-def zero_merits_in_a_tree(seed: int = 40, n: int = 400) -> tuple[int, int]:
-    """(candidates scored, candidates scored 0 because a branch's dict lacked a class) while river's
-    Hoeffding tree learns a stream whose label 1 is mostly ``x > 0.8``."""
+def zero_merits_in_a_tree(seed: int = 40, n: int = 400, labels: tuple = (0, 1)) -> tuple[int, int, int, int]:
+    """(candidates scored, scored 0 because a branch's dict lacked a class, scored 0 in all, the
+    tree's nodes) while river's Hoeffding tree learns a stream whose second label is mostly
+    ``x > 0.8``."""
     from river import tree
     from river.tree.split_criterion import HellingerDistanceCriterion
 
-    scored, missing = 0, 0
+    scored, missing, zero = 0, 0, 0
     original = HellingerDistanceCriterion.merit_of_split
 
     def spy(self, pre_split_dist, post_split_dist):  # noqa: ANN001, ANN202 - river's signature
-        nonlocal scored, missing
+        nonlocal scored, missing, zero
         merit = original(self, pre_split_dist, post_split_dist)
         scored += 1
-        missing += merit == 0 and any(set(d) != {0, 1} for d in post_split_dist[:2])
+        zero += merit == 0
+        missing += merit == 0 and any(len(d) < 2 for d in post_split_dist[:2])
         return merit
 
     HellingerDistanceCriterion.merit_of_split = spy
@@ -74,10 +77,10 @@ def zero_merits_in_a_tree(seed: int = 40, n: int = 400) -> tuple[int, int]:
         model = tree.HoeffdingTreeClassifier(split_criterion="hellinger", grace_period=50)
         for _ in range(n):
             x = rng.random()
-            model.learn_one({"x": x}, int(x + 0.2 * rng.random() > 0.8))
+            model.learn_one({"x": x}, labels[int(x + 0.2 * rng.random() > 0.8)])
     finally:
         HellingerDistanceCriterion.merit_of_split = original
-    return scored, missing
+    return scored, missing, zero, model.n_nodes
 
 
 def main() -> None:
@@ -85,9 +88,10 @@ def main() -> None:
     print("|---|---:|---:|")
     for name, merit, oracle in probe():
         print(f"| {name} | {merit} | {oracle:.6f} |")
-    scored, missing = zero_merits_in_a_tree()
-    print(f"\nHoeffding tree, labels 0/1, 400 examples: {scored} candidates scored, {missing} of them 0 "
-          "because a branch's dict lacked a class")
+    for labels in ((0, 1), ("neg", "pos")):
+        scored, missing, zero, nodes = zero_merits_in_a_tree(labels=labels)
+        print(f"Hoeffding tree, labels {labels}, 400 examples: {scored} candidates scored, {zero} of them 0, "
+              f"{missing} of those because a branch's dict lacked a class; {nodes} nodes")
 
 
 if __name__ == "__main__":
