@@ -200,6 +200,11 @@ def test_sorted_cut_reaches_the_exhaustive_maximum_on_any_table(columns):
     assert bipartition_max_sorted(table)[0] == pytest.approx(bipartition_max_exhaustive(table)[0], abs=1e-12)
 
 
+def chain_value(point: np.ndarray, total: np.ndarray) -> float:
+    """The value of a point (weight, left weight) of the zonotope: its slope against the rest's."""
+    return hellinger_from_fractions(point[1] / point[0], (total[1] - point[1]) / (total[0] - point[0]))
+
+
 def test_the_proofs_edge_step_on_fractional_points():
     """Step (2) of the proof in docs/investigations.md, where the exhaustive search cannot look: along
     each edge of the zonotope's upper chain (the classes added by decreasing left fraction, the last
@@ -212,15 +217,10 @@ def test_the_proofs_edge_step_on_fractional_points():
         weight, left = kept.sum(axis=0), kept[0]
         order = np.argsort(-(left / weight), kind="stable")
         chain = np.vstack([[0.0, 0.0], np.cumsum(np.stack([weight, left], axis=1)[order], axis=0)])
-        total = chain[-1]
-
-        def value(point):
-            return hellinger_from_fractions(point[1] / point[0], (total[1] - point[1]) / (total[0] - point[0]))
-
         for i in range(len(chain) - 1):
-            ends = [value(chain[j]) for j in (i, i + 1) if 0 < j < len(chain) - 1]
+            ends = [chain_value(chain[j], chain[-1]) for j in (i, i + 1) if 0 < j < len(chain) - 1]
             for t in np.linspace(0.0, 1.0, 41)[1:-1]:
-                assert value(chain[i] + t * (chain[i + 1] - chain[i])) <= max(ends) + 1e-12
+                assert chain_value(chain[i] + t * (chain[i + 1] - chain[i]), chain[-1]) <= max(ends) + 1e-12
     x, r = np.meshgrid(np.linspace(0, 1, 401), np.linspace(0, 1, 401))
     bracket = 2 * x * (1 - x) + (r - x) * (1 - 2 * x) / 2
     assert bracket[x <= r].min() >= -1e-15
