@@ -168,11 +168,18 @@ def bipartition_max_sorted(table: object) -> tuple[float, np.ndarray | None]:
         raise ValueError(f"the sorted search is exact for two branches only; got {counts.shape[0]}")
     present = present_classes(counts)
     kept = counts[:, present]
-    left_fraction = kept[0] / kept.sum(axis=0)
-    thresholds = np.unique(left_fraction)[:-1]  # a cut below each distinct fraction but the largest
-    if thresholds.size == 0:
+    # Near 1 a left fraction rounds to 1.0 while the right one, 1e-20 say, still tells the classes
+    # apart (and a square root makes that difference 1e-10 of value): the right fraction breaks
+    # ties in the left one, largest first, and a cut goes wherever the pair changes.
+    left_fraction, right_fraction = kept / kept.sum(axis=0)
+    order = np.lexsort((-right_fraction, left_fraction))
+    pairs = np.stack([left_fraction[order], right_fraction[order]], axis=1)
+    cuts = np.flatnonzero(np.any(pairs[1:] != pairs[:-1], axis=1)) + 1
+    if cuts.size == 0:
         return 0.0, None
-    masks = left_fraction[None, :] <= thresholds[:, None]
+    masks = np.zeros((cuts.size, present.size), dtype=bool)
+    for row, cut in enumerate(cuts):
+        masks[row, order[:cut]] = True
     values = grouping_values(kept, masks)
     best = int(np.argmax(values))
     return float(values[best]), _full_mask(counts, present, masks[best])

@@ -205,6 +205,17 @@ def chain_value(point: np.ndarray, total: np.ndarray) -> float:
     return hellinger_from_fractions(point[1] / point[0], (total[1] - point[1]) / (total[0] - point[0]))
 
 
+def test_sorted_cut_tells_apart_left_fractions_that_round_to_one():
+    """Found by Hypothesis: class 1's left fraction 1 / (1 + 1e-20) is 1.0 in floating point, like
+    classes 0 and 2's, yet its right fraction 1e-20 sets it apart, and the square root makes that a
+    value of 1e-10.  The sort breaks ties in the left fraction by the right one."""
+    table = [[1.0, 1.0, 1.0], [0.0, 1e-20, 0.0]]
+    assert 1.0 / (1.0 + 1e-20) == 1.0
+    value, first = bipartition_max_sorted(table)
+    assert value == pytest.approx(1e-10, rel=1e-9) and value == bipartition_max_exhaustive(table)[0]
+    assert set(np.flatnonzero(first)) in ({1}, {0, 2})
+
+
 def test_the_proofs_edge_step_on_fractional_points():
     """Step (2) of the proof in docs/investigations.md, where the exhaustive search cannot look: along
     each edge of the zonotope's upper chain (the classes added by decreasing left fraction, the last
