@@ -17,11 +17,12 @@ Measurement
     {0, 1/4, 1/2, 3/4, 1}, so tied and pure classes) -- for k = 3..10 classes; for each, the
     exhaustive maximum against the sorted-cut maximum.  Then the same exhaustive maximum against
     the one-vs-rest maximum (the other reading) and CART's twoing grouping, and multiway tables
-    (3 and 4 branches, five times as many): single-branch thresholds, and whether a hyperplane
-    separates the best grouping (a linear programme, where no threshold is best).
+    (3 and 4 branches, five times as many): single-branch thresholds, whether a hyperplane
+    separates the best grouping (a linear programme, where no threshold is best), and whether the
+    value along random edges of the zonotope ever rises above both ends.
 
 Run
-    ``.venv/bin/python investigations/hellinger_bipartition.py`` (about 20 s of CPU; ``--tables
+    ``.venv/bin/python investigations/hellinger_bipartition.py`` (about 16 s of CPU; ``--tables
     N`` per cell, default 500).  Needs no dataset.  Prints the counts; the conclusion is in
     docs/investigations.md.
 """
@@ -181,6 +182,50 @@ def multiway_check(tables: int, seed: int) -> dict[str, object]:
             "smallest": smallest, "not separable": not_separable}
 
 
+def edge_check(edges: int, seed: int, points: int = 41) -> dict[str, object]:
+    """Three and four branches: is the value quasi-convex along the edges of the zonotope?
+
+    An edge runs from ``V`` to ``V + v_c``, where ``V`` sums the classes on the positive side of a
+    random direction ``w`` orthogonal to class ``c``'s count vector ``v_c``.  The value at
+    ``V + t v_c`` is compared with the larger of the edge's ends that are groupings; the rest's
+    counts are summed from its classes, not subtracted, so that no cancellation adds noise.
+    """
+    rng = np.random.default_rng(seed)
+    kinds = (balanced, skewed, weighted)
+    checked, above, worst = 0, 0, 0.0
+    while checked < edges:
+        branches, k = int(rng.choice((3, 4))), int(rng.integers(3, 9))
+        table = kinds[checked % 3](rng, k, branches).astype(float)
+        table = table[:, table.sum(axis=0) > 0]
+        if table.shape[1] < 3:
+            continue
+        c = int(rng.integers(table.shape[1]))
+        v_c = table[:, c]
+        w = rng.normal(size=branches)
+        w -= (w @ v_c) / (v_c @ v_c) * v_c
+        others = np.arange(table.shape[1]) != c
+        side = others & (w @ table > 0)
+        base, rest = table[:, side].sum(axis=1), table[:, others & ~side].sum(axis=1)
+        values = []
+        for t in np.linspace(0.0, 1.0, points):
+            first, second = base + t * v_c, rest + (1 - t) * v_c
+            if first.sum() <= 0 or second.sum() <= 0:
+                values.append(np.nan)
+                continue
+            pooled = np.stack([first, second], axis=1)
+            values.append(float(grouping_values(pooled, np.array([[True, False]]))[0]))
+        values = np.array(values)
+        ends = [v for v in (values[0], values[-1]) if not np.isnan(v)]
+        inner = values[1:-1][~np.isnan(values[1:-1])]
+        if not ends or inner.size == 0:
+            continue
+        checked += 1
+        gap = float(inner.max() - max(ends))
+        above += gap > TOLERANCE
+        worst = max(worst, gap)
+    return {"edges": checked, "above both ends": above, "worst": worst}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=500, help="tables per (classes, kind) cell")
@@ -206,6 +251,9 @@ def main() -> None:
     print(f"  tables: {multi['tables']}  best grouping found by no cut of the classes sorted by one "
           f"branch's share: {multi['missed']}  worst gap: {multi['worst gap']:.3g}")
     print(f"  best grouping not separable by a hyperplane: {multi['not separable']}")
+    edges = edge_check(args.tables * 20, args.seed + 4)
+    print(f"  edges of the zonotope (3 and 4 branches): {edges['edges']}, with a point above both ends: "
+          f"{edges['above both ends']} (largest excess {edges['worst']:.3g})")
     if multi["smallest"] is not None:
         example = multi["smallest"]
         values = grouping_values(example, bipartition_masks(example.shape[1]))

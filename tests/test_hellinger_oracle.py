@@ -237,6 +237,26 @@ def test_the_proofs_edge_step_on_fractional_points():
     assert bracket[x <= r].min() >= -1e-15
 
 
+def test_squared_value_is_convex_where_the_first_super_class_keeps_its_weight():
+    """The step of docs/investigations.md that holds for any number of branches: with the first
+    super-class's weight fixed, both distributions move affinely and in opposite directions, and
+    d_H^2 = 2 - 2 sum_j sqrt(P_j Q_j) is convex (each root is a geometric mean of affine functions)."""
+    rng = np.random.default_rng(47)
+    for _ in range(2000):
+        branches = int(rng.integers(2, 6))
+        p0, q0 = rng.dirichlet(np.ones(branches), size=2)
+        move = rng.normal(size=branches)
+        move -= move.mean()  # shares keep summing to 1
+        alpha, beta = rng.uniform(0.1, 10, size=2)  # 1 / weight of each super-class
+        with np.errstate(divide="ignore"):
+            steps = np.concatenate([-p0 / (alpha * move), q0 / (beta * move)])
+        low, high = steps[steps < 0].max(initial=-1.0), steps[steps > 0].min(initial=1.0)
+        a, b = rng.uniform(low, high, size=2)
+        squared = [hellinger_two(np.clip(np.stack([p0 + alpha * u * move, q0 - beta * u * move], axis=1), 0, None)) ** 2
+                   for u in (a, (a + b) / 2, b)]
+        assert squared[1] <= (squared[0] + squared[2]) / 2 + 1e-12
+
+
 def test_with_three_branches_no_single_branch_threshold_need_find_the_best_grouping():
     table = np.array(MULTIWAY_COUNTEREXAMPLE, dtype=float)
     best, first = bipartition_max_exhaustive(table)
