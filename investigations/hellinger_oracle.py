@@ -158,6 +158,7 @@ def bipartition_max_sorted(table: object) -> tuple[float, np.ndarray | None]:
     The present classes are sorted by their left fraction ``table[0, c] / total_c`` and cut
     wherever the fraction rises: the first super-class is every class whose fraction is at most
     a threshold, so classes with equal fractions stay together (at most ``k - 1`` groupings).
+    Fractions equal in floating point are told apart by the right fraction (see the comment).
     Equal to ``bipartition_max_exhaustive`` on every two-branch table (the theorem of
     docs/investigations.md); not exact for three or more branches, which it refuses.  Returns
     ``(0.0, None)`` when no cut exists: fewer than two classes, or all fractions equal (then
