@@ -91,11 +91,13 @@ class Trials:
 
 
 def duplicated_splits(frame: pd.DataFrame) -> str | None:
-    """Name the cells of ``frame`` holding two finished trials of one split, or ``None``.
+    """Name the cells of ``frame`` holding two finished trials of one split (or trials under two
+    protocols), or ``None``.
 
     A store keeps the trials of every version of its config and plugins under their own
     keys, so after a changed config or an edited plugin it holds one algorithm twice on one
-    (protocol, repeat, fold).  A table would average the two versions and a paired test
+    (protocol, repeat, fold) -- or, after a changed protocol, one algorithm on one dataset
+    under two protocols.  A table would average the two versions and a paired test
     would pair either; only the config knows which trials are current.
     """
     if not {"dataset", "algorithm"} <= set(frame.columns):
@@ -105,7 +107,7 @@ def duplicated_splits(frame: pd.DataFrame) -> str | None:
     keys = ["dataset", "algorithm", *pairing]
     twice = ok[ok.duplicated(keys, keep=False)]
     if twice.empty:
-        return None
+        return _two_protocols(ok) if "protocol" in pairing else None
     counts = twice.groupby(keys, sort=False).size()
     first, n = counts.index[0], int(counts.iloc[0])
     where = dict(zip(keys, first, strict=True))
@@ -114,6 +116,19 @@ def duplicated_splits(frame: pd.DataFrame) -> str | None:
     cells = sorted({f"{d} / {a}" for d, a in zip(twice["dataset"], twice["algorithm"], strict=True)})
     return (f"{n} finished trials of {where['algorithm']} on one split of {where['dataset']} ({split}){more}, "
             f"in the cells {', '.join(cells[:6])}{' ...' if len(cells) > 6 else ''}")
+
+
+def _two_protocols(ok: pd.DataFrame) -> str | None:
+    """Name the cells of ``ok`` (finished trials) whose trials are under more than one protocol, or ``None``."""
+    cells = ok[["dataset", "algorithm", "protocol"]].astype(str).drop_duplicates()
+    mixed = cells[cells.duplicated(["dataset", "algorithm"], keep=False)]
+    if mixed.empty:
+        return None
+    dataset, algorithm = mixed["dataset"].iloc[0], mixed["algorithm"].iloc[0]
+    protocols = mixed.loc[(mixed["dataset"] == dataset) & (mixed["algorithm"] == algorithm), "protocol"]
+    names = sorted({f"{d} / {a}" for d, a in zip(mixed["dataset"], mixed["algorithm"], strict=True)})
+    return (f"finished trials of {algorithm} on {dataset} under {len(protocols)} protocols "
+            f"({', '.join(protocols)}), in the cells {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:
@@ -225,7 +240,8 @@ def means_matrix(trials: Trials) -> tuple[pd.DataFrame, list[str]]:
 
 
 def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataFrame:
-    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
+    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split, or
+    on one dataset under two protocols.
 
     Such a store holds an earlier version of a config or a plugin beside the current one; read
     without its config, the two would be averaged (or one picked) without a word.
@@ -233,12 +249,13 @@ def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataF
     Raises
     ------
     TreebenchError
-        Naming the first duplicated split and the cells, and pointing to the config.
+        Naming the first duplicated split (or mixed protocols) and the cells, and pointing to the config.
     """
     found = duplicated_splits(frame)
     if found is None:
         return frame
     raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
-                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
+                         "plugin, which a table would average in; accepted: a store with one trial per split and one "
+                         "protocol per dataset and algorithm, or "
                          "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
                          "only the config's current trials")
