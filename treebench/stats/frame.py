@@ -128,7 +128,7 @@ def _two_protocols(ok: pd.DataFrame) -> str | None:
     protocols = mixed.loc[(mixed["dataset"] == dataset) & (mixed["algorithm"] == algorithm), "protocol"]
     names = sorted({f"{d} / {a}" for d, a in zip(mixed["dataset"], mixed["algorithm"], strict=True)})
     return (f"finished trials of {algorithm} on {dataset} under {len(protocols)} protocols "
-            f"({', '.join(protocols)}), in the cells {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
+            f"({', '.join(sorted(protocols))}), in the cells {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:
