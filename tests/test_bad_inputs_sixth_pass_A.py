@@ -52,7 +52,9 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Path:
     * ``ho.sqlite``, the same under a 0.3 holdout, and ``ho.csv``;
     * ``two.sqlite``: ``cv.sqlite`` after a second run whose ``b`` has other params (``two-v2.yaml``,
       the config as it is now), and ``two.csv`` its export;
-    * ``own.sqlite``: iris under its own 3-fold protocol, then (``own-v2.yaml``) under 4 folds.
+    * ``own.sqlite``: iris under its own 3-fold protocol, then (``own-v2.yaml``) under 4 folds;
+    * ``same.sqlite``: iris and wine, then (another valid config of the experiment) ``openml:61`` --
+      the card iris -- under 4 folds, and ``same.csv`` its export.
     """
     folder = tmp_path_factory.mktemp("sixth-a")
     cwd = Path.cwd()
@@ -65,7 +67,10 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Path:
         own = "{name: iris, protocol: {type: cv, folds: %d, repeats: 1}}"
         _run(_config(folder, "own-v1.yaml", store="own.sqlite", first=own % 3))
         _run(_config(folder, "own-v2.yaml", store="own.sqlite", first=own % 4))
-        for store in ("cv", "ho", "two"):
+        _run(_config(folder, "same-v1.yaml", store="same.sqlite"))
+        _run(_config(folder, "same-v2.yaml", store="same.sqlite",
+                     first="{name: 'openml:61', protocol: {type: cv, folds: 4, repeats: 1}}"))
+        for store in ("cv", "ho", "two", "same"):
             assert exit_code(["results", "export", f"{store}.sqlite", "--out", f"{store}.csv"]) == 0
     finally:
         os.chdir(cwd)
@@ -278,4 +283,32 @@ def test_two_tables_under_two_protocols_stay_accepted(tmp_path: Path, capsys: py
     """Control: other tables may have protocols of their own."""
     (tmp_path / "c.yaml").write_text(TWO_NAMES.format(first="iris", other="wine"), encoding="utf-8")
     code, out, err = cli_in(tmp_path, capsys, "run", "c.yaml", "--dry-run")
+    assert code == 0, err
+
+
+ONE_TABLE = (r"^error: datasets 'iris' and 'openml:61' are one table \(the same content, dataset checksum [0-9a-f]{12}\): "
+             r"the wins and every across-dataset test would count it twice; accepted: each table under one name "
+             r"\(choose one of them with --datasets\)$")
+SAME_CASES = [
+    CliCase("compare-store", ("compare", "same.sqlite"), ONE_TABLE),
+    CliCase("compare-store-friedman", ("compare", "same.sqlite", "--test", "friedman"), ONE_TABLE),
+    CliCase("compare-export-wilcoxon", ("compare", "same.csv", "--test", "wilcoxon"), ONE_TABLE),
+    CliCase("plot-cd-store", ("plot", "cd", "same.sqlite", "--out", "out/cd"), ONE_TABLE),
+    CliCase("plot-scores-store", ("plot", "scores", "same.sqlite", "--out", "out/s"), ONE_TABLE),
+]
+
+
+@pytest.mark.parametrize("case", SAME_CASES, ids=[c.id for c in SAME_CASES])
+def test_a_store_holding_one_table_under_two_names_is_refused(case: CliCase, stores: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture) -> None:
+    """Two valid configs of one experiment (iris; then openml:61 under 4 folds) fill one store with both."""
+    for name in ("same.sqlite", "same.csv"):
+        shutil.copy(stores / name, tmp_path / name)
+    _refused(case, tmp_path, capsys)
+
+
+def test_one_name_of_the_table_chosen_is_compared(stores: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Control: the way out the message names, --datasets with one of the two names."""
+    shutil.copy(stores / "same.sqlite", tmp_path / "same.sqlite")
+    code, out, err = cli_in(tmp_path, capsys, "compare", "same.sqlite", "--test", "friedman", "--datasets", "iris,wine")
     assert code == 0, err

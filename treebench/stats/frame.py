@@ -183,6 +183,7 @@ def select_trials(
     all_alg = tuple(dict.fromkeys(out["algorithm"]))
     ds = chosen_names(datasets, all_ds, "dataset")
     alg = chosen_names(algorithms, all_alg, "algorithm")
+    _refuse_one_table_twice(frame, ds)
     out = out[out["dataset"].isin(ds) & out["algorithm"].isin(alg)].reset_index(drop=True)
     if out.empty:
         raise TreebenchError(
@@ -190,6 +191,28 @@ def select_trials(
             f"({n_failed} failed, {n_missing} without a value)"
         )
     return Trials(out, metric, n_failed, n_missing, ds, alg)
+
+
+def _refuse_one_table_twice(frame: pd.DataFrame, datasets: tuple[str, ...]) -> None:
+    """Refuse two of ``datasets`` whose trials ran on the same content (their ``dataset_checksum``).
+
+    A config refuses one table under two names (a card and its alias or OpenML id), whatever the
+    protocols; a store written before that check, or two exports joined, may still hold both, and
+    every across-dataset test (ranks, Friedman, Wilcoxon, wins) would count the table twice.
+    """
+    if "dataset_checksum" not in frame.columns:
+        return
+    pairs = frame.loc[frame["dataset"].astype(str).isin(datasets), ["dataset", "dataset_checksum"]]
+    pairs = pairs.dropna().astype(str).drop_duplicates()
+    pairs = pairs[pairs["dataset_checksum"].str.strip() != ""]
+    twice = pairs[pairs.duplicated("dataset_checksum", keep=False)]
+    if twice.empty:
+        return
+    checksum = twice["dataset_checksum"].iloc[0]
+    names = [d for d in datasets if d in set(twice.loc[twice["dataset_checksum"] == checksum, "dataset"])]
+    raise TreebenchError(f"datasets {' and '.join(repr(n) for n in names)} are one table (the same content, dataset "
+                         f"checksum {checksum[:12]}): the wins and every across-dataset test would count it "
+                         "twice; accepted: each table under one name (choose one of them with --datasets)")
 
 
 def chosen_names(wanted: Sequence[str] | None, available: tuple[str, ...], what: str) -> tuple[str, ...]:
