@@ -197,8 +197,11 @@ def _refuse_one_table_twice(frame: pd.DataFrame, datasets: tuple[str, ...]) -> N
     """Refuse two of ``datasets`` whose trials ran on the same content (their ``dataset_checksum``).
 
     A config refuses one table under two names (a card and its alias or OpenML id), whatever the
-    protocols; a store written before that check, or two exports joined, may still hold both, and
-    every across-dataset test (ranks, Friedman, Wilcoxon, wins) would count the table twice.
+    protocols; a store may still hold both (written before that check, or by two valid configs of
+    one experiment, one naming ``iris``, the other ``openml:61``), and so may two exports joined.
+    Every across-dataset test (ranks, Friedman, Wilcoxon) and the wins would count the table twice.
+    The checksum is of the problem (features, classes, target), so two labels sharing one are one
+    table.
     """
     if "dataset_checksum" not in frame.columns:
         return
