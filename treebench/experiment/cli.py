@@ -219,13 +219,26 @@ def _store_file(store: str) -> Path:
     return path
 
 
+def _config_store(config: Path) -> Path:
+    """The results store of the experiment config ``config``, refused in one line unless both exist."""
+    from treebench.report.source import store_path_for_config
+
+    if not config.is_file():
+        raise TreebenchError(f"config {str(config)!r} does not exist or is no file; accepted: an experiment "
+                             "config (.yaml) or a results store file (.sqlite)")
+    store = store_path_for_config(config)
+    if not store.is_file():
+        raise TreebenchError(f"no results yet for {config}: {store} does not exist (run `treebench run {config}`)")
+    return store
+
+
 @click.group("results")
 def results() -> None:
     """Inspect and export results stores."""
 
 
 @results.command("export")
-@click.argument("store", type=click.Path())
+@click.argument("store", metavar="STORE_OR_CONFIG", type=click.Path())
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "parquet"]), default="csv", show_default=True
 )
@@ -233,8 +246,8 @@ def results() -> None:
     "--out",
     default=None,
     type=OutPath(dash=True),
-    help="Output file, its folder created if needed (default: the store's name with .csv or "
-    ".parquet; '-' for stdout, csv only).",
+    help="Output file, its folder created if needed (default: the store's name, or the config's, with "
+    ".csv or .parquet; '-' for stdout, csv only).",
 )
 @click.option("--predictions", "with_predictions", is_flag=True,
               help="Write the kept test predictions instead: one row per trial and test case "
@@ -243,13 +256,17 @@ def results() -> None:
               help="With --predictions: leave out (and count) the trials whose kept predictions are missing "
                    "or fail verification against their trial, instead of stopping with an error.")
 def export(store: str, fmt: str, out: str | None, with_predictions: bool = False, skip_bad: bool = False) -> None:
-    """Write every trial of STORE (all columns) as CSV or Parquet (or, --predictions, its kept predictions)."""
+    """Write every trial of a results store (all columns) as CSV or Parquet (or, --predictions, its kept
+    predictions); given an experiment config (.yaml), only the trials of the config as it is now."""
+    from treebench.experiment.order import CONFIG_SUFFIXES
     from treebench.experiment.store import ResultsStore
 
-    path = _store_file(store)
+    config = Path(store) if Path(store).suffix.lower() in CONFIG_SUFFIXES else None
+    path = _config_store(config) if config is not None else _store_file(store)
     if out == "-" and fmt != "csv":
         raise TreebenchError("--out - (stdout) works with --format csv only")
-    target = None if out == "-" else Path(out) if out else path.with_suffix(f".{fmt}")
+    named = config if config is not None else path  # a config's export is not the whole store's
+    target = None if out == "-" else Path(out) if out else named.with_suffix(f".{fmt}")
     if target is not None:  # a name too long for the file system makes is_dir() raise: refuse it first
         from treebench.outpaths import check_format_suffix, check_name
 
@@ -268,7 +285,7 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     if skip_bad and not with_predictions:
         raise TreebenchError("--skip-bad-predictions goes with --predictions")
     if with_predictions and target is not None and not out:
-        target = path.with_name(path.stem + f"-predictions.{fmt}")
+        target = named.with_name(named.stem + f"-predictions.{fmt}")
     if target is not None:  # the place first: a bad one is found before the predictions are read
         from treebench.outpaths import check_file
 
@@ -279,6 +296,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         check_not_input(target, store_inputs(path))
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
+    if config is not None:  # a store keeps earlier versions' trials too: the config's current ones only
+        from treebench.report.source import current_trials
+
+        frame = current_trials(frame, config)
     report: list[str] = []
     trials = len(frame)
     if with_predictions:

@@ -330,7 +330,7 @@ def _datasets(
 
     specs: list[DatasetSpec] = []
     labels: set[str] = set()
-    tables: dict[tuple, str] = {}
+    tables: dict[tuple, DatasetSpec] = {}
     for index, entry in enumerate(raw):
         where = ("datasets", index)
         name = entry.get("name") if isinstance(entry, dict) else entry
@@ -395,16 +395,24 @@ def _datasets(
             check.add(where, f"dataset {spec.label!r} is listed twice")
             continue
         # one table under two names (a card and its alias, or its OpenML id) would count twice
-        # in every rank, test and win: refused, naming the entry it repeats
+        # in every rank, test and win -- under another protocol too, as every across-dataset test
+        # takes each label for a dataset: refused, naming the entry it repeats
         table = _table_key(spec, registry)
         if table in tables:
             first = tables[table]
             same = (card_relation(spec.name, registry) if spec.name else
                     f"train {spec.train!r} and test {spec.test!r}" if spec.train else "the same OpenML task")
-            check.add(where, f"dataset {spec.label!r} is the same table as {first!r} "
-                             f"({same}, the same protocol); accepted: each dataset once")
+            if first.protocol == spec.protocol:
+                check.add(where, f"dataset {spec.label!r} is the same table as {first.label!r} "
+                                 f"({same}, the same protocol); accepted: each dataset once")
+            else:
+                check.add(where, f"dataset {spec.label!r} is the same table as {first.label!r} ({same}) under "
+                                 f"protocol {spec.protocol.label} beside {first.protocol.label}: every "
+                                 "across-dataset test (ranks, Friedman, Wilcoxon, plot cd) would count it twice; "
+                                 "accepted: each table once per config (run another protocol from a config of "
+                                 "its own)")
             continue
-        tables[table] = spec.label
+        tables[table] = spec
         labels.add(spec.label)
         specs.append(spec)
     return specs
@@ -412,9 +420,10 @@ def _datasets(
 
 def _table_key(spec: DatasetSpec, registry) -> tuple:  # noqa: ANN001 - a CardRegistry
     """What makes two dataset entries one table: the card's table (:func:`table_of`), the split files,
-    the protocol, the encoding."""
+    the encoding, the OpenML task -- not the protocol: one table under two protocols is still one
+    dataset to the tests that rank datasets."""
     name = table_of(spec.name, registry) if spec.name else spec.name
-    return (name, spec.train, spec.test, spec.protocol, spec.nominal, spec.openml_task)
+    return (name, spec.train, spec.test, spec.nominal, spec.openml_task)
 
 
 def _single(label, card, protocol, has_protocol, where, registry, check) -> DatasetSpec | None:

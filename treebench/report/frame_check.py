@@ -4,7 +4,8 @@
 as their input.  The file is plain text anyone can edit, and nothing in it is
 checked by the store that wrote it: an accuracy of 1.7 would be tabulated (and
 set in bold as the best), a word in a numeric column or an out-of-protocol fold
-dropped from the pairing without a word, a trial given twice averaged in.  So a
+dropped from the pairing without a word, a trial given twice (or two exports of
+different protocols joined into one cell) averaged in.  So a
 frame is checked when it is loaded, once per column (not per row in Python):
 the first impossible value is named with its file, row and column.
 """
@@ -52,15 +53,17 @@ def check_frame(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
     Raises
     ------
     TreebenchError
-        A value that is not a number in a numeric column, a fraction outside [0, 1], a count or
-        time below 0, a repeat, fold or seed that is no whole number, a fold or repeat outside its
-        row's protocol, or two rows of one trial.
+        A column naming a trial missing, a value that is not a number in a numeric column, a
+        fraction outside [0, 1], a count or time below 0, a repeat, fold or seed that is no whole
+        number, a fold or repeat outside its row's protocol, two rows of one split, or one
+        (dataset, algorithm) under two protocols.
     """
     if {"truth", "predicted"} <= set(frame.columns) and "accuracy" not in frame.columns:
         # one row per test row: many rows per trial, and no metric a table of trials reads
         raise TreebenchError(f"results frame {str(path)!r} is an export of kept predictions (one row per test "
                              "row), not of trials; accepted: a frame written by `treebench results export` "
                              "without --predictions")
+    _check_trial_columns(frame, path)
     frame = frame.copy()
     _check_status(frame, path)
     for column in (*FRACTIONS, *WHOLE, *NON_NEGATIVE, *NUMERIC):
@@ -98,15 +101,73 @@ def check_frame(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
         frame[column] = values.astype("int64") if column in WHOLE else values
     _check_error_is_complement(frame, path)
     _check_protocol(frame, path)
-    keys = [c for c in TRIAL if c in frame.columns]
-    if {"dataset", "algorithm", "repeat", "fold"} <= set(keys):  # without a split index no row is a trial
-        twice = frame.duplicated(subset=keys, keep=False).to_numpy()
-        if twice.any():
-            first, second = (int(i) for i in np.flatnonzero(twice)[:2])
-            same = ", ".join(f"{k} {frame[k].iloc[first]}" for k in keys)
-            raise TreebenchError(f"{_where(path, frame, second)} is the trial of row {first + 1} again ({same}); "
-                                 f"accepted: one row per ({', '.join(keys)}), as a results store holds")
+    _check_one_trial_per_split(frame, path)
+    _check_one_protocol_per_cell(frame, path)
     return frame
+
+
+def _check_trial_columns(frame: pd.DataFrame, path: Path) -> None:
+    """Every column that names a trial is there: without its split index (``repeat``, ``fold``) or
+    its ``protocol`` a trial given twice cannot be told from two trials, nor two protocols apart, and
+    every export has them all."""
+    missing = [c for c in TRIAL if c not in frame.columns]
+    if missing:
+        raise TreebenchError(f"results frame {str(path)!r} lacks the column(s) {', '.join(missing)}, without "
+                             f"which its rows are no trials (a trial given twice would pass for two); accepted: "
+                             f"a frame with the columns {', '.join(TRIAL)}, as `treebench results export` "
+                             "writes it")
+
+
+def _check_one_trial_per_split(frame: pd.DataFrame, path: Path) -> None:
+    """One row per (dataset, algorithm, protocol, repeat, fold): a second row of one split is either the
+    same trial again (an edit) or another version of the algorithm (a store keeps the trials of an
+    earlier config or plugin beside the current ones, under their own trial keys)."""
+    keys = frame[list(TRIAL)].astype(str).reset_index(drop=True)  # positions, and NaN as a value
+    again = keys.duplicated().to_numpy()
+    if not again.any():
+        return
+    second = int(np.flatnonzero(again)[0])  # the first row repeating an earlier one, and that row
+    first = int(np.flatnonzero((keys == keys.iloc[second]).all(axis=1).to_numpy())[0])
+    split = ", ".join(f"{k} {frame[k].iloc[first]}" for k in TRIAL)
+    if "trial_key" in frame.columns and str(frame["trial_key"].iloc[first]) != str(frame["trial_key"].iloc[second]):
+        differ = [f"{c} {_short(frame[c].iloc[first])} / {_short(frame[c].iloc[second])}"
+                  for c in ("params", "seed", "dataset_checksum")
+                  if c in frame.columns and str(frame[c].iloc[first]) != str(frame[c].iloc[second])]
+        how = (f"other {'; '.join(differ)}" if differ else
+               "same params, another trial key: another version of a plugin's code, or an edited row")
+        raise TreebenchError(f"{_where(path, frame, second)} is another trial of the split of row {first + 1} "
+                             f"({split}; {how}): two versions of one algorithm, as a store holds after its "
+                             "config or a plugin changed between runs, which a table would average; accepted: "
+                             "one trial per split, e.g. the config's current trials (`treebench results export "
+                             "CONFIG.yaml`, or `treebench compare CONFIG.yaml`)")
+    raise TreebenchError(f"{_where(path, frame, second)} is the trial of row {first + 1} again ({split}); "
+                         f"accepted: one row per ({', '.join(TRIAL)}), as a results store holds")
+
+
+def _short(value: object) -> str:
+    """A cell's value for a message, at most 40 characters (params may be long JSON)."""
+    text = str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_one_protocol_per_cell(frame: pd.DataFrame, path: Path) -> None:
+    """The trials of one (dataset, algorithm) share one protocol, as in any store of one config: a
+    frame joining two exports would otherwise average, say, 3 CV folds and a holdout split into one
+    cell and test them as one cross-validation.  Different algorithms under different protocols (paper
+    001's CART under 25-fold CV beside leave-one-out) stay apart: their splits never pair."""
+    cells = frame[["dataset", "algorithm", "protocol"]].astype(str).reset_index(drop=True)
+    firsts = cells.drop_duplicates()  # each cell's first row under each of its protocols
+    other = firsts.duplicated(subset=["dataset", "algorithm"])
+    if not other.any():
+        return
+    second = int(firsts.index[other.to_numpy()][0])  # the first row of a cell's second protocol
+    same_cell = (cells["dataset"] == cells["dataset"].iloc[second]) & (cells["algorithm"] == cells["algorithm"].iloc[second])
+    first = int(np.flatnonzero(same_cell.to_numpy())[0])
+    raise TreebenchError(f"{_where(path, frame, second)} is under protocol {cells['protocol'].iloc[second]}, "
+                         f"row {first + 1} of the same dataset and algorithm under {cells['protocol'].iloc[first]}: "
+                         "a table would average the two protocols into one cell and test them as one; accepted: "
+                         "one protocol per (dataset, algorithm), as a store of one config holds (exports of "
+                         "other protocols joined only for other algorithms or datasets)")
 
 
 def _check_protocol(frame: pd.DataFrame, path: Path) -> None:

@@ -91,11 +91,13 @@ class Trials:
 
 
 def duplicated_splits(frame: pd.DataFrame) -> str | None:
-    """Name the cells of ``frame`` holding two finished trials of one split, or ``None``.
+    """Name the cells of ``frame`` holding two finished trials of one split (or trials under two
+    protocols), or ``None``.
 
     A store keeps the trials of every version of its config and plugins under their own
     keys, so after a changed config or an edited plugin it holds one algorithm twice on one
-    (protocol, repeat, fold).  A table would average the two versions and a paired test
+    (protocol, repeat, fold) -- or, after a changed protocol, one algorithm on one dataset
+    under two protocols.  A table would average the two versions and a paired test
     would pair either; only the config knows which trials are current.
     """
     if not {"dataset", "algorithm"} <= set(frame.columns):
@@ -105,7 +107,7 @@ def duplicated_splits(frame: pd.DataFrame) -> str | None:
     keys = ["dataset", "algorithm", *pairing]
     twice = ok[ok.duplicated(keys, keep=False)]
     if twice.empty:
-        return None
+        return _two_protocols(ok) if "protocol" in pairing else None
     counts = twice.groupby(keys, sort=False).size()
     first, n = counts.index[0], int(counts.iloc[0])
     where = dict(zip(keys, first, strict=True))
@@ -114,6 +116,19 @@ def duplicated_splits(frame: pd.DataFrame) -> str | None:
     cells = sorted({f"{d} / {a}" for d, a in zip(twice["dataset"], twice["algorithm"], strict=True)})
     return (f"{n} finished trials of {where['algorithm']} on one split of {where['dataset']} ({split}){more}, "
             f"in the cells {', '.join(cells[:6])}{' ...' if len(cells) > 6 else ''}")
+
+
+def _two_protocols(ok: pd.DataFrame) -> str | None:
+    """Name the cells of ``ok`` (finished trials) whose trials are under more than one protocol, or ``None``."""
+    cells = ok[["dataset", "algorithm", "protocol"]].astype(str).drop_duplicates()
+    mixed = cells[cells.duplicated(["dataset", "algorithm"], keep=False)]
+    if mixed.empty:
+        return None
+    dataset, algorithm = mixed["dataset"].iloc[0], mixed["algorithm"].iloc[0]
+    protocols = mixed.loc[(mixed["dataset"] == dataset) & (mixed["algorithm"] == algorithm), "protocol"]
+    names = sorted({f"{d} / {a}" for d, a in zip(mixed["dataset"], mixed["algorithm"], strict=True)})
+    return (f"finished trials of {algorithm} on {dataset} under {len(protocols)} protocols "
+            f"({', '.join(sorted(protocols))}), in the cells {', '.join(names[:6])}{' ...' if len(names) > 6 else ''}")
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:
@@ -168,6 +183,7 @@ def select_trials(
     all_alg = tuple(dict.fromkeys(out["algorithm"]))
     ds = chosen_names(datasets, all_ds, "dataset")
     alg = chosen_names(algorithms, all_alg, "algorithm")
+    _refuse_one_table_twice(frame, ds)
     out = out[out["dataset"].isin(ds) & out["algorithm"].isin(alg)].reset_index(drop=True)
     if out.empty:
         raise TreebenchError(
@@ -175,6 +191,31 @@ def select_trials(
             f"({n_failed} failed, {n_missing} without a value)"
         )
     return Trials(out, metric, n_failed, n_missing, ds, alg)
+
+
+def _refuse_one_table_twice(frame: pd.DataFrame, datasets: tuple[str, ...]) -> None:
+    """Refuse two of ``datasets`` whose trials ran on the same content (their ``dataset_checksum``).
+
+    A config refuses one table under two names (a card and its alias or OpenML id), whatever the
+    protocols; a store may still hold both (written before that check, or by two valid configs of
+    one experiment, one naming ``iris``, the other ``openml:61``), and so may two exports joined.
+    Every across-dataset test (ranks, Friedman, Wilcoxon) and the wins would count the table twice.
+    The checksum is of the problem (features, classes, target), so two labels sharing one are one
+    table.
+    """
+    if "dataset_checksum" not in frame.columns:
+        return
+    pairs = frame.loc[frame["dataset"].astype(str).isin(datasets), ["dataset", "dataset_checksum"]]
+    pairs = pairs.dropna().astype(str).drop_duplicates()
+    pairs = pairs[pairs["dataset_checksum"].str.strip() != ""]
+    twice = pairs[pairs.duplicated("dataset_checksum", keep=False)]
+    if twice.empty:
+        return
+    checksum = twice["dataset_checksum"].iloc[0]
+    names = [d for d in datasets if d in set(twice.loc[twice["dataset_checksum"] == checksum, "dataset"])]
+    raise TreebenchError(f"datasets {' and '.join(repr(n) for n in names)} are one table (the same content, dataset "
+                         f"checksum {checksum[:12]}): the wins and every across-dataset test would count it "
+                         "twice; accepted: each table under one name (choose one of them with --datasets)")
 
 
 def chosen_names(wanted: Sequence[str] | None, available: tuple[str, ...], what: str) -> tuple[str, ...]:
@@ -225,7 +266,8 @@ def means_matrix(trials: Trials) -> tuple[pd.DataFrame, list[str]]:
 
 
 def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataFrame:
-    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
+    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split, or
+    on one dataset under two protocols.
 
     Such a store holds an earlier version of a config or a plugin beside the current one; read
     without its config, the two would be averaged (or one picked) without a word.
@@ -233,12 +275,13 @@ def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataF
     Raises
     ------
     TreebenchError
-        Naming the first duplicated split and the cells, and pointing to the config.
+        Naming the first duplicated split (or mixed protocols) and the cells, and pointing to the config.
     """
     found = duplicated_splits(frame)
     if found is None:
         return frame
     raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
-                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
+                         "plugin, which a table would average in; accepted: a store with one trial per split and one "
+                         "protocol per dataset and algorithm, or "
                          "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
                          "only the config's current trials")
