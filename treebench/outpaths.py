@@ -507,9 +507,18 @@ def _bytes(name: str) -> int:
     return len(name.encode("utf-8", "surrogatepass"))
 
 
-#: Suffixes of the files commands read (configs, plugins, suites are YAML/Python/text): no table or
-#: figure writer writes them, so an output named so would only ever replace an input.
-INPUT_SUFFIXES = {".yaml": "a YAML config", ".yml": "a YAML config", ".py": "a Python plugin"}
+#: Suffixes of the files treebench reads or keeps (configs, plugins, a paper's kept report parts and
+#: verdicts, fitted models, results stores, kept predictions): no table writer that checks its output
+#: with :func:`check_not_input` writes them (compare, certainty and results export write Markdown,
+#: LaTeX, CSV, HTML or Parquet), so an output named so could only ever replace such a file.
+INPUT_SUFFIXES = {
+    ".yaml": "a YAML config file", ".yml": "a YAML config file", ".py": "a Python plugin file",
+    ".json": "a JSON file (a paper's kept section.json or verdicts.json, say)",
+    ".joblib": "a fitted model's file (joblib)", ".pkl": "a pickled model's file",
+    ".pickle": "a pickled model's file",
+    ".sqlite": "a results store (SQLite)", ".sqlite3": "a results store (SQLite)", ".db": "a database file",
+    ".npz": "a kept predictions file (NumPy)", ".npy": "a NumPy array file",
+}
 
 
 def check_not_input(path: Path | None, inputs: Iterable[tuple[str, str | Path | None]],
@@ -517,8 +526,9 @@ def check_not_input(path: Path | None, inputs: Iterable[tuple[str, str | Path | 
     """Refuse an output ``path`` that is one of the command's inputs, or lies inside an input folder.
 
     ``inputs`` pairs a description (``"the config"``, ``"the store's kept predictions"``) with a
-    path (None: not used).  An output named like a config or plugin (``.yaml``, ``.py``) is refused
-    too: no writer writes one, so it could only replace such a file.  Paths are compared resolved,
+    path (None: not used).  An output named like a file these commands never write but treebench
+    reads or keeps (:data:`INPUT_SUFFIXES`: a config, a plugin, a kept ``section.json``, a fitted
+    model, a store) is refused too, whether it exists or not: it could only replace such a file.  Paths are compared resolved,
     so ``./x.yaml`` and a link to it are the same file.
     """
     if path is None or str(path) == "-":
@@ -526,7 +536,7 @@ def check_not_input(path: Path | None, inputs: Iterable[tuple[str, str | Path | 
     shown = f"{option} {str(path)!r}"
     kind = INPUT_SUFFIXES.get(Path(path).suffix.lower())
     if kind is not None:
-        raise TreebenchError(f"{shown} is named like {kind} file, which this command never writes (it would "
+        raise TreebenchError(f"{shown} is named like {kind}, which this command never writes (it would "
                              f"replace one); accepted: {FILE_ACCEPTED} with the suffix of its format")
     target = Path(os.path.realpath(path))
     for what, source in inputs:

@@ -69,7 +69,8 @@ def check(request: Request) -> None:
 
 
 def check_inputs_outside(request: Request) -> None:
-    """Refuse a ``--suite`` or ``--plugin`` file that the board would replace or delete in ``--out``.
+    """Refuse a ``--suite`` or ``--plugin`` file that the board would replace or delete in ``--out``, and an
+    ``--out`` holding files that are no board's (a page, tables) or a paper's report.
 
     A board writes its tables, page and figures (:data:`~treebench.leaderboard.page.OUTPUT_FILES`),
     its store and lock into ``--out``, and removes a previous run's ``config-*.yaml`` there: an input
@@ -91,6 +92,19 @@ def check_inputs_outside(request: Request) -> None:
         raise TreebenchError(f"{out_option(request)} holds {', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''} "
                              f"but no {STORE}: they are not a leaderboard's, and the board would replace them; "
                              "accepted: a new or empty folder, or a leaderboard's own folder")
+    from treebench.papers.places import papers_named
+
+    # a paper's report folder (its kept part, verdicts or report name the paper): a board there would make it
+    # a leaderboard's folder, which reproduce then refuses to write, so the paper could not be reproduced again
+    named = papers_named(folder)
+    if named:
+        path, number, key = named[0]
+        paper = " ".join(str(x) for x in (number, key) if x is not None)
+        if len(paper) > 60 or not all(c.isalnum() or c in " _-." for c in paper):  # made-up text: quoted, cut
+            paper = repr(paper[:60])
+        raise TreebenchError(f"{out_option(request)} holds the report of paper {paper} ({path.name}, written by "
+                             "treebench reproduce): a board there would make it a leaderboard's folder, which "
+                             "reproduce then refuses; accepted: a new or empty folder, or a leaderboard's own folder")
     owned = (*OUTPUT_FILES, STORE, f"{STORE}.lock", LOCK, "config-*.yaml")
     suite = [("--suite", request.suite)] if Path(request.suite).suffix or Path(request.suite).exists() else []
     for option, given in [*suite, *(("--plugin", p) for p in request.plugins if p.endswith(".py"))]:

@@ -182,7 +182,9 @@ def unreadable_store(config: Path) -> str | None:
         finally:
             conn.close()
     except TreebenchError as exc:
-        return str(exc)
+        from treebench.papers.reproduce import reproduce_advice
+
+        return reproduce_advice(str(exc))
     return None
 
 
@@ -203,7 +205,10 @@ def check_store(config: Path, *, skip_bad_config: bool = False) -> None:
             return
         raise
     if Path(loaded.store).exists():
-        check_run(loaded.store, experiment_identity(loaded), busy_ok=True)
+        from treebench.papers.reproduce import reproduce_words
+
+        with reproduce_words():  # the runner's advice names its --store, which reproduce has not
+            check_run(loaded.store, experiment_identity(loaded), busy_ok=True)
 
 
 # -- treebench paper new / check, treebench papers list ---------------------------------------------------

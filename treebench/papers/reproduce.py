@@ -15,9 +15,11 @@ when it was built, instead of replacing it by the failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,41 @@ SECTION = "section.json"
 _KEPT_FIELDS = ("config", "config_sha256", "store", "n_trials", "n_ok")
 
 
+#: The runner's advice that names its ``--store`` option (a refused store: another experiment's, a
+#: file of the wrong kind, a place that cannot be written; a store another run is writing).
+_RUNNER_ADVICE = ("move it away, or use --store (or the config's store:) to choose another file",
+                  "use --store (or the config's store:) to choose another file")
+_RUNNER_BUSY = "wait for it or use --store to write elsewhere"
+
+
+def reproduce_advice(text: str) -> str:
+    """A runner's refusal of a store with advice ``reproduce`` can follow: it has no ``--store``, and a
+    paper's store is the one its catalogue config names, which a user is not meant to edit."""
+    text = text.replace(_RUNNER_BUSY, "wait for it to finish")
+    for advice in _RUNNER_ADVICE:
+        if advice in text:
+            cannot_write = "not writable" in text or "cannot create results store" in text
+            ours = ("reproduce has no --store: make that place writable (each paper's store is where its config "
+                    "names it)" if cannot_write else
+                    "reproduce has no --store: move that file away (each paper's store is where its config names "
+                    "it; reproduce then starts a new one there)")
+            return text.replace(advice, ours)
+    return text
+
+
+@contextlib.contextmanager
+def reproduce_words() -> Iterator[None]:
+    """Re-raise a runner's refusal with advice for ``reproduce`` (:func:`reproduce_advice`)."""
+    try:
+        yield
+    except TreebenchError as exc:
+        text = str(exc)
+        ours = reproduce_advice(text)
+        if ours == text:
+            raise
+        raise TreebenchError(ours) from None
+
+
 def run_config(config: Path, workers: int | None = None) -> Any:
     """Run (or resume) an experiment config through the runner's API; returns its ``RunSummary``.
 
@@ -67,7 +104,8 @@ def run_config(config: Path, workers: int | None = None) -> Any:
         from treebench.experiment.runner import run_experiment
     except ImportError:
         raise TreebenchError("the experiment runner (treebench.experiment.runner) is not installed") from None
-    return run_experiment(config, jobs=workers)
+    with reproduce_words():
+        return run_experiment(config, jobs=workers)
 
 
 def _store_of(config: Path) -> Path:
@@ -383,19 +421,40 @@ def figure_files(spec: PaperSpec) -> tuple[str, ...]:
 
 def check_report_places(folder: Path, what: str, page: Path | None = None,
                         files: tuple[str, ...] = REPORT_FILES, spec: PaperSpec | None = None) -> None:
-    """Refuse, creating nothing, a report folder whose fixed files, figures (of ``spec``) or page could
-    not be written.
+    """Refuse, creating nothing, a report folder whose fixed files, figures (of ``spec``), sections'
+    files or page could not be written.
 
     Found before a run of hours or a report of minutes, not after: a folder where ``report.md``
-    or a figure's PNG must go, a parent that is a file, a place no file can be created in.
+    or a figure's PNG must go, a parent that is a file, a place no file can be created in.  A
+    section's files are named as it builds, so any folder or special file in the report folder
+    under a name with a suffix the report writes (:data:`REPORT_SUFFIXES`: ``q_sweep.json``,
+    ``glass_q_sweep.svg``) is refused too.
     """
     from treebench.outpaths import check_file, check_folder
 
     check_folder(folder, what)
     for name in (*files, *(figure_files(spec) if spec is not None else ())):
         check_file(Path(folder) / name, what)
+    for place in _odd_entries(Path(folder)) if files else ():
+        check_file(place, what)  # names it: "is a folder, not a file", "is not a regular file"
     if page is not None:
         check_file(page, what)
+
+
+#: The suffixes of the files a report and its sections write (tables, caches, figures, the reports).
+#: A section's files are named at build time (``glass_q_sweep.svg``: from a dataset), so they cannot all
+#: be listed before it runs; a folder or special file under such a name is where one of them could go.
+REPORT_SUFFIXES = (".md", ".tex", ".json", ".csv", ".parquet", ".png", ".svg", ".dot", ".pdf", ".html", ".txt")
+
+
+def _odd_entries(folder: Path) -> list[Path]:
+    """The entries of a report folder named like a file the report writes that are no regular file."""
+    try:
+        entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:  # unreadable: the folder checks say whether it can be written
+        return []
+    return [entry for entry in entries
+            if entry.suffix.lower() in REPORT_SUFFIXES and (entry.is_dir() or (entry.exists() and not entry.is_file()))]
 
 
 def save_section(page: PaperPage, built: str) -> Path:
@@ -456,6 +515,13 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
     if shown is None:
         return None, (f"the kept part {path} holds markup the report never writes ({foreign}); accepted: "
                       "a part written by treebench reproduce")
+    if spec is not None:  # whose part it is: its claims table, not only the paper/key fields beside it
+        from treebench.report.kept_grades import other_claims
+
+        foreign_claims = other_claims(shown, [claim.text for claim in spec.claims])
+        if foreign_claims:
+            return None, (f"the kept part {path} {foreign_claims}; accepted: a part written by treebench "
+                          f"reproduce for {spec.number} {spec.key}")
     odd = _odd_kept_field(record)
     if odd:  # its fields go into the provenance table as the kept part's trials and config
         return None, f"the kept part {path} {odd}; accepted: a part written by treebench reproduce"
@@ -464,14 +530,30 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
 
 #: The most rows an SQLite table (a results store's trials) can hold: its rowid is a signed 64-bit integer.
 MAX_STORE_ROWS = 2**63 - 1
+#: A kept part's ``built``, as :func:`publish` stamps it: an ISO timestamp (to the second, with its
+#: offset), then `` by treebench VERSION``.  It is printed on stdout, stderr and the page, so
+#: anything else (a newline forging another output line, a terminal escape, a list, a megabyte)
+#: makes the part unreadable.
+_BUILT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,6})?)?(?:[+-]\d\d:\d\d|Z)?"
+                    r"(?: by treebench [0-9A-Za-z.+!_-]{1,64})?")
 
 
 def _odd_kept_field(record: dict[str, Any]) -> str | None:
     """What no part written by :func:`save_section` holds among the provenance fields, or ``None``.
 
     Counts are whole numbers of trials, at least 0, and no more succeeded than there are
-    (``None``: not read); the config, its SHA-256, the store and the verdicts' SHA-256 are text.
+    (``None``: not read); the config, its SHA-256, the store and the verdicts' SHA-256 are text;
+    ``built`` is a stamp as :func:`publish` writes it (:data:`_BUILT`), or absent.
     """
+    built = record.get("built")
+    if built is not None and not (isinstance(built, str) and _BUILT.fullmatch(built)):
+        # escaped (a control character or newline is named, not obeyed), cut, from where it stops being a stamp
+        found = _BUILT.match(built) if isinstance(built, str) else None
+        start = found.end() if found else 0
+        shown = json.dumps(built[start:] if isinstance(built, str) else built, ensure_ascii=True)
+        shown = (shown if len(shown) <= 40 else shown[:40] + "...") + (" after the stamp" if start else "")
+        return (f"has a 'built' that is no build stamp ({shown}; a stamp is an ISO timestamp such as "
+                "2026-01-02T03:04:05+00:00, optionally followed by ' by treebench VERSION')")
     for name in ("config", "config_sha256", "store", "verdicts_sha256"):
         value = record.get(name)
         if value is not None and not isinstance(value, str):

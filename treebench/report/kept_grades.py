@@ -74,6 +74,40 @@ def shown_verdicts(html: str) -> list[str] | None:
     return [row[column] if column < len(row) else "" for row in table.rows]
 
 
+def shown_claims(html: str) -> list[str] | None:
+    """The claim texts a part's claims table shows (its ``claim`` column, whitespace collapsed), in order;
+    ``None`` without a claims table or without that column (nothing to tell whose part it is by)."""
+    table = _ClaimsTable()
+    table.feed(html)
+    table.close()
+    if not table.found or "claim" not in table.head:
+        return None
+    column = table.head.index("claim")
+    return [row[column] if column < len(row) else "" for row in table.rows]
+
+
+def other_claims(html: str, claims: list[str]) -> str | None:
+    """Why a kept part's claims table is not that of a paper whose inventory is ``claims``, or ``None``.
+
+    The body of a part names no paper (its heading and anchor are the page's, written around it), so
+    its claims table is what tells whose it is: a table listing none of the paper's claims is another
+    paper's, one listing another number of them another version's (as ``verdicts.json``'s size is
+    checked).  A part without a claims table says nothing either way.
+    """
+    shown = shown_claims(html)
+    if shown is None:
+        return None
+    wanted = [" ".join(str(c).split()) for c in claims]
+    if wanted and not set(shown) & set(wanted):
+        return (f"shows a claims table of {len(shown)} claim(s), none of them this paper's {len(wanted)} "
+                f"(first shown: {shown[0][:50]!r}): its page text is another paper's" if shown else
+                f"shows an empty claims table where this paper has {len(wanted)} claim(s)")
+    if len(shown) != len(wanted):
+        return (f"shows {len(shown)} claim(s) where this paper's inventory has {len(wanted)}: its page text is "
+                "another version's or another paper's")
+    return None
+
+
 def disagreement(html: str, verdicts: list[str]) -> str | None:
     """How the grades of a kept ``verdicts.json`` differ from those its part shows, or ``None`` when they agree.
 
