@@ -224,6 +224,28 @@ def test_a_run_on_a_full_disk_says_so_and_leaves_no_empty_store(tmp_path: Path, 
 
 
 @needs_mirror
+def test_kept_predictions_on_a_full_disk_leave_no_store_behind(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The first trial's predictions file cannot be written: one line; the new store and its predictions
+    folder, which recorded nothing, are removed."""
+    import errno
+
+    from treebench.experiment import predictions
+
+    def full(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - np.savez_compressed's
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
+    (tmp_path / "c.yaml").write_text(CONFIG + "predictions: true\n", encoding="utf-8")
+    before = tree_digest(tmp_path)
+    monkeypatch.setattr(predictions.np, "savez_compressed", full)
+    case = CliCase("run-full-disk-predictions", ("run", "c.yaml", "-q", "--jobs", "1"),
+                   r"^error: cannot write predictions to s\.sqlite\.predictions: No space left on device; no "
+                   r"finished trial is lost: free space there and rerun the same command to resume$")
+    run_cli_case(case, tmp_path, capsys)
+    assert tree_digest(tmp_path) == before
+
+
+@needs_mirror
 def test_a_board_on_a_full_disk_says_so_and_leaves_no_board(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("TREEBENCH_DATA", str(MIRROR))
     _full_disk(monkeypatch, "leaderboard.sqlite", None)

@@ -441,7 +441,7 @@ class ResultsStore:
         self.path = Path(path)
         self.real = real_path(path)
         self.writable = create
-        self.created = self._lock_created = False
+        self.created = self._lock_created = self._kept_created = False
         self._lock_file: Any = None
         if not create:
             self.conn = open_readonly(path)
@@ -455,6 +455,7 @@ class ResultsStore:
         # a store this run creates and records nothing in is removed again if writing it fails
         self.created = not self.real.exists()
         self._lock_created = not os.path.lexists(f"{self.real}.lock")
+        self._kept_created = not os.path.lexists(f"{self.path}.predictions")  # a run keeping predictions makes it
         try:
             self.real.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -534,6 +535,10 @@ class ResultsStore:
             return
         for suffix in ("", "-wal", "-shm", "-journal", *([".lock"] if self._lock_created else [])):
             Path(f"{self.real}{suffix}").unlink(missing_ok=True)  # the lock's flock ends at unlock()
+        kept = Path(f"{self.path}.predictions")
+        if self._kept_created and kept.is_dir() and not kept.is_symlink():
+            # made by this run under its lock: its files are of trials the store never recorded
+            shutil.rmtree(kept, ignore_errors=True)
 
     def lock(self) -> None:
         """Take the writer's lock (``<real path>.lock``): two runs never write one store.
