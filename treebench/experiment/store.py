@@ -237,7 +237,8 @@ def check_location(path: str | Path) -> None:
         raise TreebenchError(f"cannot {'write' if real.exists() else 'create'} results store {shown!r}: folder "
                              f"{str(parent)!r} is not writable; {_ELSEWHERE}")
     if real.exists() and not os.access(real, os.R_OK | os.W_OK):
-        raise TreebenchError(f"cannot write results store {shown!r}: the file is not writable; {_ELSEWHERE}")
+        raise TreebenchError(f"cannot write results store {shown!r}: the file is not writable (its permissions); "
+                             f"accepted: a store file this user can write; {_MOVE}")
     why = writable_reason(parent)  # os.access says yes to root in /proc or on a read-only mount
     if why is not None:
         raise TreebenchError(f"cannot {'write' if real.exists() else 'create'} results store {shown!r} in "
@@ -558,9 +559,9 @@ class ResultsStore:
         except OSError as exc:
             from treebench.outpaths import os_reason
 
-            raise TreebenchError(
-                f"cannot write results store {str(self.path)!r}: its lock file cannot be created "
-                f"({os_reason(exc, f'{self.real}.lock')}); {_ELSEWHERE}"
+            raise TreebenchError(  # check_location found it usable a moment ago: it changed meanwhile
+                f"cannot write results store {str(self.path)!r}: its lock file {f'{self.real}.lock'!r} cannot be "
+                f"opened ({os_reason(exc, f'{self.real}.lock')}); {_MOVE}"
             ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
