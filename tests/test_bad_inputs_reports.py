@@ -312,7 +312,9 @@ def test_a_folder_in_place_of_the_boards_store_lock(finished_board: Path, tmp_pa
     (board / "leaderboard.sqlite.lock").mkdir()
     before = tree_digest(board)
     case = CliCase("board-store-lock-folder", tuple(a.replace("{board}", str(board)) for a in ON_BOARD),
-                   r"leaderboard\.sqlite\.lock' is a folder, not a file; accepted: a board folder whose results store")
+                   # the store's own place check (run's too), which covers its lock and SQLite's files beside it
+                   r"leaderboard\.sqlite\.lock' \(the store's writer lock\) is a folder; accepted: a regular file "
+                   r"there, or nothing \(a run creates it\); move it away, or choose another --out$")
     run_cli_case(case, tmp_path, capsys)
     assert tree_digest(board) == before
 

@@ -5,9 +5,10 @@ Standard library only, so every layer may use it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Sequence
 
-__all__ = ["format_table", "line_break", "one_line"]
+__all__ = ["format_table", "line_break", "md_text", "one_line"]
 
 
 def line_break(text: str) -> str | None:
@@ -30,6 +31,23 @@ def one_line(text: object) -> str:
     if line_break(raw) is None:
         return raw
     return "".join(c if c == "\t" or c.isprintable() or c == " " else repr(c)[1:-1] for c in raw)
+
+
+#: What starts Markdown markup inside a line (raw HTML and autolinks ``<``, links and images ``[``, emphasis
+#: ``*`` and ``_``, code spans, entities ``&``, strikethrough ``~``), ends a table cell (``|``) or escapes
+#: (a backslash).  An ``_`` between two letters or digits starts nothing (``gain_ratio``) and is left as it is.
+_MD_MARKUP = re.compile(r"[\\`*\[\]<>&~|]|(?<![^\W_])_|_(?![^\W_])")
+
+
+def md_text(text: object) -> str:
+    """User text (a name, a label, a plugin's description) for one line of Markdown, shown as written.
+
+    :func:`one_line`, then a backslash before every character that would start markup
+    (CommonMark takes a backslash before any ASCII punctuation as the character itself), so a
+    ``<script>``, a ``javascript:`` link or a remote image in the text is shown, never rendered
+    or fetched, by whatever renders the file (an editor's preview, a wiki, the report page).
+    """
+    return _MD_MARKUP.sub(lambda m: "\\" + m.group(0), one_line(text))
 
 
 def format_table(

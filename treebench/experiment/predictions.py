@@ -128,10 +128,13 @@ def write(store: str | Path, key: str, predictions: TrialPredictions) -> Path:
         np.savez_compressed(tmp, trial=np.array(key), **_arrays(predictions))
         os.replace(tmp, target)
     except OSError as exc:
+        from treebench.experiment.store import StoreWriteError
         from treebench.outpaths import os_reason
 
         tmp.unlink(missing_ok=True)
-        raise TreebenchError(f"cannot write predictions to {folder}: {os_reason(exc, tmp)}") from None
+        # a write the system refused mid-run (a full disk), as the store's own: the trials committed stay
+        raise StoreWriteError(f"cannot write predictions to {folder}: {os_reason(exc, tmp)}; no finished trial "
+                              "is lost: free space there and rerun the same command to resume") from None
     return target
 
 

@@ -552,6 +552,13 @@ def _execute(
             except KeyboardInterrupt:
                 executor.shutdown(abort=True)
                 return
+        except TreebenchError:
+            # the store or the predictions folder refused a write (a full disk): nothing more can be
+            # kept, so the workers stop now; the trials committed so far stay in the store
+            executor.cancel_pending()
+            queue.drop()
+            executor.shutdown(abort=True)
+            raise
         executor.shutdown()
     finally:
         bar.close()

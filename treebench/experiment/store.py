@@ -30,6 +30,8 @@ label still has the content it was pinned to, and only then changes the file.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -38,14 +40,14 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from treebench.errors import TreebenchError
+from treebench.errors import TreebenchError, special_kind
 from treebench.experiment.specs import METRICS
 from treebench.outpaths import (
     BOARD_LOCK,  # noqa: F401 - re-exported: one spelling, in the lowest layer that checks it
@@ -160,6 +162,32 @@ IDENTITY_KEY = "identity"
 FINGERPRINT_KEY = "fingerprint"
 PINS_KEY = "dataset_checksums"
 _ELSEWHERE = "use --store (or the config's store:) to choose another file"
+#: The way out of a store path blocked by a file of the wrong kind (the store or a companion).
+_MOVE = "move it away, or use --store (or the config's store:) to choose another file"
+
+
+class StoreWriteError(TreebenchError):
+    """The system refused to write a results store mid-run (a full disk, a file gone read-only).
+
+    The trials committed before stay in the store (each is its own transaction); a
+    store this run created and recorded nothing in is removed (:meth:`ResultsStore.close`).
+    """
+
+
+#: Why SQLite could not write, in words that say where to look (its own "database or disk is full").
+_FULL = "database or disk is full"
+
+
+def write_refusal(shown: str, exc: BaseException) -> StoreWriteError:
+    """The one-line error of a store write the system refused (``exc``: SQLite's or the OS's error)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    way = "rerun the same command to resume once it can be written"
+    if _FULL in text or getattr(exc, "errno", None) == errno.ENOSPC:
+        text, way = ("no space left on the device that holds it (SQLite: database or disk is full)",
+                     "free space there and rerun the same command to resume")
+    # each trial is committed alone: what was committed before stays (a run recorded nothing is removed)
+    return StoreWriteError(f"cannot write results store {shown!r}: {text}; no finished trial is lost: {way}, "
+                           "or use --store to write elsewhere")
 
 
 def now() -> str:
@@ -180,29 +208,61 @@ def real_path(path: str | Path) -> Path:
 
 
 def check_location(path: str | Path) -> None:
-    """Refuse, in one line, a store path that cannot hold a store file.
+    """Refuse, in one line, a store path where a run could not write its store.
 
-    A folder, a special file (device, FIFO), or a missing file whose nearest
-    existing parent is a file or not writable.  Creates nothing.
+    The store itself must be a regular file or missing (then its nearest
+    existing folder must exist and be writable), and so must each file a run
+    opens beside it (:data:`COMPANIONS`: its writer lock, and SQLite's
+    ``-wal``, ``-shm`` and ``-journal``): a folder, a named pipe, a device or
+    a symbolic link there would fail only once the run has started writing.
+    The folder must take new files too (SQLite creates its companions there),
+    for an existing store as for a new one.  Creates nothing (a probe file is
+    created and removed, :func:`~treebench.outpaths.writable_reason`).
     """
     shown = str(path)
     real = real_path(path)
     if real.is_dir():
         raise TreebenchError(f"results store {shown!r} is a folder; give a file path such as results/NAME.sqlite")
-    if real.exists():
-        if not real.is_file():
-            raise TreebenchError(f"results store {shown!r} is not a regular file; {_ELSEWHERE}")
-        return
+    if real.exists() and not real.is_file():
+        kind = special_kind(real) or "not a regular file"
+        raise TreebenchError(f"results store {shown!r} is {kind}, where the store must be a file; accepted: a "
+                             f"SQLite file there, or nothing (a run creates it); {_MOVE}")
+    _check_companions(shown, real)
     parent = real.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
         raise TreebenchError(f"cannot create results store {shown!r}: {str(parent)!r} is a file, not a folder; {_ELSEWHERE}")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise TreebenchError(f"cannot create results store {shown!r}: folder {str(parent)!r} is not writable; {_ELSEWHERE}")
+        raise TreebenchError(f"cannot {'write' if real.exists() else 'create'} results store {shown!r}: folder "
+                             f"{str(parent)!r} is not writable; {_ELSEWHERE}")
+    if real.exists() and not os.access(real, os.R_OK | os.W_OK):
+        raise TreebenchError(f"cannot write results store {shown!r}: the file is not writable (its permissions); "
+                             f"accepted: a store file this user can write; {_MOVE}")
     why = writable_reason(parent)  # os.access says yes to root in /proc or on a read-only mount
     if why is not None:
-        raise TreebenchError(f"cannot create results store {shown!r} in {str(parent)!r} ({why}); {_ELSEWHERE}")
+        raise TreebenchError(f"cannot {'write' if real.exists() else 'create'} results store {shown!r} in "
+                             f"{str(parent)!r} ({why}); {_ELSEWHERE}")
+
+
+def _check_companions(shown: str, real: Path) -> None:
+    """Refuse a store whose lock or SQLite companion is in place but no writable regular file."""
+    for suffix, what in COMPANIONS:
+        companion = Path(f"{real}{suffix}")
+        if not os.path.lexists(companion):
+            continue
+        if companion.is_symlink():
+            kind = "a symbolic link"  # SQLite and the lock would write through it, wherever it points
+        elif companion.is_dir():
+            kind = "a folder"
+        elif not companion.is_file():
+            kind = special_kind(companion) or "not a regular file"
+        elif not os.access(companion, os.R_OK | os.W_OK):
+            kind = "a file that cannot be written"
+        else:
+            continue
+        raise TreebenchError(f"results store {shown!r} cannot be written: {str(companion)!r} ({what}) is {kind}; "
+                             f"accepted: a regular file there, or nothing (a run creates it); {_MOVE}")
 
 
 # --------------------------------------------------------------------------- read-only opening
@@ -382,6 +442,7 @@ class ResultsStore:
         self.path = Path(path)
         self.real = real_path(path)
         self.writable = create
+        self.created = self._lock_created = self._kept_created = False
         self._lock_file: Any = None
         if not create:
             self.conn = open_readonly(path)
@@ -392,6 +453,10 @@ class ResultsStore:
                 raise
             return
         check_location(path)
+        # a store this run creates and records nothing in is removed again if writing it fails
+        self.created = not self.real.exists()
+        self._lock_created = not os.path.lexists(f"{self.real}.lock")
+        self._kept_created = not os.path.lexists(f"{self.path}.predictions")  # a run keeping predictions makes it
         try:
             self.real.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -402,7 +467,8 @@ class ResultsStore:
         self.lock()
         try:
             self.conn = self._open_writer(identity, datasets)
-        except BaseException:
+        except BaseException as exc:
+            self._discard_if_new(None, isinstance(exc, StoreWriteError))
             self.unlock()
             raise
 
@@ -410,6 +476,7 @@ class ResultsStore:
         """Check the store against this run on a read-only view, then open, upgrade and claim it."""
         shown = str(self.path)
         _, pins, stored_identity = _inspect(self.path, identity, datasets, locked_by_us=True)
+        conn = None
         try:
             conn = sqlite3.connect(str(self.real), timeout=30)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -432,19 +499,47 @@ class ResultsStore:
                     claimed[PINS_KEY] = json.dumps({**pins, **datasets}, sort_keys=True)
                 conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", claimed.items())
         except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.OperationalError):  # a full disk, an I/O error: the place, not the content
+                raise write_refusal(shown, exc) from None
             raise TreebenchError(f"cannot write results store {shown!r}: {exc}; {_ELSEWHERE}") from None
         return conn
 
     # -- life cycle --------------------------------------------------------------
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
+        """Close the store; ``failed``: writing it failed (a new store holding no trial is removed)."""
+        conn = getattr(self, "conn", None)
+        if failed and conn is not None:
+            self._discard_if_new(conn, True)
+        elif conn is not None:
+            conn.close()
         self.unlock()
-        self.conn.close()
 
     def __enter__(self) -> ResultsStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        self.close(failed=isinstance(exc, StoreWriteError))
+
+    def _discard_if_new(self, conn: sqlite3.Connection | None, failed: bool) -> None:
+        """Close ``conn``; when writing failed and this run created the store and recorded no trial in it,
+        remove the store and the files beside it that it created (a refused run leaves no empty store)."""
+        empty = True
+        if conn is not None:
+            try:
+                empty = int(conn.execute("SELECT COUNT(*) FROM trials").fetchone()[0]) == 0
+            except sqlite3.Error:  # unreadable now: keep it (it may hold this run's trials)
+                empty = False
+            conn.close()
+        if not (failed and self.created and empty):
+            return
+        for suffix in ("", "-wal", "-shm", "-journal", *([".lock"] if self._lock_created else [])):
+            Path(f"{self.real}{suffix}").unlink(missing_ok=True)  # the lock's flock ends at unlock()
+        kept = Path(f"{self.path}.predictions")
+        if self._kept_created and kept.is_dir() and not kept.is_symlink():
+            # made by this run under its lock: its files are of trials the store never recorded
+            shutil.rmtree(kept, ignore_errors=True)
 
     def lock(self) -> None:
         """Take the writer's lock (``<real path>.lock``): two runs never write one store.
@@ -464,9 +559,9 @@ class ResultsStore:
         except OSError as exc:
             from treebench.outpaths import os_reason
 
-            raise TreebenchError(
-                f"cannot write results store {str(self.path)!r}: its lock file cannot be created "
-                f"({os_reason(exc, f'{self.real}.lock')}); {_ELSEWHERE}"
+            raise TreebenchError(  # check_location found it usable a moment ago: it changed meanwhile
+                f"cannot write results store {str(self.path)!r}: its lock file {f'{self.real}.lock'!r} cannot be "
+                f"opened ({os_reason(exc, f'{self.real}.lock')}); {_MOVE}"
             ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -480,6 +575,15 @@ class ResultsStore:
             self._lock_file.close()  # closing releases the flock
             self._lock_file = None
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write the system may refuse (a full disk): one line naming the store, never a traceback.
+        SQLite rolls the transaction back, so only the trial being written is not kept."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise write_refusal(str(self.path), exc) from None
+
     def _require_writable(self) -> None:
         if not self.writable:  # a programming error, like writing to a file opened for reading
             raise io.UnsupportedOperation(f"results store {str(self.path)!r} is open read-only")
@@ -487,7 +591,7 @@ class ResultsStore:
     # -- meta --------------------------------------------------------------------
     def set_meta(self, **items: str) -> None:
         self._require_writable()
-        with self.conn:
+        with self._writing(), self.conn:
             self.conn.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 [(k, str(v)) for k, v in items.items()],
@@ -527,7 +631,7 @@ class ResultsStore:
 
     def start_run(self, backend: str, planned: int, skipped: int) -> int:
         self._require_writable()
-        with self.conn:
+        with self._writing(), self.conn:
             cursor = self.conn.execute(
                 "INSERT INTO runs (started_at, backend, planned, skipped) VALUES (?, ?, ?, ?)",
                 (now(), backend, planned, skipped),
@@ -538,7 +642,7 @@ class ResultsStore:
         self, run_id: int, done: int, failed: int, interrupted: bool, wall_seconds: float
     ) -> None:
         self._require_writable()
-        with self.conn:
+        with self._writing(), self.conn:
             self.conn.execute(
                 "UPDATE runs SET finished_at = ?, done = ?, failed = ?, interrupted = ?, wall_seconds = ? WHERE id = ?",
                 (now(), done, failed, int(interrupted), wall_seconds, run_id),
@@ -572,7 +676,7 @@ class ResultsStore:
             raise TreebenchError(f"trial {str(row.get('trial_key'))[:12]} not stored: {problem}")
         values = {c: row.get(c) for c in _STORED}
         values["finished_at"] = values["finished_at"] or now()
-        with self.conn:
+        with self._writing(), self.conn:
             self.conn.execute(_REPLACE if force else _UPDATE_FAILED, values)
 
     def to_frame(self, all_columns: bool = False, keys: set[str] | None = None):

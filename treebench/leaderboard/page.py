@@ -22,6 +22,7 @@ from treebench.leaderboard.board import ROPE, Board, pareto_front
 from treebench.leaderboard.catalogue import GRIDS, REFERENCE
 from treebench.leaderboard.imbalanced import markdown_section
 from treebench.leaderboard.plan import Plan
+from treebench.text_table import md_text
 
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -61,12 +62,23 @@ def _wtl(row: pd.Series, suffix: str) -> str:
     return "–" if any(_missing(v) for v in values) else "/".join(str(int(v)) for v in values)
 
 
+class Md(str):
+    """A table cell that is Markdown already (``**0.012**``): :func:`md_table` writes it as it is."""
+
+    __slots__ = ()
+
+
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> list[str]:
-    """A pipe table; ``|`` in cells escaped; columns in ``right`` right-aligned."""
+    """A pipe table; columns in ``right`` right-aligned.
+
+    Every cell but an :class:`Md` one is user text or a number, shown as written
+    (:func:`~treebench.text_table.md_text`): a plugin's description or a dataset's name
+    cannot add a link, an image, HTML, emphasis or a line to the table.
+    """
     def cell(v: Any) -> str:
         from treebench.text_table import one_line
 
-        return one_line(v).replace("|", "\\|")  # a label's line break must not split a row
+        return one_line(v) if isinstance(v, Md) else md_text(v)
 
     align = ["---:" if i in right else "---" for i in range(len(header))]
     return ["| " + " | ".join(cell(h) for h in header) + " |", "| " + " | ".join(align) + " |",
@@ -133,7 +145,7 @@ def _pairwise(board: Board) -> list[str]:
               f"{len(board.pairwise)} pairs; **bold**: below 0.05). Rows and columns in rank order.", ""]
     def adjusted(a: str, b: str) -> str:
         v = get(a, b).p_adjusted
-        return f"**{pvalue(v)}**" if v < 0.05 else pvalue(v)
+        return Md(f"**{pvalue(v)}**") if v < 0.05 else pvalue(v)
 
     lines += _matrix(names, adjusted)
     lines += ["", "### Bayesian signed-rank test", "",
@@ -148,7 +160,7 @@ def _pairwise(board: Board) -> list[str]:
     if REFERENCE in names:
         beat = [a for a in names if a != REFERENCE and _better(get(a, REFERENCE), a) >= 0.95]
         lines += ["", f"Beat {REFERENCE} with posterior probability ≥ 0.95 (ROPE ±{ROPE * 100:g} point): "
-                  + (", ".join(beat) if beat else "none") + "."]
+                  + (", ".join(map(md_text, beat)) if beat else "none") + "."]
     return lines
 
 
@@ -167,7 +179,7 @@ def _pareto(board: Board) -> tuple[list[str], pd.DataFrame]:
     front = pareto_front(points) if len(points) else []
     lines = ["## Accuracy against tree size", "",
              "Mean accuracy against mean leaves of the ranked algorithms. On the Pareto front (no other row is at "
-             "least as accurate with at most as many leaves): " + (", ".join(front) or "–") + ".", ""]
+             "least as accurate with at most as many leaves): " + (", ".join(map(md_text, front)) or "–") + ".", ""]
     if len(points):
         lines += ["![Accuracy against tree size; filled points are on the Pareto front](pareto.png)"]
     return lines, points
@@ -180,7 +192,7 @@ def _winners(board: Board) -> list[str]:
     w = board.winners
     counts = (w.assign(winner=w["winners"].str.split(", ")).explode("winner")["winner"].value_counts())
     lines += ["Datasets won (ties count for each): "
-              + (", ".join(f"{n} {c}" for n, c in counts.items()) or "–") + ".", ""]
+              + (", ".join(f"{md_text(n)} {c}" for n, c in counts.items()) or "–") + ".", ""]
     rows = [[r.dataset, r.rows, r.features, r.classes, num(r.imbalance, 1), num(r.nominal_share, 2), r.winners,
              num(r.best_accuracy, 2, 100), num(r.entropy_accuracy, 2, 100)] for r in w.itertuples(index=False)]
     lines += md_table(["dataset", "rows", "features", "classes", "imbalance", "nominal share", "winner(s)",
@@ -231,7 +243,7 @@ def markdown(board: Board, plan: Plan, provenance: dict[str, Any], env: dict[str
         lines += markdown_section(board.imbalanced, md_table, num, p_is) + [""]
     lines += ["## Anomaly flags", "",
               "The checks of the papers' reports (docs/reports.md, \"Anomaly flags\") on the board's trials:", ""]
-    lines += [f"- {line}" for line in board.flags] or ["- none found"]
+    lines += [f"- {md_text(line)}" for line in board.flags] or ["- none found"]
     lines += [""]
     lines += _grids(plan) + [""]
     items = {**provenance, **(env or {})}

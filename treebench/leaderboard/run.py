@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import time
 from collections import Counter
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from treebench.errors import TreebenchError
-from treebench.experiment.store import BOARD_LOCK
+from treebench.experiment.store import BOARD_LOCK, StoreWriteError
 from treebench.leaderboard.plan import EXPERIMENT as BOARD_EXPERIMENT
 from treebench.leaderboard.plan import STORE, Options, Plan, make_plan
 
@@ -225,10 +226,7 @@ def check_files(plan: Plan, out: Path, what: str) -> None:
 
     for name in (*(g.path.name for g in plan.groups), LOCK, *OUTPUT_FILES):
         check_file(out / name, what, own_lock=name == LOCK)  # its own lock: opened in place, never replaced
-    lock = plan.store.with_name(plan.store.name + ".lock")  # the store's own lock (the store: check_plan)
-    if lock.is_dir():
-        raise TreebenchError(f"{what}: {str(lock)!r} is a folder, not a file; accepted: a board folder whose "
-                             "results store and its lock can be files")
+    # the store, its lock and SQLite's files beside it: check_plan (the store's own check, as a run's)
 
 
 def check_plan(plan: Plan, busy_ok: bool = False) -> list[Config]:
@@ -409,6 +407,8 @@ def _why_none(skipped: Sequence[tuple[str, str, str]]) -> str:
 
 #: The runner's advice about its ``--store`` option, and what a board offers instead.
 _ADVICE = {
+    # first: it holds the next key's text (a file of the wrong kind in the store's place: no option helps)
+    "move it away, or use --store (or the config's store:) to choose another file": "move it away, or choose another --out",
     "use --store (or the config's store:) to choose another file":
         "rerun with that board's --folds, --repeats and --plugin, or choose another --out",
     "use --store to write elsewhere": "choose another --out",
@@ -548,10 +548,31 @@ def run(request: Request, echo=click.echo) -> int:  # noqa: ANN001
 
     started = time.perf_counter()
     plan, configs = prepare(request)
-    with board_lock(request):
-        check_store_again(plan, configs, busy_ok=request.dry_run)
-        write_configs(plan, Path(request.out), out_option(request))
-        return _run_board(request, plan, configs, started, echo)
+    out = Path(request.out)
+    before = set(os.listdir(out)) if out.is_dir() else None  # what --out held (None: no folder yet)
+    with board_words():  # the runner's refusals mid-board (a full disk) in the board's options
+        try:
+            with board_lock(request):
+                check_store_again(plan, configs, busy_ok=request.dry_run)
+                write_configs(plan, out, out_option(request))
+                return _run_board(request, plan, configs, started, echo)
+        except StoreWriteError:
+            if not plan.store.exists():  # a new board whose store could not be written: none of it is kept
+                _remove_new(out, before)
+            raise
+
+
+def _remove_new(out: Path, before: set[str] | None) -> None:
+    """Remove what a refused new board wrote in ``out`` (its configs and lock; the store removed itself),
+    and ``out`` itself when the board created it and it is empty again."""
+    import fnmatch
+
+    for name in os.listdir(out) if out.is_dir() else []:
+        if (before is None or name not in before) and (name == LOCK or fnmatch.fnmatch(name, "config-*.yaml")):
+            (out / name).unlink(missing_ok=True)
+    if before is None:
+        with contextlib.suppress(OSError):  # not empty: something else was put there meanwhile
+            out.rmdir()
 
 
 def _run_board(request: Request, plan: Plan, configs: list[Config], started: float, echo) -> int:  # noqa: ANN001
