@@ -359,11 +359,13 @@ def anomaly_frame(top: float = 0.9) -> pd.DataFrame:
     for fold in range(10):
         for alg, acc, train, leaves in (("gain-ratio", 0.258, 0.999, 40), ("c50", 0.79, 0.999, 30),
                                         ("certainty", 0.80, 0.999, 35)):
-            rows.append(dict(dataset="kddcup99-10pct", algorithm=alg, repeat=0, fold=fold, status="ok", accuracy=acc,
+            rows.append(dict(dataset="kddcup99-10pct", algorithm=alg, protocol="cv10x1", repeat=0, fold=fold,
+                             status="ok", accuracy=acc,
                              train_accuracy=train, n_leaves=leaves, chosen=""))
         for alg, leaves, gamma in (("o-pitree", 1 if fold < 7 else 3, top if fold < 9 else 0.5),
                                    ("pitree", 6, 0.05)):
-            rows.append(dict(dataset="zoo", algorithm=alg, repeat=0, fold=fold, status="ok", accuracy=0.9,
+            rows.append(dict(dataset="zoo", algorithm=alg, protocol="cv10x1", repeat=0, fold=fold, status="ok",
+                             accuracy=0.9,
                              train_accuracy=0.95, n_leaves=leaves, chosen=json.dumps({"gamma": gamma})))
     return pd.DataFrame(rows)
 

@@ -221,12 +221,12 @@ def _store_file(store: str) -> Path:
 
 def _config_store(config: Path) -> Path:
     """The results store of the experiment config ``config``, refused in one line unless both exist."""
-    from treebench.report.source import store_path_for_config
+    from treebench.experiment.config import load_config
 
     if not config.is_file():
         raise TreebenchError(f"config {str(config)!r} does not exist or is no file; accepted: an experiment "
                              "config (.yaml) or a results store file (.sqlite)")
-    store = store_path_for_config(config)
+    store = Path(load_config(config).store)  # where the runner writes it (report.source reads it alike)
     if not store.is_file():
         raise TreebenchError(f"no results yet for {config}: {store} does not exist (run `treebench run {config}`)")
     return store
@@ -297,9 +297,11 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
     if config is not None:  # a store keeps earlier versions' trials too: the config's current ones only
-        from treebench.report.source import current_trials
+        from treebench.experiment.config import load_config
+        from treebench.experiment.runner import plan
 
-        frame = current_trials(frame, config)
+        keys = {trial.key for trial in plan(load_config(config))}
+        frame = frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
     report: list[str] = []
     trials = len(frame)
     if with_predictions:
