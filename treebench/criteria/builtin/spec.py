@@ -1,0 +1,102 @@
+"""What a built-in criterion module declares for the kernels: :class:`Kernel`.
+
+A module of :mod:`treebench.criteria.builtin` lists one :class:`Kernel` per
+compiled variant in ``KERNELS``; :mod:`treebench.criteria.builtin.generate`
+reads them and writes the dispatch the kernels call
+(:mod:`treebench.kernels.dispatch`).  A flag says which compiled functions the
+module defines, so the generator knows which branches to write:
+
+``ADDITIVE`` family
+    ``g(q, c)``: the term of ``G = sum_i g(c_i)`` for a count ``c > 0``
+    (``q = params[0]``), and ``mass(q, params, s, g_sum, g_s)``: ``s *
+    impurity`` of a child of size ``s`` from ``G`` (``g_s = g(s)``, read from
+    the table for integer sizes, when ``g_of_size``; else ``0.0``).
+``ROWS`` family
+    ``row_mass(params, row, s, n_branches, scratch)``: ``s * impurity`` of one
+    child from its count row, and ``pair_mass(left, parent, right, w_left,
+    total, z, scratch)``: both children of a threshold (``z``: the quantile
+    of :func:`quantile` with ``quantile``, else ``None``).
+``ratio``
+    ``split_info(params, sizes, n_branches, n)``: the score is the
+    gain divided by it.
+``class_count``
+    ``class_params(cid, params, k)``: the parameters completed for ``k``
+    classes (and the kernel id, which may change with ``k``).
+``tie_break``
+    ``has_tie_break(params)``: whether tied scores are ranked by entropy gain.
+
+Numba cannot call through a table of functions at the cost of a branch, so
+the dispatch is *generated* source: one ``if cid == K`` ladder per compiled
+function, each branch a direct call that numba inlines or links like any
+other (see :mod:`treebench.criteria.builtin.generate` for the choice).
+
+Every impurity is minimised; a purity (``purity=True``) is scored as its
+negation and reported back with its sign.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: A child's mass is a function of its size and ``G = sum_i g(c_i)``: O(1) per sample in a scan.
+ADDITIVE = "additive"
+#: A child's mass needs its whole count row.
+ROWS = "rows"
+FAMILIES = (ADDITIVE, ROWS)
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One compiled criterion: its id in the kernels and what its module defines.
+
+    Parameters
+    ----------
+    id
+        The integer the kernels dispatch on (a ``Criterion``'s ``kernel_id``);
+        unique over all modules.
+    name
+        The constant the dispatch exports for it (upper-cased), e.g. ``"gini"`` -> ``GINI``.
+    family
+        :data:`ADDITIVE` or :data:`ROWS` (see the module docstring).
+    g_of_size
+        Additive only: ``mass`` reads ``g(s)`` of the child's size.
+    ratio
+        The reported score is gain / ``split_info``.
+    one_vs_rest
+        Additive only: ``G`` also sums ``g(s - c_i)`` over the classes (O(k) per candidate).
+    class_count
+        The module's ``class_params`` completes the parameters with the class count.
+    purity
+        The node measure is a purity: the kernels minimise its negation.
+    tie_break
+        The module's ``has_tie_break`` says when tied scores are ranked by entropy gain.
+    bounded_scan
+        Unweighted numeric features are searched by the criterion's own bounded scan
+        (:mod:`treebench.kernels.possibilistic_bound`), and the online tree skips searches by its bound.
+    quantile
+        Rows only: ``pair_mass`` takes the quantile ``params[n_branches]`` as ``z`` (else ``None``).
+    label_masses
+        The builder's label-mass sweeps (:mod:`treebench.kernels.belief`) score it from per-example
+        masses of two classes.
+    """
+
+    id: int
+    name: str
+    family: str
+    g_of_size: bool = False
+    ratio: bool = False
+    one_vs_rest: bool = False
+    class_count: bool = False
+    purity: bool = False
+    tie_break: bool = False
+    bounded_scan: bool = False
+    quantile: bool = False
+    label_masses: bool = False
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"kernel {self.name!r}: family {self.family!r}; accepted: {', '.join(FAMILIES)}")
+        if not self.name.isidentifier():
+            raise ValueError(f"kernel name {self.name!r} is not an identifier")
+        if self.id < 0:
+            raise ValueError(f"kernel {self.name!r}: id {self.id}; accepted: an integer >= 0")
