@@ -206,7 +206,7 @@ class Belief(Criterion):
         return np.full(len(children), parent_u), child_u
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def class_params(cid: int, params: np.ndarray, k: int):
     """``(cid, params)`` completed for ``k`` classes from ``[lam, printed]`` (columns ``B_*`` of
     :mod:`treebench.kernels.belief`).
@@ -236,7 +236,7 @@ def g(q: float, c: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def belief_mass(params: np.ndarray, s, g_sum: float) -> float:
+def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
     """``s * u_lambda`` of a child of size ``s`` from ``G`` (``params`` completed by :func:`class_params`).
 
     ``(s + 1) u = (1 - lam) L + lam (s log2(s + 1) - G') - printed lam s L``
@@ -249,12 +249,6 @@ def belief_mass(params: np.ndarray, s, g_sum: float) -> float:
     inner = (1.0 - lam) * frame + lam * (size * math.log2(size + 1.0) - params[B_G_SCALE] * g_sum)
     inner -= params[B_PRINTED] * lam * size * frame
     return size / (size + 1.0) * inner
-
-
-@njit(cache=True, inline="always")
-def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
-    """:func:`belief_mass`."""
-    return belief_mass(params, s, g_sum)
 
 
 KERNELS = (

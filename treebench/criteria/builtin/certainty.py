@@ -98,20 +98,14 @@ class Certainty(Criterion):
 
 
 @njit(cache=True, inline="always")
-def certainty_mass(row: np.ndarray, s) -> float:
-    """``s * impurity`` of one certainty child: ``-sum_i |c_i - s/k|``."""
+def row_mass(params: np.ndarray, row: np.ndarray, s, n_branches: int, scratch: np.ndarray) -> float:
+    """``s * impurity`` of one certainty child: ``-sum_i |c_i - s/k|`` (no parameter of the formula)."""
     k = row.shape[0]
     share = s / k
     acc = 0.0
     for i in range(k):
         acc += abs(row[i] - share)
     return -acc
-
-
-@njit(cache=True, inline="always")
-def row_mass(params: np.ndarray, row: np.ndarray, s, n_branches: int, scratch: np.ndarray) -> float:
-    """:func:`certainty_mass` (no parameter of the formula)."""
-    return certainty_mass(row, s)
 
 
 @njit(cache=True, inline="always")

@@ -71,7 +71,7 @@ def shannon_split_information(sizes: np.ndarray, n_branches: int, n) -> float:
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def split_info(params: np.ndarray, sizes: np.ndarray, n_branches: int, n) -> float:
     """Shannon entropy (bits) of the branch proportions."""
     return shannon_split_information(sizes, n_branches, n) / LOG2

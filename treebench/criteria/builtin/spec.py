@@ -30,6 +30,10 @@ the dispatch is *generated* source: one ``if cid == K`` ladder per compiled
 function, each branch a direct call that numba inlines or links like any
 other (see :mod:`treebench.criteria.builtin.generate` for the choice).
 
+All of them are ``inline="always"``: the generated ladders that call them
+are the compiled units, as the hand-written functions were, so the first
+compile does not grow by a unit per criterion.
+
 Every impurity is minimised; a purity (``purity=True``) is scored as its
 negation and reported back with its sign.
 """

@@ -48,7 +48,7 @@ class TsallisGainRatio(Tsallis):
         return ratio_or_invalid(gain, info)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def split_info(params: np.ndarray, sizes: np.ndarray, n_branches: int, n) -> float:
     """``S_q`` of the branch proportions (Shannon, nats, at ``q ~ 1``)."""
     q = params[0]
