@@ -39,6 +39,10 @@ POSSIBILISTIC = 6
 BELIEF = 7
 BELIEF_OVR = 8
 
+#: Length :func:`class_params` widens every parameter array to (zeros appended), so that the
+#: per-candidate functions read ``params[:5]`` unconditionally.
+PARAMS_WIDTH = 5
+
 
 @njit(cache=True, inline="always")
 def is_additive(cid: int) -> bool:
@@ -82,12 +86,24 @@ def takes_quantile(cid: int) -> bool:
     return cid == 6
 
 
-@njit(cache=True)
-def class_params(cid: int, params: np.ndarray, k: int):
+@njit(cache=True, inline="always")
+def _completed(cid: int, params: np.ndarray, k: int):
     """``(cid, params)`` completed for ``k`` classes by the criteria that need the class count, else unchanged."""
     if cid == 7 or cid == 8:
         return _belief.class_params(cid, params, k)
     return cid, params
+
+
+@njit(cache=True)
+def class_params(cid: int, params: np.ndarray, k: int):
+    """``(cid, params)`` for ``k`` classes: completed by the criteria that need the class count, and
+    widened to :data:`PARAMS_WIDTH` (zeros appended).  Every builder calls it before scoring."""
+    cid, params = _completed(cid, params, k)
+    if params.shape[0] >= PARAMS_WIDTH:
+        return cid, params
+    wide = np.zeros(PARAMS_WIDTH)
+    wide[: params.shape[0]] = params
+    return cid, wide
 
 
 @njit(cache=True)
@@ -125,17 +141,17 @@ def _g_term(cid, params, table, c):
 @njit(cache=True, inline="always")
 def mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float:
     """``s * impurity(child)`` of an additive criterion from ``G = sum g(c_i)`` (``s``: size or weight)."""
-    q = params[0]  # read unconditionally: the hot-path rule of treebench.kernels.scoring
+    q, p1, p2, p3, p4 = params[0], params[1], params[2], params[3], params[4]  # read unconditionally: the hot-path rule of treebench.kernels.scoring
     if s == 0:
         return 0.0
     if cid == 0 or cid == 1:
-        return _entropy.mass(q, params, s, g_sum, g_term(cid, params, table, s))
+        return _entropy.mass(q, s, g_sum, g_term(cid, params, table, s))
     if cid == 2:
-        return _gini.mass(q, params, s, g_sum, 0.0)
+        return _gini.mass(q, s, g_sum, 0.0)
     if cid == 3 or cid == 4:
-        return _tsallis.mass(q, params, s, g_sum, g_term(cid, params, table, s))
+        return _tsallis.mass(q, s, g_sum, g_term(cid, params, table, s))
     if cid == 7 or cid == 8:
-        return _belief.mass(q, params, s, g_sum, 0.0)
+        return _belief.mass(q, s, g_sum, 0.0, p1, p2, p3, p4)
     return 0.0
 
 
@@ -143,9 +159,9 @@ def mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum
 def one_vs_rest_mass(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float:
     """``s * impurity(child)`` of a one-vs-rest criterion, ``G`` including the rest sides; its
     own ladder, so that a scan's one-vs-rest branch inlines only those criteria."""
-    q = params[0]  # read unconditionally: the hot-path rule of treebench.kernels.scoring
+    q, p1, p2, p3, p4 = params[0], params[1], params[2], params[3], params[4]  # read unconditionally: the hot-path rule of treebench.kernels.scoring
     if cid == 8:
-        return _belief.mass(q, params, s, g_sum, 0.0)
+        return _belief.mass(q, s, g_sum, 0.0, p1, p2, p3, p4)
     return 0.0
 
 

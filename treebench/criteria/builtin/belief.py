@@ -235,24 +235,29 @@ def g(q: float, c: float) -> float:
     return c * math.log2(c + q)
 
 
-@njit(cache=True, inline="always")
-def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
-    """``s * u_lambda`` of a child of size ``s`` from ``G`` (``params`` completed by :func:`class_params`).
+# Not inlined: the threshold scan holds every additive criterion's mass in one loop, and
+# this one inlined (its logarithm, its branches) made the unweighted entropy and Gini scans
+# about 20 % slower (measured 348 against 285 ms on 200k x 5); a call costs belief little.
+@njit(cache=True)
+def mass(q: float, s, g_sum: float, g_s: float, lam: float, printed: float, frame: float, g_scale: float) -> float:
+    """``s * u_lambda`` of a child of size ``s`` from ``G``; the last four are columns ``B_LAM``,
+    ``B_PRINTED``, ``B_LOG_FRAME``, ``B_G_SCALE`` of the parameters :func:`class_params` completed.
 
     ``(s + 1) u = (1 - lam) L + lam (s log2(s + 1) - G') - printed lam s L``
     with ``L`` the log2 of the frame and ``G'`` the scaled ``G``: eqs. 15-19,
     or the printed closed form, with crisp counts (see the module docstring).
     """
-    lam = params[B_LAM]
-    frame = params[B_LOG_FRAME]
     size = float(s)
-    inner = (1.0 - lam) * frame + lam * (size * math.log2(size + 1.0) - params[B_G_SCALE] * g_sum)
-    inner -= params[B_PRINTED] * lam * size * frame
+    inner = (1.0 - lam) * frame + lam * (size * math.log2(size + 1.0) - g_scale * g_sum)
+    inner -= printed * lam * size * frame
     return size / (size + 1.0) * inner
 
 
+# mass reads params[1:5] in this order (the dispatch hands them over as scalars)
+assert (B_LAM, B_PRINTED, B_LOG_FRAME, B_G_SCALE) == (1, 2, 3, 4)
+
 KERNELS = (
-    Kernel(NATURAL, "belief", ADDITIVE, class_count=True, label_masses=True),
-    Kernel(ONE_VS_REST, "belief_ovr", ADDITIVE, class_count=True, one_vs_rest=True),
+    Kernel(NATURAL, "belief", ADDITIVE, class_count=True, label_masses=True, mass_params=4),
+    Kernel(ONE_VS_REST, "belief_ovr", ADDITIVE, class_count=True, one_vs_rest=True, mass_params=4),
 )
 CRITERIA = (Belief,)

@@ -58,7 +58,7 @@ def g(q: float, c: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
+def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s log2 s - sum c log2 c = s * H`` (bits)."""
     return g_s - g_sum
 

@@ -80,6 +80,21 @@ def _g_term(cid, params, table, c):
 _USED: dict[str, str] = {}
 
 
+CLASS_PARAMS = '''
+
+@njit(cache=True)
+def class_params(cid: int, params: np.ndarray, k: int):
+    """``(cid, params)`` for ``k`` classes: completed by the criteria that need the class count, and
+    widened to :data:`PARAMS_WIDTH` (zeros appended).  Every builder calls it before scoring."""
+    cid, params = _completed(cid, params, k)
+    if params.shape[0] >= PARAMS_WIDTH:
+        return cid, params
+    wide = np.zeros(PARAMS_WIDTH)
+    wide[: params.shape[0]] = params
+    return cid, wide
+'''
+
+
 def _where(function: Callable) -> tuple[str, str]:
     """``(module alias, attribute)`` of a module's compiled function (a numba dispatcher or plain)."""
     py = getattr(function, "py_func", function)
@@ -104,6 +119,27 @@ def _ladder(kernels: Sequence[tuple[Kernel, object]], attribute: str, call: Call
     for (_, _, expression), ids in groups.items():
         lines += [f"    if {_condition(ids)}:", f"        return {expression}"]
     return lines
+
+
+def _mass_call(function: str, kernel: Kernel) -> str:
+    """The call of an additive criterion's ``mass``: scalars only, its parameters read in its branch.
+
+    Reading ``params`` in a branch (or handing it to the inlined ``mass``)
+    would cost a reference-count increment and decrement per candidate for
+    every criterion: the ladder reads them all at its top (:func:`_params_read`),
+    which :func:`class_params` makes safe by widening ``params`` to
+    ``PARAMS_WIDTH``.
+    """
+    g_s = "g_term(cid, params, table, s)" if kernel.g_of_size else "0.0"
+    extra = "".join(f", p{i}" for i in range(1, kernel.mass_params + 1))
+    return f"{function}(q, s, g_sum, {g_s}{extra})"
+
+
+def _params_read(width: int) -> list[str]:
+    """The prologue of a per-candidate function: every parameter a ``mass`` may read, read first."""
+    names = ", ".join(["q", *(f"p{i}" for i in range(1, width))])
+    values = ", ".join(f"params[{i}]" for i in range(width))
+    return [f"    {names} = {values}  # read unconditionally: the hot-path rule of treebench.kernels.scoring"]
 
 
 def _predicate(name: str, doc: str, ids: Sequence[int]) -> str:
@@ -139,7 +175,10 @@ def render() -> str:
                              f"(pair_mass picks by the type of z); declared: {', '.join(taking)}")
 
     _USED.clear()
+    width = 1 + max((k.mass_params for k, _ in additive), default=0)
     out = [f"{k.name.upper()} = {k.id}\n" for k, _ in declared]
+    out.append(f"\n#: Length :func:`class_params` widens every parameter array to (zeros appended), so that the\n"
+               f"#: per-candidate functions read ``params[:{width}]`` unconditionally.\nPARAMS_WIDTH = {width}\n")
     out.append(_predicate("is_additive", "Whether a child's mass is a function of its size and ``G = sum_i g(c_i)``.",
                           [k.id for k, _ in additive]))
     out.append(_predicate("is_one_vs_rest", "Whether ``G`` also sums ``g(s - c_i)`` over the classes (O(k) per candidate).",
@@ -156,10 +195,11 @@ def render() -> str:
                           [k.id for k, _ in rows if k.quantile]))
     completing = [(k, m) for k, m in declared if k.class_count]
     out.append(_function(
-        "class_params(cid: int, params: np.ndarray, k: int)",
+        "_completed(cid: int, params: np.ndarray, k: int)",
         "``(cid, params)`` completed for ``k`` classes by the criteria that need the class count, else unchanged.",
-        _ladder(completing, "class_params", lambda f, kernel: f"{f}(cid, params, k)"), "cid, params", inline=False,
+        _ladder(completing, "class_params", lambda f, kernel: f"{f}(cid, params, k)"), "cid, params",
     ))
+    out.append(CLASS_PARAMS)
     out.append(_function(
         "g_value(cid: int, q: float, c: float) -> float",
         "``g(c)`` of an additive criterion (``q = params[0]``); ``g(c <= 0) = 0``, which also absorbs\n"
@@ -171,21 +211,18 @@ def render() -> str:
     out.append(_function(
         "mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float",
         "``s * impurity(child)`` of an additive criterion from ``G = sum g(c_i)`` (``s``: size or weight).",
-        _ladder(additive, "mass", lambda f, kernel: f"{f}(q, params, s, g_sum, "
-                f"{'g_term(cid, params, table, s)' if kernel.g_of_size else '0.0'})"),
+        _ladder(additive, "mass", _mass_call),
         "0.0",
-        prologue=["    q = params[0]  # read unconditionally: the hot-path rule of treebench.kernels.scoring",
-                  "    if s == 0:", "        return 0.0"],
+        prologue=[*_params_read(width), "    if s == 0:", "        return 0.0"],
     ))
     out.append(_function(
         "one_vs_rest_mass(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float",
         "``s * impurity(child)`` of a one-vs-rest criterion, ``G`` including the rest sides; its\n"
         "    own ladder, so that a scan's one-vs-rest branch inlines only those criteria.",
         _ladder([(k, m) for k, m in additive if k.one_vs_rest], "mass",
-                lambda f, kernel: f"{f}(q, params, s, g_sum, "
-                f"{'g_term(cid, params, table, s)' if kernel.g_of_size else '0.0'})"),
+                _mass_call),
         "0.0",
-        prologue=["    q = params[0]  # read unconditionally: the hot-path rule of treebench.kernels.scoring"],
+        prologue=_params_read(width),
     ))
     out.append(_function(
         "row_mass(cid: int, params: np.ndarray, row: np.ndarray, s: Any, n_branches: int, scratch: np.ndarray)"

@@ -49,7 +49,7 @@ def g(q: float, c: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
+def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s - G / s``."""
     return s - g_sum / s
 

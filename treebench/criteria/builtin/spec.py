@@ -8,9 +8,15 @@ module defines, so the generator knows which branches to write:
 
 ``ADDITIVE`` family
     ``g(q, c)``: the term of ``G = sum_i g(c_i)`` for a count ``c > 0``
-    (``q = params[0]``), and ``mass(q, params, s, g_sum, g_s)``: ``s *
-    impurity`` of a child of size ``s`` from ``G`` (``g_s = g(s)``, read from
-    the table for integer sizes, when ``g_of_size``; else ``0.0``).
+    (``q = params[0]``), and ``mass(q, s, g_sum, g_s)``: ``s * impurity`` of
+    a child of size ``s`` from ``G`` (``g_s = g(s)``, read from the table for
+    integer sizes, when ``g_of_size``; else ``0.0``), scalars only: an array
+    handed to an inlined function in a branch costs a reference-count
+    increment and decrement per candidate (the hot-path rule of
+    :mod:`treebench.kernels.scoring`; measured: +50 % on an entropy fit).
+    With ``mass_params = m`` it is ``mass(q, s, g_sum, g_s, params[1], ...,
+    params[m])``: the dispatch reads them inside the criterion's branch,
+    where no array crosses a call (belief reads four).
 ``ROWS`` family
     ``row_mass(params, row, s, n_branches, scratch)``: ``s * impurity`` of one
     child from its count row, and ``pair_mass(left, parent, right, w_left,
@@ -30,9 +36,12 @@ the dispatch is *generated* source: one ``if cid == K`` ladder per compiled
 function, each branch a direct call that numba inlines or links like any
 other (see :mod:`treebench.criteria.builtin.generate` for the choice).
 
-All of them are ``inline="always"``: the generated ladders that call them
-are the compiled units, as the hand-written functions were, so the first
-compile does not grow by a unit per criterion.
+They are ``inline="always"`` as a rule: the generated ladders that call
+them are the compiled units, as the hand-written functions were, so the
+first compile does not grow by a unit per criterion.  A ``mass`` that is
+large (belief's) is better a plain call: the threshold scan's loop holds
+every additive criterion's ``mass``, and its size decides how well the
+compiler optimises the loop for the others.
 
 Every impurity is minimised; a purity (``purity=True``) is scored as its
 negation and reported back with its sign.
@@ -79,6 +88,8 @@ class Kernel:
         (:mod:`treebench.kernels.possibilistic_bound`), and the online tree skips searches by its bound.
     quantile
         Rows only: ``pair_mass`` takes the quantile ``params[n_branches]`` as ``z`` (else ``None``).
+    mass_params
+        Additive only: ``mass`` also takes ``params[1]`` to ``params[mass_params]`` (scalars).
     label_masses
         The builder's label-mass sweeps (:mod:`treebench.kernels.belief`) score it from per-example
         masses of two classes.
@@ -96,6 +107,7 @@ class Kernel:
     bounded_scan: bool = False
     quantile: bool = False
     label_masses: bool = False
+    mass_params: int = 0
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:

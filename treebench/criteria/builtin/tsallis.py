@@ -83,7 +83,7 @@ def g(q: float, c: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def mass(q: float, params: np.ndarray, s, g_sum: float, g_s: float) -> float:
+def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s S_q``: ``s (1 - sum (c/s)^q) / (q - 1)`` with ``s^(q-1) = g(s) / s``; ``g(s) - G`` (nats) at ``q ~ 1``."""
     if is_shannon(q):
         return g_s - g_sum
