@@ -94,3 +94,23 @@ def test_moved_classes_keep_the_names_their_trials_were_stored_under():
     assert stored_name(mine) == "mine.Mine"
     plain = type("Plain", (Criterion,), {"name": "plain", "__module__": "elsewhere"})
     assert stored_name(plain) == "elsewhere.Plain"
+
+
+def test_class_params_widens_the_parameters_the_ladders_read():
+    """The per-candidate ladders read ``params[:PARAMS_WIDTH]`` unconditionally (the hot-path rule)."""
+    import numpy as np
+
+    from treebench.kernels.dispatch import (
+        BELIEF,
+        PARAMS_WIDTH,
+        POSSIBILISTIC,
+        TSALLIS,
+        class_params,
+    )
+
+    cid, params = class_params(np.int64(TSALLIS), np.array([2.5]), np.int64(3))
+    assert cid == TSALLIS and params.shape == (PARAMS_WIDTH,) and params[0] == 2.5 and not params[1:].any()
+    long = np.arange(1.0, PARAMS_WIDTH + 3.0)  # gamma and one quantile per branch count
+    assert class_params(np.int64(POSSIBILISTIC), long, np.int64(3))[1].tolist() == long.tolist()
+    cid, params = class_params(np.int64(BELIEF), np.array([0.5, 1.0]), np.int64(4))
+    assert cid == BELIEF and params.shape[0] >= PARAMS_WIDTH
