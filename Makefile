@@ -89,9 +89,11 @@ clean:
 	find treebench -name '__pycache__' -type d -prune -exec rm -rf {} +
 
 # The criteria leaderboard on the bundled suite (docs/leaderboard.md); resumable. Pass options with
-# LEADERBOARD_ARGS, e.g. LEADERBOARD_ARGS="--max-rows 0". Then the page is checked in headless Chromium.
+# LEADERBOARD_ARGS, e.g. LEADERBOARD_ARGS="--max-rows 0", and the folder with LEADERBOARD_OUT (an option
+# given twice is refused). Then the page is checked in headless Chromium.
 LEADERBOARD_ARGS ?=
+LEADERBOARD_OUT ?= results/leaderboard
 leaderboard: install
-	$(BIN)/treebench leaderboard --out results/leaderboard $(LEADERBOARD_ARGS)
-	TREEBENCH_LEADERBOARD=$(CURDIR)/results/leaderboard/index.html $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
+	$(BIN)/treebench leaderboard --out $(LEADERBOARD_OUT) $(LEADERBOARD_ARGS)
+	TREEBENCH_LEADERBOARD=$(abspath $(LEADERBOARD_OUT))/index.html $(BIN)/python -m pytest -q -rs -p no:cacheprovider \
 		tests/test_leaderboard.py -k built_leaderboard

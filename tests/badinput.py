@@ -104,6 +104,21 @@ def exit_code(args: list[str]) -> int:
     return 0
 
 
+def cli_in(folder: Path, capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``treebench ARGS`` in this process with ``folder`` as working directory: (exit code, stdout, stderr),
+    asserting that no traceback reached the user."""
+    capsys.readouterr()
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        code = exit_code(list(args))
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err + out.out
+    return code, out.out, out.err
+
+
 def run_cli_case(case: CliCase, folder: Path, capsys: pytest.CaptureFixture) -> None:
     from treebench.cli import main
 

@@ -438,8 +438,8 @@ def test_a_board_rerun_naming_a_dataset_by_its_openml_id_runs_it_under_the_board
                               "b", "--jobs", "1", "-q"])
     out = capsys.readouterr()
     assert code == 0, out.err
-    assert "note: 'openml:61' is the dataset 'iris' of the board in 'b' (the same table); it runs and shows as " \
-           "'iris'" in out.err
+    # an OpenML id of a card is named by the card, here the board's own name for the table
+    assert "note: 'openml:61' is the dataset card 'iris'; the board names it 'iris'" in out.err
     assert "0 trials computed, 6 already stored" in out.out
     import sqlite3
 

@@ -146,6 +146,12 @@ def right_made_wrong(found: dict[str, np.ndarray]) -> None:
     found["predicted"][at] = (found["truth"][at] + 1) % len(found["classes"])
 
 
+def proba_reversed(found: dict[str, np.ndarray]) -> None:
+    """The class probabilities' columns reversed: still valid rows summing to 1, but the predicted class is no
+    longer the most probable one (the labels, so the accuracy, are unchanged)."""
+    found["proba"] = found["proba"][:, ::-1].copy()
+
+
 def float_truth(found: dict[str, np.ndarray]) -> None:
     found["truth"] = found["truth"].astype(np.float64)
 
@@ -332,6 +338,12 @@ CASES = [
                                                             r"the 0\.\d+ stored with the trial \(another trial's file, "
                                                             r"or changed since\)"),
             files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
+    # issue 43, third pass: probabilities edited against the labels (AUC scored from them): labels and
+    # probabilities of one file must agree, the predicted class a most probable one
+    CliCase("legacy-auc-reversed-probabilities", ("compare", "cv.sqlite", "--metric", "roc_auc_ovr"),
+            line(r"\.npz predicts class \S+ on test row \d+ with probability [0-9.e-]+ while its kept probabilities "
+                 r"put [0-9.e-]+ on class \S+ \(labels and probabilities disagree: changed since\)"),
+            files={"cv.sqlite": legacy_and(rewritten(proba_reversed), dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-f1-edited-prediction", F1, line(r"has accuracy 0\.\d+ \(\d+ of 75 right\), not the 0\.\d+ stored"),
             files={"cv.sqlite": legacy_and(rewritten(right_made_wrong), dataset="iris", algorithm="entropy", fold=1)}),
     CliCase("legacy-mcnemar-edited-prediction", MCNEMAR,

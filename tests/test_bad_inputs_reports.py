@@ -405,6 +405,11 @@ SECTION_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
                                       r"holds markup the report never writes \(a 'onerror' attribute on <img>\)"),
     "section-with-a-javascript-link": (lambda p: _edit_html(p, '<a href="jav&#x61;script:alert(1)">x</a>'),
                                        r"holds markup the report never writes \(a href 'javascript:alert\(1\)'"),
+    # issue 43, third pass: a protocol-relative or backslashed image address names another machine
+    "section-with-a-remote-image": (lambda p: _edit_html(p, '<img src="//evil.example/t.png" alt="x">'),
+                                    r"holds markup the report never writes \(a src '//evil\.example/t\.png' on <img>\)"),
+    "section-with-a-share-image": (lambda p: _edit_html(p, '<img src="\\\\evil\\t.png" alt="x">'),
+                                   r"holds markup the report never writes \(a src"),
     "section-ending-inside-a-tag": (lambda p: _edit_html(p, "<img src=x onerror=alert(1) "),
                                     r"holds markup the report never writes \(an unfinished tag\)"),
     # issue 43: another paper's part copied here must not stand for this paper's last good part
@@ -443,6 +448,10 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     # recounted): its headline would count grades the part does not show
     "verdicts-not-those-of-the-kept-part": (lambda p: _regrade(p, "reversed"),
                                             r"are not those written with the kept part beside them"),
+    # issue 43, third pass: a kept part that recorded no digest of its verdicts cannot vouch for them
+    "verdicts-of-a-part-without-their-digest": (
+        lambda p: (_regrade(p, "reversed"), _edit_json(p.parent / "section.json", verdicts_sha256=None)),
+        r"records no SHA-256 of them \(a part written before parts recorded it\), so they are not counted"),
     "verdicts-nested-too-deeply": (lambda p: p.write_text("{\"claims\": " + "[" * 100000 + "]" * 100000 + "}",
                                                           encoding="utf-8"),
                                    r"is not valid JSON \(nested too deeply to read\)"),
@@ -453,7 +462,8 @@ VERDICTS_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "verdicts-made-up-verdict": (
         lambda p: _edit_json(p, claims=[{**c, "verdict": "<script>x</script>"} for c in
                                         json.loads(p.read_text(encoding="utf-8"))["claims"]]),
-        r"give claim 1 the verdict '<script>x</script>'; accepted: reproduced, .*not testable \(with its reason"),
+        r"give claim 1 the verdict '<script>x</script>'; accepted: 'reproduced'; 'reproduced, larger'; .*'not "
+        r"testable' \(the last with its reason"),
     "verdicts-not-testable-without-brackets": (
         lambda p: _edit_json(p, claims=[{**c, "verdict": "not testable!!"} for c in
                                         json.loads(p.read_text(encoding="utf-8"))["claims"]]),
@@ -529,6 +539,9 @@ def test_an_unreadable_kept_part_is_named(damage: str, good_site: Path, capsys: 
     assert "kept part" in " ".join(parse(part).text) and '<span class="status kept">' not in part
     assert not re.search(r"<script|<img src=x|onerror=\"|href=\"jav", page)  # none of its markup on the page
     assert tree_digest(good_site / "toy") == kept  # a refused part is left as it was, for the user to look at
+    # issue 43, third pass: its claims are not in the headline, and the headline says so
+    headline = " ".join(parse(page[page.index('id="verdicts"'):].split("</section>")[0]).text)
+    assert "not counted: toy:" in headline, headline
 
 
 @pytest.mark.parametrize("damage", sorted(VERDICTS_DAMAGE))

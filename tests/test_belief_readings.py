@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from treebench.papers import get_paper
-from treebench.papers.belief.spec import ALGORITHMS, ARMS, C45_CLAIM, TEXT_NO_MAJORITY
+from treebench.papers.belief.sections import ALGORITHMS, ARMS, TEXT_NO_MAJORITY, c45_claim
 from treebench.papers.belief.tables import belief_section
 from treebench.papers.reproduce import reading_configs
 from treebench.report.claims import NOT_REPRODUCED, REPRODUCED, REVERSED, FoldsClaim
@@ -21,6 +21,7 @@ from treebench.report.verdicts import views
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = get_paper("belief")
+C45_CLAIM = c45_claim(SPEC)
 DATASETS = ("diabetes", "sonar", "wdbc")
 
 

@@ -71,7 +71,9 @@ def test_the_paper_configs_are_valid():
         config = load_config(REPO / "configs" / f"{name}.yaml")
         for algorithm in config.algorithms:
             if algorithm.criterion == "possibilistic":
-                gammas = dict(algorithm.grid)["gamma"]
+                # a tune_as algorithm searches its tuner's grid (o-pitree-batch-tuned: pitree's)
+                tuned = algorithm.tune_as or algorithm
+                gammas = dict(tuned.grid)["gamma"]
                 assert len(gammas) == 10 and 0 < min(gammas) and max(gammas) < 1  # ]0, 1[, as the paper
 
 

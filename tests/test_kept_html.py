@@ -59,6 +59,10 @@ def test_what_the_renderer_writes_passes_and_reads_the_same() -> None:
     ('<a href="data:text/html,x">x</a>', "a href 'data:text/html,x' on <a>"),
     ('<img src="https://tracker.example/x.png" alt="">', "a src 'https://tracker.example/x.png' on <img>"),
     ('<img src="data:text/html;base64,AA" alt="">', "a src 'data:text/html;base64,AA' on <img>"),
+    # issue 43, third pass: another machine named without a scheme (protocol-relative, a Windows share)
+    ('<img src="//evil.example/t.png" alt="">', "a src '//evil.example/t.png' on <img>"),
+    ('<img src="/\\evil.example/t.png" alt="">', "a src '/\\\\evil.example/t.png' on <img>"),
+    ('<a href="//evil.example/">x</a>', "a href '//evil.example/' on <a>"),
     ("<!-- hidden -->", "an HTML comment"),
     ("<p>x</p><img src=x onerror=alert(1) ", "an unfinished tag"),
     ("<p>x</p><", "an unfinished tag"),

@@ -349,3 +349,20 @@ def test_compiled_scan_refuses_missing_values(renyi_fast):
         renyi_fast().grow_compiled(X, np.array([0, 1, 1]), 2)
     with pytest.raises(TreebenchError, match="labels must be 0..1"):
         renyi_fast().grow_compiled(np.array([[0.0], [1.0]]), np.array([0, 2]), 2)
+
+
+def test_an_edited_plugin_file_makes_new_trials(tmp_path: Path) -> None:
+    # issue 43, third pass: a board or run kept the trials of a plugin's old code after its file changed
+    (tmp_path / "renyi.py").write_text(RENYI, encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "experiment: edited\nseed: 0\ndatasets: [iris]\nprotocol: {type: cv, folds: 2, repeats: 1}\n"
+        "plugins: [renyi.py]\nalgorithms:\n  - {name: r, criterion: renyi}\nstore: s.sqlite\n", encoding="utf-8")
+    first = treebench("run", "c.yaml", "-q", "-j", "1", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = treebench("run", "c.yaml", "-q", "-j", "1", cwd=tmp_path)
+    assert "0 done, 2 skipped" in again.stdout + again.stderr  # unchanged: resumed
+    (tmp_path / "renyi.py").write_text(RENYI.replace("return self.node_value(parent) -", "return -self.node_value(parent) +"),
+                                       encoding="utf-8")
+    edited = treebench("run", "c.yaml", "-q", "-j", "1", cwd=tmp_path)
+    assert edited.returncode == 0, edited.stderr
+    assert "2 done, 0 skipped" in edited.stdout + edited.stderr  # the edited criterion's trials run again

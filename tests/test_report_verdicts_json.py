@@ -219,7 +219,10 @@ def test_each_spec_claim_has_a_kind():
 
 def test_an_equivalence_claim_with_a_wide_interval_is_inconclusive(tmp_path):
     # paper 004's C4.5 sentence: C4.5 about 2 points worse with a wide spread is not "equivalent"
-    from treebench.papers.belief.spec import C45_CLAIM
+    from treebench.papers import get_paper
+    from treebench.papers.belief.sections import c45_claim
+
+    C45_CLAIM = c45_claim(get_paper("belief"))
 
     rng = np.random.default_rng(3)
     rows = []

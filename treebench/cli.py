@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from treebench import __version__
-from treebench.console import run_command
+from treebench.console import refuse_repeated_options, run_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -44,6 +44,8 @@ def _register() -> None:
     from treebench.leaderboard.cli import leaderboard
 
     cli.add_command(leaderboard)
+    # here, not only in main: click's CliRunner (tests, embedding) invokes the group directly
+    refuse_repeated_options(cli)
 
 
 _register()

@@ -156,6 +156,8 @@ _SQLITE_SIBLINGS = ("-wal", "-shm", "-journal")
 
 
 def _is_sqlite(path: Path) -> bool:
+    if not path.is_file():  # a FIFO beside the output (``--out fifo.lock``) would block this read forever
+        return False
     try:
         with open(path, "rb") as handle:
             return handle.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
@@ -163,8 +165,69 @@ def _is_sqlite(path: Path) -> bool:
         return False
 
 
-def _refuse_results(path: Path, shown: str) -> None:
-    """Refuse to replace finished results: a results store (any SQLite file) or a kept predictions file."""
+#: The lock a leaderboard holds in its folder for a whole run (re-exported by ``treebench.experiment.store``;
+#: spelled here, the lowest layer that checks it, so that every writer's check stays free of the store's imports).
+BOARD_LOCK = ".leaderboard.lock"
+#: The suffix of a results store's writer lock (``X.sqlite.lock`` beside ``X.sqlite``).
+LOCK_SUFFIX = ".lock"
+
+
+def lock_held(path: str | Path, *, unknown: bool = False) -> bool:
+    """Whether a process holds a ``flock`` on the file ``path`` now (changing nothing).
+
+    A missing file is not held.  ``unknown`` is the answer when it cannot be told (no ``flock`` on
+    this system, a file that cannot be opened): ``False`` for an output check, ``True`` for a reader
+    that must be careful.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no flock locks
+        return unknown
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # non-blocking: a FIFO in the lock's place never hangs
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return unknown
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _refuse_lock(path: Path, shown: str) -> None:
+    """Refuse to replace a lock: a board's ``.leaderboard.lock``, a results store's ``X.lock`` beside the
+    store ``X``, or any ``*.lock`` a process holds now, whichever command reads them.
+
+    A writer holds its lock by the file's inode: a file renamed over it is a new, unlocked inode, so a
+    second run (or board) would write beside the first without a word.
+    """
+    accepted = f"{FILE_ACCEPTED} that is no lock file"
+    if path.name == BOARD_LOCK:
+        raise TreebenchError(f"{shown}: {_q(path)} is a leaderboard's lock; replacing it would let a second board "
+                             f"write that folder beside a running one; accepted: {accepted}")
+    if not path.name.endswith(LOCK_SUFFIX) or path.name == LOCK_SUFFIX:
+        return
+    store = path.with_name(path.name[: -len(LOCK_SUFFIX)])
+    if _is_sqlite(store):
+        raise TreebenchError(f"{shown}: {_q(path)} is the writer lock of results store {_q(store)}; replacing it "
+                             f"would let two runs write that store at once; accepted: {accepted}")
+    if path.is_file() and lock_held(path):
+        raise TreebenchError(f"{shown}: {_q(path)} is a lock file a running process holds now; replacing it "
+                             f"would void that lock; accepted: {accepted}")
+
+
+def _refuse_results(path: Path, shown: str, own_lock: bool = False) -> None:
+    """Refuse to replace finished results: a results store (any SQLite file), its companions and lock,
+    a board's lock, or a kept predictions file (``own_lock``: ``path`` is the caller's own lock, which it
+    opens in place and never replaces)."""
+    if not own_lock:
+        _refuse_lock(path, shown)
     if any(parent.name.endswith(".predictions") for parent in path.parents):
         raise TreebenchError(f"{shown}: {_q(path)} is inside a store's kept predictions; writing there would "
                              f"corrupt them; accepted: {FILE_ACCEPTED} outside a *.predictions folder")
@@ -258,13 +321,25 @@ def make_folder(path: str | Path, what: str | None = None) -> Path:
     return path
 
 
-def check_file(path: str | Path, what: str | None = None) -> Path:
+def check_file(path: str | Path, what: str | None = None, *, own_lock: bool = False) -> Path:
     """Refuse, creating nothing, a file path that cannot be written.
+
+    Parameters
+    ----------
+    path
+        The output file (may not exist yet).
+    what
+        How the message names the user's input, e.g. ``"--out 'x/y'"``.
+    own_lock
+        ``path`` is the caller's own lock file (a board checking its ``.leaderboard.lock``): the
+        refusal of lock files is skipped, every other check made.
 
     Raises
     ------
     TreebenchError
-        ``path`` is a folder or a special file, or its folder could not be
+        ``path`` is a folder or a special file, a results store, one of its
+        companions (``-wal``, ``-shm``, ``-journal``, its writer lock), a
+        board's lock or a lock a process holds, or its folder could not be
         created or written (:func:`check_folder`).
     """
     raw, path = path, Path(path)
@@ -274,7 +349,7 @@ def check_file(path: str | Path, what: str | None = None) -> Path:
         raise TreebenchError(f"{shown}: {_q(path)} is a folder, not a file; accepted: {FILE_ACCEPTED}")
     if path.exists() and not path.is_file():
         raise TreebenchError(f"{shown}: {_q(path)} is not a regular file; accepted: {FILE_ACCEPTED}")
-    _refuse_results(path, shown)
+    _refuse_results(path, shown, own_lock)
     _refuse_blocker(path.parent, shown, FILE_ACCEPTED)
     if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
         raise TreebenchError(f"{shown}: folder {_q(path.parent)} is not writable; accepted: {FILE_ACCEPTED}")
@@ -392,22 +467,23 @@ def safe_name(text: object, limit: int = MAX_NAME) -> str:
 
     Letters, digits and ``-_.+=,@`` are kept; any other character (a path
     separator, a control character, a space) becomes ``_``; leading dots and
-    underscores go (no ``..``, no hidden file).  When the text had to change
-    or is longer than ``limit``, the first 8 hex digits of its SHA-256 are
+    underscores go (no ``..``, no hidden file).  When the text had to change,
+    is longer than ``limit`` bytes, or already ends like a changed name
+    (``-`` and 8 hex digits), the first 8 hex digits of its SHA-256 are
     appended, so two labels that clean up to the same name (``a/b``, ``a:b``)
-    still name two files.
+    still name two files, and no label takes another's changed name.
 
     Parameters
     ----------
     text
         The user's text (converted with ``str``).
     limit
-        The longest name returned (at least 16).
+        The longest name returned, in UTF-8 bytes (at least 16).
 
     Returns
     -------
     str
-        A non-empty name of at most ``limit`` characters.
+        A non-empty name of at most ``limit`` bytes.
     """
     raw = str(text)
     limit = max(16, limit)
@@ -415,11 +491,20 @@ def safe_name(text: object, limit: int = MAX_NAME) -> str:
     kept = "".join(c if (c.isalnum() or c in _KEPT) and c.isprintable() else "_" for c in normal)
     kept = re.sub(r"_+", "_", kept).lstrip("._")
     kept = re.sub(r"\.{2,}", ".", kept).rstrip(". ")
-    if kept == raw and 0 < len(kept) <= limit:
+    # a text that already looks like a changed name (ending in -XXXXXXXX, or 8 hex digits alone) gets its
+    # own digest too, so that it never takes the name another text was changed into ("a/b" -> a_b-c14cddc0)
+    looks_changed = re.fullmatch(r"(?:.*-)?[0-9a-f]{8}", kept) is not None
+    if kept == raw and 0 < _bytes(kept) <= limit and not looks_changed:
         return kept
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    stem = kept[: limit - len(digest) - 1].rstrip("._")
+    # the limit is in bytes: file systems bound a name's bytes (255), and a CJK character is 3 of them
+    stem = kept.encode("utf-8", "surrogatepass")[: limit - len(digest) - 1].decode("utf-8", "ignore").rstrip("._")
     return f"{stem}-{digest}" if stem else digest
+
+
+def _bytes(name: str) -> int:
+    """The length of ``name`` in a file name, in UTF-8 bytes."""
+    return len(name.encode("utf-8", "surrogatepass"))
 
 
 #: Suffixes of the files commands read (configs, plugins, suites are YAML/Python/text): no table or

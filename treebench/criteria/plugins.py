@@ -15,9 +15,11 @@ is a base class for criteria given by a compiled count-level impurity.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -92,18 +94,89 @@ def import_plugin(spec: str) -> None:
     only ``KeyboardInterrupt`` (Ctrl-C) passes through.
     """
     before = set(_registered())
+    modules = set(sys.modules)
     try:
         _import(spec)
     finally:
         added = tuple(n for n in _registered() if n not in before)
         if added or spec not in _ADDED:
             _ADDED[spec] = (*_ADDED.get(spec, ()), *added)
+        _IMPORTED.setdefault(spec, frozenset(set(sys.modules) - modules))
+
+
+#: The modules each plugin's first import brought into ``sys.modules`` (the plugin and what it imported).
+_IMPORTED: dict[str, frozenset[str]] = {}
+
+
+def helper_files(module_name: str, path: Path) -> list[Path]:
+    """The source files of the user's own modules that the plugin defining ``module_name`` (file
+    ``path``) may run: part of its code, so an edit to them makes new trials (``code_version``).
+
+    A module counts when it is loaded from a file outside the Python installation, its
+    site-packages and treebench, is no other plugin (nor ``__main__``), and either came in with
+    the plugin's import or lies under the plugin file's folder (a helper an earlier plugin
+    imported first).  A module the plugin imports only later, while it runs, is not seen.  An
+    installed plugin (a file under site-packages) has none: its package's version stands for its
+    code.  The list is found once per set of loaded modules (a trial key asks for it per trial).
+    """
+    key = (module_name, os.path.realpath(path), len(sys.modules), len(_IMPORTED))
+    found = _HELPERS.get(key)
+    if found is None:
+        found = _HELPERS[key] = _find_helpers(module_name, key[1])
+    return list(found)
+
+
+#: :func:`helper_files` by (module, plugin file, number of loaded modules, number of plugins).
+_HELPERS: dict[tuple[str, str, int, int], tuple[Path, ...]] = {}
+
+
+def _find_helpers(module_name: str, path: str) -> tuple[Path, ...]:
+    roots = _installed_roots()
+    if _under(path, roots):
+        return ()
+    folder = os.path.dirname(path) + os.sep
+    with_it = set().union(*(names for names in _IMPORTED.values() if module_name in names))
+    others = {_file_module(spec) if spec.endswith(".py") else spec
+              for spec, names in _IMPORTED.items() if module_name not in names}
+    found = set()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or name in (module_name, "__main__") or name in others:
+            continue
+        if name not in with_it and not os.path.realpath(file).startswith(folder):
+            continue
+        file = os.path.realpath(file)
+        if file != path and not _under(file, roots) and os.path.isfile(file):
+            found.add(Path(file))
+    return tuple(sorted(found))
+
+
+def _under(file: str, roots: tuple[str, ...]) -> bool:
+    return any(file == root or file.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+@functools.cache
+def _installed_roots() -> tuple[str, ...]:
+    """The folders of the Python installation, its site-packages and treebench itself."""
+    import site
+    import sysconfig
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values(),
+             str(Path(__file__).resolve().parents[1])}
+    try:
+        roots.update(site.getsitepackages())
+        roots.add(site.getusersitepackages())
+    except AttributeError:  # pragma: no cover - a virtualenv's old site module
+        pass
+    return tuple(sorted(os.path.realpath(r) for r in roots if r))
 
 
 def _import(spec: str) -> None:
     if not spec.endswith(".py"):
         if not _MODULE.fullmatch(spec):
-            kind = "a folder" if Path(spec).is_dir() else "not a .py file"
+            from treebench.errors import special_kind
+
+            kind = "a folder" if Path(spec).is_dir() else special_kind(spec) or "not a .py file"
             raise TreebenchError(f"plugin {spec!r} is neither a .py file nor a module name ({kind}); {ACCEPTED}")
         try:
             importlib.import_module(spec)
@@ -119,6 +192,11 @@ def _import(spec: str) -> None:
         return
     if Path(spec).is_dir():
         raise TreebenchError(f"plugin {spec!r} is a folder, not a .py file; {ACCEPTED}")
+    from treebench.errors import special_kind
+
+    kind = special_kind(spec)
+    if kind is not None:  # there, but no file to import (a FIFO would block the import): not "not found"
+        raise TreebenchError(f"plugin {spec!r} is not a regular file but {kind}; {ACCEPTED}")
     if not Path(spec).is_file():
         raise TreebenchError(f"plugin file {spec!r} not found; {ACCEPTED}")
     module_spec = importlib.util.spec_from_file_location(name, spec)

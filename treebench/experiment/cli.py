@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     "--store",
     "store_path",
     default=None,
-    type=OutPath(),
+    type=OutPath(writes="a results store"),
     help="Results store file (default: the config's 'store', else results/<experiment>.sqlite).",
 )
 @click.option(
@@ -232,7 +232,7 @@ def results() -> None:
 @click.option(
     "--out",
     default=None,
-    type=OutPath(),
+    type=OutPath(dash=True),
     help="Output file, its folder created if needed (default: the store's name with .csv or "
     ".parquet; '-' for stdout, csv only).",
 )
@@ -273,10 +273,10 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
         from treebench.outpaths import check_file
 
         check_file(target, f"--out {str(target)!r}")  # first: it names a store or its predictions as such
-        from treebench.experiment.predictions import folder_for
+        from treebench.experiment.predictions import store_inputs
         from treebench.outpaths import check_not_input
 
-        check_not_input(target, [("the results store", path), ("the store's kept predictions", folder_for(path))])
+        check_not_input(target, store_inputs(path))
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
     report: list[str] = []
@@ -319,10 +319,12 @@ def show(store: str, metrics: tuple[str, ...]) -> None:
     from treebench.experiment.runner import comparison_table
     from treebench.experiment.specs import METRICS
     from treebench.experiment.store import ResultsStore
+    from treebench.stats.frame import refuse_duplicated_splits
     from treebench.stats.metrics import frame_metrics
 
     with ResultsStore(_store_file(store)) as opened:
         frame = opened.to_frame()
+    refuse_duplicated_splits(frame, Path(store))  # two versions of one cell would be averaged
     accepted = (*METRICS, *frame_metrics(frame))  # the fixed measures and the store's extra ones
     for metric in metrics:
         if metric not in accepted:

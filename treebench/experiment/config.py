@@ -81,7 +81,31 @@ def load_config(path: str | Path) -> Config:
     """
     path = Path(path)
     text = read_text(path, "config")  # one line when missing, a folder, too large, not UTF-8
-    return parse_config(text, str(path), base_dir=path.parent)
+    config = parse_config(text, str(path), base_dir=path.parent)
+    _check_not_moved(config, path)
+    return config
+
+
+def _check_not_moved(config: Config, path: Path) -> None:
+    """Refuse a config whose absolute ``store`` lies elsewhere while a store of that name sits beside it.
+
+    A config written next to its store with the store's absolute path (a leaderboard's) that was
+    then moved or copied with its folder still names the old place: reading it would show another
+    folder's trials, and running it would write into them.
+    """
+    store = Path(config.store)
+    if not store.is_absolute():
+        return
+    beside = path.parent / store.name
+    try:
+        moved = beside.is_file() and store.parent.resolve() != path.parent.resolve()
+    except OSError:
+        return
+    if moved:
+        raise TreebenchError(f"{path} names the store {str(store)!r}, but a store of that name sits beside it "
+                             f"({str(beside)!r}): the folder was moved or copied since the config was written, so "
+                             "it would read and write another folder's store; accepted: a config whose store: is "
+                             "the one meant (a leaderboard rewrites its configs when rerun with --out on its folder)")
 
 
 def parse_config(text: str, display: str = "<config>", base_dir: Path | None = None) -> Config:
@@ -375,8 +399,10 @@ def _datasets(
         table = _table_key(spec, registry)
         if table in tables:
             first = tables[table]
+            same = (card_relation(spec.name, registry) if spec.name else
+                    f"train {spec.train!r} and test {spec.test!r}" if spec.train else "the same OpenML task")
             check.add(where, f"dataset {spec.label!r} is the same table as {first!r} "
-                             f"({card_relation(spec.name, registry)}, the same protocol); accepted: each dataset once")
+                             f"({same}, the same protocol); accepted: each dataset once")
             continue
         tables[table] = spec.label
         labels.add(spec.label)

@@ -66,6 +66,22 @@ def check_jobs(jobs: int, warn: Callable[[str], None]) -> int:
     return jobs
 
 
+def _unusable_schemes(backends: dict) -> dict[str, str]:
+    """The schemes Dask knows that can never reach a scheduler from a treebench command, with why.
+
+    ``inproc://`` names a scheduler inside the Python process that started it
+    (a new process never finds it); ``ucx://`` is a stub in recent Dask
+    releases unless the ``distributed-ucxx`` package replaced it.
+    """
+    unusable = {"inproc": "an inproc:// scheduler is reachable only from inside the Python process that "
+                          "started it, never from a treebench command"}
+    ucx = backends.get("ucx")
+    if ucx is not None and type(ucx).__module__ == "distributed.comm.ucx":
+        unusable["ucx"] = ("this Dask release removed its ucx:// support (it needs the distributed-ucxx "
+                           "package, which is not installed)")
+    return unusable
+
+
 def check_scheduler(address: str) -> tuple[str, str]:
     """Check that ``address`` names a Dask scheduler, without connecting to it.
 
@@ -78,7 +94,8 @@ def check_scheduler(address: str) -> tuple[str, str]:
     ------
     TreebenchError
         ``dask.distributed`` is not installed, or ``address`` is not
-        ``SCHEME://HOST:PORT`` with a scheme Dask knows and a port in 1..65535.
+        ``SCHEME://HOST:PORT`` with a scheme Dask knows and a port in 1..65535,
+        or its scheme can never reach a scheduler from here (:func:`_unusable_schemes`).
     """
     try:
         import distributed  # noqa: F401 - the package first: its submodules may be cached alone
@@ -89,12 +106,16 @@ def check_scheduler(address: str) -> tuple[str, str]:
             "--scheduler needs dask.distributed, which is not installed; "
             "pip install 'treebench[dask]' (or 'dask[distributed]')"
         ) from None
-    accepted = f"accepted: SCHEME://HOST:PORT with SCHEME one of {', '.join(sorted(backends))}"
+    unusable = _unusable_schemes(backends)
+    schemes = sorted(s for s in backends if s not in unusable)
+    accepted = f"accepted: SCHEME://HOST:PORT with SCHEME one of {', '.join(schemes)}"
     scheme, location = parse_address(address, strict=False)  # no scheme: Dask's default, tcp
     if scheme not in backends:
         raise TreebenchError(
             f"--scheduler {address!r}: unknown address scheme {scheme!r}; {accepted}"
         )
+    if scheme in unusable:  # Dask would fail only when connecting: 30 s later, after the store is written
+        raise TreebenchError(f"--scheduler {address!r}: {unusable[scheme]}; {accepted}")
     if scheme in _HOST_PORT_SCHEMES:
         try:
             host, port = parse_host_port(location)

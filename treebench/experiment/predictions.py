@@ -375,6 +375,27 @@ def _accuracy_problem(kept: TrialPredictions, facts: TrialFacts) -> str | None:
             f"{_shown(float(stored), found)} stored with the trial (another trial's file, or changed since)")
 
 
+def _argmax_problem(kept: TrialPredictions) -> str | None:
+    """A predicted class that is not a most probable class of its row's kept probabilities.
+
+    A tree predicts a class its leaf gives the highest probability (ties: any of the tied), so a
+    file whose labels and probabilities disagree was edited after it was written.  Checked for
+    files without a checksum (a store written before checksums), where nothing else ties the
+    probabilities to the trial.
+    """
+    proba = kept.proba
+    if proba is None or not len(proba):
+        return None
+    picked = proba[np.arange(len(proba)), kept.predicted].astype(np.float64)
+    behind = proba.max(axis=1).astype(np.float64) - picked
+    if behind.max() <= PROBA_TOLERANCE:
+        return None
+    worst = int(behind.argmax())
+    return (f"predicts class {kept.classes[kept.predicted[worst]]!s} on test row {worst} with probability "
+            f"{picked[worst]:.4g} while its kept probabilities put {proba[worst].max():.4g} on class "
+            f"{kept.classes[int(proba[worst].argmax())]!s} (labels and probabilities disagree: changed since)")
+
+
 def _shown(value: float, other: float) -> str:
     """``value`` with enough digits to differ from ``other`` on the page."""
     for digits in (6, 10, 17):
@@ -390,7 +411,8 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
     Whole-array checks, one pass per array: dtypes and shapes, the row count against the trial's
     ``n_test``, codes within the classes, probabilities, the trial key the file names, and the
     checksum recorded with the trial.  A store written before checksums has none, nor its files a
-    key: the content checks apply, and the file's accuracy must be the one stored with the trial.
+    key: the content checks apply, the file's accuracy must be the one stored with the trial, and
+    each predicted class must be a most probable one of its kept probabilities.
     """
     if kept.trial is not None and kept.trial != facts.key:
         return f"holds the predictions of trial {kept.trial[:12]} (another trial's file)"
@@ -402,7 +424,7 @@ def problem_of(kept: TrialPredictions, facts: TrialFacts) -> str | None:
         problem = (f"has checksum {found[:12]}, not the {facts.checksum[:12]} recorded with the trial "
                    "(another trial's file, or changed since)")
     if problem is None and facts.checksum is None:
-        problem = _accuracy_problem(kept, facts)
+        problem = _accuracy_problem(kept, facts) or _argmax_problem(kept)
     return problem
 
 
@@ -429,8 +451,12 @@ class KeptPredictions:
                                  "with predictions: true writes beside its store")
         with ResultsStore(store) as opened:
             self.facts = {str(row[0]): TrialFacts(*row) for row in opened.trial_facts(FACT_COLUMNS)}
+            # a store that records checksums records one for every trial that kept its predictions
+            self._checksummed = "predictions_sha256" in opened.trial_columns()
         # a store written before checksums: a finished trial has a file when the store kept any
         self._kept_any = next(keys(store), None) is not None
+        #: Finished trials that kept no predictions (their run had predictions: false), said once.
+        self.not_kept: dict[str, TrialFacts] = {}
         self.skipped: list[tuple[TrialFacts, str]] = []
         #: The files checked without a checksum (distinct trial keys: a baseline is read once per pair).
         self.content_only: set[str] = set()
@@ -438,9 +464,13 @@ class KeptPredictions:
         self._by_split: dict[tuple, list[TrialFacts]] | None = None
 
     def expects(self, facts: TrialFacts) -> bool:
-        """Whether the trial must have a file: its row records a checksum, or (an older row) it
-        finished in a store that kept predictions."""
-        return facts.checksum is not None or (facts.status == "ok" and self._kept_any)
+        """Whether the trial must have a file: its row records a checksum, or (a store written before
+        checksums) it finished in a store that kept predictions.  In a store that records checksums, a
+        finished trial without one was run with ``predictions: false`` (or stored before the store
+        recorded them): it is not expected to have a file, and is counted as keeping none."""
+        if facts.checksum is not None:
+            return True
+        return facts.status == "ok" and self._kept_any and not self._checksummed
 
     def was_skipped(self, key: str) -> bool:
         return any(facts.key == key for facts, _ in self.skipped)
@@ -462,7 +492,10 @@ class KeptPredictions:
         if facts.status != "ok":  # a failed trial predicted nothing (a file left by an earlier try is stale)
             return None
         if not path.exists() and not path.is_symlink():
-            return self._bad(facts, f"{path} is missing") if self.expects(facts) else None
+            if self.expects(facts):
+                return self._bad(facts, f"{path} is missing")
+            self.not_kept[key] = facts
+            return None
         try:
             kept = _load(path)
         except BadPredictions as exc:
@@ -531,6 +564,13 @@ class KeptPredictions:
             n = len(self.skipped)
             named = "; ".join(f"{facts.label}: {problem}" for facts, problem in self.skipped)
             lines.append(f"skipped {n} trial{'s' * (n != 1)} whose kept predictions failed verification: {named}")
+        if self.not_kept:
+            n = len(self.not_kept)
+            named = ", ".join(facts.label for facts in list(self.not_kept.values())[:6])
+            more = f" and {n - 6} more" if n > 6 else ""
+            lines.append(f"note: {n} finished trial{'s' * (n != 1)} kept no predictions (run with predictions: false, "
+                         f"or stored before the store recorded checksums) and {'are' if n != 1 else 'is'} left out: "
+                         f"{named}{more}")
         if self.content_only:
             n = len(self.content_only)
             lines.append(f"warning: {n} kept predictions file{'s' * (n != 1)} checked without a checksum (by "
@@ -675,6 +715,24 @@ def as_frame(store: str | Path, trials: Any, kept: KeptPredictions | None = None
         if kept.skipped:
             raise TreebenchError(f"every kept predictions file of {store} failed verification "
                                  f"({len(kept.skipped)} skipped)")
+        finished = sum(f.status == "ok" for f in kept.facts.values())
+        if not finished:  # nothing finished: no file could have been kept, whatever the config said
+            raise TreebenchError(f"{store} holds no finished trial ({len(kept.facts)} stored, none ok: see "
+                                 "`treebench results show` for their errors), so it kept no predictions")
         raise TreebenchError(f"{store} kept no predictions (predictions: true in the config keeps them; "
                              "run it again with --force for the trials already finished)")
     return pd.concat(parts, ignore_index=True)
+
+
+def store_inputs(store: str | Path | None) -> list[tuple[str, Path | None]]:
+    """What a command reading ``store`` must never write over (for
+    :func:`treebench.outpaths.check_not_input`): the store, its kept predictions, its companions
+    (lock, SQLite's log and index files) and the board lock of the folder it sits in."""
+    from treebench.experiment.store import BOARD_LOCK, COMPANIONS
+
+    if store is None:
+        return []
+    store = Path(store)
+    return [("the results store", store), ("the store's kept predictions", folder_for(store)),
+            *((what, store.with_name(store.name + suffix)) for suffix, what in COMPANIONS),
+            ("the folder's leaderboard lock", store.parent / BOARD_LOCK)]

@@ -73,8 +73,14 @@ def refit_trial(config_path: str | Path, *, dataset: str | None = None, algorith
     if Path(config.store).exists():
         with ResultsStore(config.store) as store:
             frame = store.to_frame(all_columns=True)
-        rows = frame[(frame["trial_key"] == trial.key) & (frame["status"] == "ok")] if "trial_key" in frame else frame[:0]
+        mine = frame[frame["trial_key"] == trial.key] if "trial_key" in frame else frame[:0]
+        rows = mine[mine["status"] == "ok"]
         stored = rows.iloc[0] if len(rows) else None
+        if stored is None and len(mine):  # the run tried and failed: refitting would fail the same way
+            why = " ".join(str(mine["error_text"].iloc[0] or "no error recorded").split())[:300]
+            raise TreebenchError(f"{name!r} on {label!r} repeat {repeat}, fold {fold} failed in the run ({why}), "
+                                 "so there is no tree to draw; accepted: a finished trial (`treebench results show "
+                                 f"{config.store}` lists them)")
     points = trial.algorithm.tuning_points()
     grid_keys = set().union(*points) if points else set()
     if stored is not None and isinstance(stored.get("params"), str):
@@ -92,7 +98,15 @@ def refit_trial(config_path: str | Path, *, dataset: str | None = None, algorith
     if learner.uses_label_masses:
         learner.use_label_masses(masses, data.X.index)
     seed = model_seed(trial.seed, trial.dataset.seed_name, trial.repeat, trial.fold)
-    model = learner.fit_final(params, data.X.iloc[train], labels[train], seed)
+    try:
+        model = learner.fit_final(params, data.X.iloc[train], labels[train], seed)
+    except TreebenchError:
+        raise
+    except (Exception, SystemExit) as exc:  # a plugin's or an estimator's own code: one line, as in a run
+        from treebench.experiment.trial import describe_error
+
+        raise TreebenchError(f"refitting {name!r} on {label!r} repeat {repeat}, fold {fold} failed: "
+                             f"{describe_error(exc)}") from None
     return RefittedTrial(model, label, name, repeat, fold, params, len(train))
 
 

@@ -47,7 +47,11 @@ from urllib.parse import quote
 
 from treebench.errors import TreebenchError
 from treebench.experiment.specs import METRICS
-from treebench.outpaths import writable_reason
+from treebench.outpaths import (
+    BOARD_LOCK,  # noqa: F401 - re-exported: one spelling, in the lowest layer that checks it
+    lock_held,
+    writable_reason,
+)
 from treebench.stats.metrics import Metric
 
 SCHEMA_VERSION = "1"
@@ -220,26 +224,9 @@ def _file_state(*paths: Path) -> tuple:
 
 
 def _writer_running(real: Path) -> bool:
-    """Whether a run holds the store's lock now (checked without creating or changing a file)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: assume a writer, SQLite's own locking applies
-        return True
-    try:
-        fd = os.open(f"{real}.lock", os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    except OSError:  # pragma: no cover - an unreadable lock file: be careful
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    """Whether a run holds the store's lock now (checked without creating or changing a file; when it
+    cannot be told, assume a writer: SQLite's own locking applies)."""
+    return lock_held(f"{real}.lock", unknown=True)
 
 
 def _snapshot(real: Path) -> sqlite3.Connection | None:
@@ -624,6 +611,10 @@ class ResultsStore:
         frame.attrs["metrics"] = self._definitions(measures)
         return frame
 
+    def trial_columns(self) -> set[str]:
+        """The columns of the store's trials table (an older store lacks some)."""
+        return set(_trial_columns(self.conn))
+
     def trial_facts(self, columns: Iterable[str]) -> list[tuple]:
         """``columns`` of every trial, one tuple per trial; a column an older store lacks reads as None."""
         present = _trial_columns(self.conn)
@@ -852,3 +843,9 @@ def _measure_columns(frame, legacy: list[str]) -> dict[str, Any]:
             continue  # a legacy column no trial used
         out[name] = values
     return out
+
+
+#: Files SQLite and treebench keep beside a store, by suffix of its name: replacing one breaks the store
+#: or its writer's lock (a lock file replaced by a table lets a second run write beside the first).
+COMPANIONS = ((".lock", "the store's writer lock"), ("-wal", "the store's write-ahead log"),
+              ("-shm", "the store's shared-memory index"), ("-journal", "the store's rollback journal"))

@@ -132,12 +132,43 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
         # A new parameter or a changed default changes the trees even when the
         # config does not change: the declared defaults are part of the code.
         code["criterion_defaults"] = {p.name: p.default for p in cls.all_params() if not p.since_default_keyless}
+        source = _plugin_source_digest(cls)
+        if source is not None:  # a plugin's file is its code: edited, its trials are new trials
+            code["criterion_source"] = source
     else:
         from treebench.learners.registry import baseline_code_version
 
         # with an estimator: scikit-learn's (and the estimator package's) version, its defaults
         code["baseline"] = baseline_code_version(str(algorithm.baseline), algorithm.estimator)
     return code
+
+
+def _plugin_source_digest(cls: type) -> str | None:
+    """SHA-256 (16 hex digits) of the source of a criterion class defined outside treebench (a
+    plugin), or ``None`` for a built-in one (treebench's version stands for its code).
+
+    The source is the plugin's file and the files of its helper modules
+    (:func:`treebench.criteria.plugins.helper_files`: the user's own modules it
+    imports); without helpers the digest is the file's alone, as before helpers counted.
+    """
+    import sys
+
+    from treebench.criteria.plugins import helper_files
+
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    if path is None or cls.__module__ == "treebench" or cls.__module__.startswith("treebench."):
+        return None
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes())
+        folder = Path(path).resolve().parent
+        for helper in helper_files(cls.__module__, Path(path)):
+            # its place as well as its bytes: a helper moved, or another one, is other code
+            name = str(helper.relative_to(folder)) if folder in helper.parents else str(helper)
+            digest.update(b"\0" + name.encode() + b"\0" + helper.read_bytes())
+        return digest.hexdigest()[:16]
+    except OSError:
+        return None
 
 
 def trial_key(

@@ -15,7 +15,7 @@ from treebench.console import OutPath
 @click.option("--datasets", default=None, metavar="A,B,...", help="Only these datasets (a card outside the suite joins by name).")
 @click.option("--criteria", default="all", show_default=True, metavar="all|A,B,...",
               help="Criteria and baselines (c4.5, weka-j48, c50, sklearn-cart) to put on the board.")
-@click.option("--plugin", "plugins", multiple=True, metavar="FILE",
+@click.option("--plugin", "plugins", multiple=True, metavar="FILE|MODULE",
               help="A .py file (or module) registering criteria: each is one more row (repeatable).")
 @click.option("--folds", type=int, default=10, show_default=True, help="Outer stratified folds.")
 @click.option("--repeats", type=int, default=1, show_default=True, help="Repeats of the outer cross-validation.")

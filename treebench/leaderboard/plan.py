@@ -11,7 +11,7 @@ trial key holds the dataset and the algorithm).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +92,8 @@ def config_data(datasets: list[str], algorithms: list[Algorithm], options: Optio
         "metrics": metrics(),
         "store": str(store),
     }
-    if options.plugins:
-        data["plugins"] = [str(Path(p).resolve()) for p in options.plugins]
+    if options.plugins:  # a .py file by its absolute path (configs live in --out); a module name as given
+        data["plugins"] = [str(Path(p).resolve()) if p.endswith(".py") else p for p in options.plugins]
     return data
 
 
@@ -101,7 +101,9 @@ def describe(datasets: list[str], options: Options) -> dict[str, DatasetMeta]:
     """Load every dataset once (through the config validator, so names resolve as in ``run``)."""
     from treebench.experiment.trial import load_data
 
-    probe = config_data(datasets, [Algorithm("probe", "entropy", criterion="entropy")], options, Path("probe.sqlite"))
+    # no plugins: the probe only resolves datasets (the plugins were imported and checked already)
+    probe = config_data(datasets, [Algorithm("probe", "entropy", criterion="entropy")], replace(options, plugins=()),
+                        Path("probe.sqlite"))
     config = _parse_probe(yaml.safe_dump(probe, sort_keys=False), datasets)
     out = {}
     for spec in config.datasets:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from treebench.errors import TreebenchError
+from treebench.experiment.store import BOARD_LOCK
 from treebench.leaderboard.plan import EXPERIMENT as BOARD_EXPERIMENT
 from treebench.leaderboard.plan import STORE, Options, Plan, make_plan
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 MIN_FOLDS, MAX_FOLDS = 2, 1000
 MIN_REPEATS, MAX_REPEATS = 1, 10000
 #: The board's lock file in ``--out`` (held for a whole run; see :func:`board_lock`).
-LOCK = ".leaderboard.lock"
+LOCK = BOARD_LOCK
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,15 @@ def check_inputs_outside(request: Request) -> None:
     from treebench.leaderboard.page import OUTPUT_FILES
 
     folder = Path(os.path.realpath(request.out))
+    # a folder holding a page or tables that are no board's (no board store beside them): writing the board
+    # there would replace them (a reproduce page's index.html, say)
+    # (a folder or a link in a file's place is the place checks' to name)
+    foreign = ([name for name in OUTPUT_FILES if (folder / name).is_file() and not (folder / name).is_symlink()]
+               if not (folder / STORE).exists() else [])
+    if foreign:
+        raise TreebenchError(f"{out_option(request)} holds {', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''} "
+                             f"but no {STORE}: they are not a leaderboard's, and the board would replace them; "
+                             "accepted: a new or empty folder, or a leaderboard's own folder")
     owned = (*OUTPUT_FILES, STORE, f"{STORE}.lock", LOCK, "config-*.yaml")
     suite = [("--suite", request.suite)] if Path(request.suite).suffix or Path(request.suite).exists() else []
     for option, given in [*suite, *(("--plugin", p) for p in request.plugins if p.endswith(".py"))]:
@@ -200,7 +210,7 @@ def check_files(plan: Plan, out: Path, what: str) -> None:
     from treebench.outpaths import check_file
 
     for name in (*(g.path.name for g in plan.groups), LOCK, *OUTPUT_FILES):
-        check_file(out / name, what)
+        check_file(out / name, what, own_lock=name == LOCK)  # its own lock: opened in place, never replaced
     lock = plan.store.with_name(plan.store.name + ".lock")  # the store's own lock (the store: check_plan)
     if lock.is_dir():
         raise TreebenchError(f"{what}: {str(lock)!r} is a folder, not a file; accepted: a board folder whose "

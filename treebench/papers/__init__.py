@@ -3,9 +3,10 @@
 * :mod:`treebench.papers.catalogue` — :data:`PAPERS` and :func:`get_paper`;
 * :mod:`treebench.papers.reproduce` — run a paper's config and write its report;
 * :mod:`treebench.papers.cli` — ``treebench reproduce PAPER`` (or ``--all``);
-* one subpackage per paper, each with a ``spec.py`` (its reference table,
-  claims, tolerances, figures and extra sections) and the code only that
-  paper needs: :mod:`~treebench.papers.serrurier2015` (000),
+* :mod:`treebench.papers.folder` — a paper folder (``paper.yaml``) read into a spec;
+* one subpackage per paper, each with a ``spec.py`` or a ``paper.yaml``
+  (its reference table, claims, tolerances, figures and extra sections)
+  and the code only that paper needs: :mod:`~treebench.papers.serrurier2015` (000),
   :mod:`~treebench.papers.mee` (001), :mod:`~treebench.papers.tsallis` (002),
   :mod:`~treebench.papers.certainty` (003, also ``treebench certainty``),
   :mod:`~treebench.papers.belief` (004).

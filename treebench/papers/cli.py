@@ -28,7 +28,8 @@ from treebench.errors import TreebenchError
 def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None, out_dir: Path | None) -> None:
     """Rerun a paper's config (resuming) and report, cell by cell, against the published numbers.
 
-    PAPER is one of serrurier2015, mee, tsallis, certainty, belief.  With --all,
+    PAPER is one of serrurier2015, mee, tsallis, certainty, belief, or the path
+    of a paper folder (a folder holding paper.yaml; docs/papers.md).  With --all,
     every paper is done in turn (one that fails does not stop the others) and
     results/index.html shows them all: verdicts, coloured cells, figures and
     provenance.  A single PAPER refreshes that page too (the other papers from
@@ -37,7 +38,7 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
     failed, a paper could not be rebuilt, or a kept file on the page could not
     be used (named on stderr, with PAPER as with --all).
     """
-    from treebench.papers.catalogue import PAPERS, get_paper
+    from treebench.papers.catalogue import PAPERS
 
     if every == bool(paper):
         raise click.UsageError("give a PAPER or --all (not both)")
@@ -71,9 +72,14 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             check_store(config, skip_bad_config=True)
         root = out_dir or Path("results")
         shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else repr(str(root))
+        from treebench.papers.places import check_no_board, check_page_is_ours
+
+        check_no_board(root, shown)  # its index.html is a board's page
+        check_page_is_ours(root / R.INDEX, shown)  # or a page of the user's own
         for spec in catalogue.values():  # every place written, before any paper runs
             if no_run and not _has_store(Path(spec.config)):
                 continue  # nothing of it is written, its kept part only read: a bad one is named on its box
+            check_no_board(root / spec.key, shown)
             R.check_report_places(root / spec.key, shown, spec=spec)
         R.check_report_places(root, shown, root / R.INDEX, files=())
 
@@ -101,12 +107,10 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
         if nothing or failed or any(p.status == "kept" for p in pages):
             click.get_current_context().exit(1)
         return
+    from treebench.papers.catalogue import paper_from_argument
     from treebench.papers.reproduce import reproduce_paper
 
-    try:
-        spec = get_paper(paper)
-    except TreebenchError:
-        raise TreebenchError(f"unknown paper {paper!r}; accepted: {', '.join(PAPERS)}") from None
+    spec = paper_from_argument(paper)  # a catalogue name, or a paper folder anywhere on disk
     config = Path(spec.config)
     if not config.exists():
         if not any(Path(s.config).is_file() for s in PAPERS.values()):  # the wrong folder, not a missing config
@@ -116,15 +120,21 @@ def reproduce(paper: str | None, every: bool, no_run: bool, workers: int | None,
             )
         raise TreebenchError(
             f"no config for {spec.key} yet ({config}); the reference numbers are in "
-            f"results/reference/{spec.reference}"
+            f"{spec.reference if Path(spec.reference).is_absolute() else 'results/reference/' + spec.reference}"
         )
     check_store(config)
+    from treebench.papers.places import check_no_board, check_no_other_paper, check_page_is_ours
     from treebench.papers.reproduce import INDEX, check_report_places
 
     folder = Path(out_dir or Path("results") / spec.key)
     shown = f"--out-dir {str(out_dir)!r}" if out_dir is not None else None
-    check_report_places(folder, shown or repr(str(folder)),
-                        folder.parent / INDEX if folder.name == spec.key else None, spec=spec)
+    page = folder.parent / INDEX if folder.name == spec.key else None
+    check_no_other_paper(folder, spec, shown or repr(str(folder)))  # e.g. results/tsallis for certainty
+    for place in (folder, *((page.parent,) if page is not None else ())):
+        check_no_board(place, shown or repr(str(folder)))
+    if page is not None:
+        check_page_is_ours(page, shown or repr(str(folder)))
+    check_report_places(folder, shown or repr(str(folder)), page, spec=spec)
     lines: list[str] = []
     unusable: list[str] = []  # kept files that could not be used: stderr and exit 1, as with --all
     options = ["--no-run"] * no_run + (["--jobs", str(workers)] if workers else [])

@@ -33,6 +33,7 @@ from treebench.report.site import (
     KEPT,
     NOT_RUN,
     REPORTED,
+    UNREADABLE_KEPT,
     PaperPage,
     failure_text,
     fingerprint,
@@ -47,7 +48,6 @@ from treebench.report.spec import PaperSpec
 from treebench.text_table import format_table
 
 #: How a problem with a kept file (:data:`SECTION`, ``verdicts.json``) starts, in a page's problems.
-UNREADABLE_KEPT = "unreadable kept file: "
 
 #: The page's file name, in the results folder.
 INDEX = "index.html"
@@ -456,7 +456,38 @@ def read_section(out_dir: Path, spec: PaperSpec | None = None) -> tuple[dict[str
     if shown is None:
         return None, (f"the kept part {path} holds markup the report never writes ({foreign}); accepted: "
                       "a part written by treebench reproduce")
+    odd = _odd_kept_field(record)
+    if odd:  # its fields go into the provenance table as the kept part's trials and config
+        return None, f"the kept part {path} {odd}; accepted: a part written by treebench reproduce"
     return {**record, "html": shown}, None
+
+
+#: The most rows an SQLite table (a results store's trials) can hold: its rowid is a signed 64-bit integer.
+MAX_STORE_ROWS = 2**63 - 1
+
+
+def _odd_kept_field(record: dict[str, Any]) -> str | None:
+    """What no part written by :func:`save_section` holds among the provenance fields, or ``None``.
+
+    Counts are whole numbers of trials, at least 0, and no more succeeded than there are
+    (``None``: not read); the config, its SHA-256, the store and the verdicts' SHA-256 are text.
+    """
+    for name in ("config", "config_sha256", "store", "verdicts_sha256"):
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"has a {name!r} that is not text ({json.dumps(value)[:40]})"
+    counts = {}
+    for name in ("n_trials", "n_ok"):
+        value = record.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STORE_ROWS:
+            return (f"has an impossible {name!r} of {json.dumps(value)[:40]} (a count of trials is a whole number "
+                    f"from 0 to {MAX_STORE_ROWS}, the most rows a results store can hold)")
+        counts[name] = value
+    if len(counts) == 2 and counts["n_ok"] > counts["n_trials"]:
+        return f"counts more trials ok than it has (n_ok {counts['n_ok']} > n_trials {counts['n_trials']})"
+    return None
 
 
 def load_section(out_dir: Path) -> dict[str, Any] | None:
@@ -480,7 +511,7 @@ def keep_last_good(page: PaperPage) -> PaperPage:
     page.status, page.body_html, page.kept_built = KEPT, record["html"], str(record.get("built") or "?")
     digest = record.get("verdicts_sha256")
     page.kept_verdicts_sha256 = digest if isinstance(digest, str) else ""
-    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec, page.kept_verdicts_sha256)
+    _, unread = read_kept_verdicts(Path(page.out_dir), page.spec, page.kept_verdicts_sha256, page.body_html)
     if unread:
         page.problems.append(f"{UNREADABLE_KEPT}{unread}: the verdicts headline leaves them out")
     for name in _KEPT_FIELDS:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from treebench.errors import TreebenchError
+from treebench.report.registry import claim_kind
 from treebench.report.verdicts import (  # re-exported: the specs and the report use them
     COUNT,
     DIFFERENCE,
@@ -585,6 +586,7 @@ def _paper_net(signs: list[float]) -> float:
     return float(np.mean(signs)) if signs else math.nan
 
 
+@claim_kind("wilcoxon")
 @dataclass(frozen=True)
 class WilcoxonClaim:
     """"``a`` is (not) significantly better than ``b``" by a Wilcoxon signed-rank test over datasets.
@@ -677,6 +679,7 @@ class WilcoxonClaim:
         return effect
 
 
+@claim_kind("one_way")
 @dataclass(frozen=True)
 class OneWayClaim:
     """Per dataset, which algorithms are significantly best and worst.
@@ -808,6 +811,7 @@ class OneWayClaim:
                          empty="no dataset with both marks rerun" if not skipped else f"not rerun: {', '.join(skipped)}")
 
 
+@claim_kind("underline")
 @dataclass(frozen=True)
 class UnderlineClaim:
     """Cells significantly better (paired ``test`` per dataset) than every one of ``opponents``.
@@ -931,6 +935,7 @@ class UnderlineClaim:
         return _measured(measure, paper, units, summaries, test=test, empty=empty, kind=self.kind, datasets=names)
 
 
+@claim_kind("fewer")
 @dataclass(frozen=True)
 class FewerClaim:
     """"``a`` has a lower mean ``metric`` than ``b`` on each of ``datasets``" (no test).
@@ -1028,6 +1033,7 @@ class FewerClaim:
                          kind=self.kind, empty=f"none of {', '.join(self.datasets) or 'the datasets'} rerun with {self.a} and {self.b}")
 
 
+@claim_kind("most")
 @dataclass(frozen=True)
 class MostClaim:
     """"``a`` has the largest mean ``metric`` on every dataset" (read off a figure, no test).
@@ -1101,6 +1107,7 @@ class MostClaim:
                          empty=f"{self.a} and no other algorithm rerun")
 
 
+@claim_kind("mean_diff")
 @dataclass(frozen=True)
 class MeanDiffClaim:
     """The mean over datasets of ``a - b`` for each of ``others``, paper vs ours.
@@ -1195,6 +1202,7 @@ def in_report_folder(claim: Claim, folder: str | Path) -> Claim:
 FOLD_TEST_NAMES = {"ttest": "paired t-test", "corrected-ttest": "corrected resampled t-test"}
 
 
+@claim_kind("folds")
 @dataclass(frozen=True)
 class FoldsClaim:
     """"``a`` is (not) significantly better than ``b`` on ``metric``", tested over each dataset's outer folds.

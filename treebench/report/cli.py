@@ -7,6 +7,7 @@ commands so that ``treebench --help`` stays fast.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
@@ -66,6 +67,11 @@ def _check_given(**options: str | None) -> None:
                                  "out for its default)")
 
 
+def stdout_dash(out: Path | None) -> Path | None:
+    """``--out -`` means standard output, as for ``results export``: ``None`` for it, else ``out``."""
+    return None if out is not None and str(out) == "-" else out
+
+
 def write_output(text: str, out: Path | None) -> None:
     """Print ``text``, or write it to ``out`` (creating its folder) and say so on stderr."""
     if out is None:
@@ -107,11 +113,11 @@ def same_place(first: Path, second: Path) -> bool:
 
 def inputs_of(source: str | Path, store: Path | None) -> list[tuple[str, str | Path | None]]:
     """What a command reading ``source`` (a config, store or exported frame) reads, for
-    :func:`~treebench.outpaths.check_not_input`: the source, its store and the store's kept predictions."""
-    from treebench.experiment.predictions import folder_for
+    :func:`~treebench.outpaths.check_not_input`: the source, its store, the store's kept predictions and
+    the files kept beside it (lock, SQLite's log files, a board's lock)."""
+    from treebench.experiment.predictions import store_inputs
 
-    return [("the results file", source), ("the results store", store),
-            ("the store's kept predictions", folder_for(store) if store is not None else None)]
+    return [("the results file", source), *store_inputs(store)]
 
 
 def figure_base(path: Path) -> Path:
@@ -142,7 +148,7 @@ def figure_base(path: Path) -> Path:
               help="bayes: half-width of the region of practical equivalence, in display units (e.g. accuracy points).")
 @click.option("--samples", type=int, default=50_000, show_default=True, help="bayes: Monte Carlo draws.")
 @click.option("--seed", type=int, default=0, show_default=True, help="bayes: seed of the Monte Carlo draws.")
-@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path),
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path, writes="figures: PATH.png, PATH.svg"),
               help="bayes: also draw the posteriors in a simplex (PATH.png and PATH.svg).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
 @click.option("--paired", "paired_test", type=click.Choice(("ttest", "corrected-ttest")), default="corrected-ttest",
@@ -155,7 +161,8 @@ def figure_base(path: Path) -> Path:
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
 @click.option("--format", "fmt", type=click.Choice(_FORMATS), default="md", show_default=True)
 @click.option("--standalone", is_flag=True, help="LaTeX: emit a complete document instead of table floats.")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, dash=True),
+              help="Write here instead of stdout ('-': stdout).")
 @click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
               help="Leave out (and count) the trials whose kept predictions are missing or fail verification "
                    "against their trial, instead of stopping with an error.")
@@ -172,6 +179,9 @@ def compare(source, metric, test, baseline, alpha, paired_test, test_train_ratio
     from treebench.report.table import build_table, source_algorithm_order
     from treebench.stats.frame import chosen_names
 
+    out = stdout_dash(out)
+    if not 0.0 < alpha < 1.0:  # before anything is read (build_table checks it too, for its other callers)
+        raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
     if plot_path is not None and test != "bayes":
         raise TreebenchError("--plot draws the posteriors of --test bayes; add --test bayes")
     if test == "mcnemar":
@@ -384,7 +394,7 @@ def _echo_anomalies(frame, source: str) -> None:  # noqa: ANN001 - a results fra
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="cd: Nemenyi level.")
 @click.option("--datasets", metavar="A,B,...", help="Only these datasets, in this order.")
 @click.option("--algorithms", metavar="A,B,...", help="Only these algorithms, in this order.")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path),
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, writes="figures: PATH.png, PATH.svg"),
               help="Output path without suffix; .png and .svg are written (default: results/plots/EXPERIMENT-KIND).")
 @click.option("--skip-bad-predictions", "skip_bad", is_flag=True,
               help="With --metric a metric of predictions: leave out (and count) the trials whose kept predictions "
@@ -400,6 +410,9 @@ def plot(kind, source, param, dataset, metric, alpha, datasets, algorithms, out,
     """
     _check_lists(datasets=datasets, algorithms=algorithms)
     _check_given(metric=metric, param=param, dataset=dataset, algorithm=algorithm)
+    # as compare's (build_table): a level outside (0, 1), or nan, would draw a CD of 0, inf or nan as a result
+    if not 0.0 < alpha < 1.0:
+        raise TreebenchError(f"--alpha must be in (0, 1), got {alpha}")
     if skip_bad:  # as compare's: an option that reads no kept predictions here would be silently ignored
         from treebench.stats.prediction_metrics import PREDICTION_METRICS
 
@@ -450,6 +463,12 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
     from treebench.outpaths import safe_name
 
     if source.suffix.lower() in _MODEL_SUFFIXES:
+        from treebench.errors import special_kind
+
+        kind = special_kind(source)
+        if kind is not None:  # a FIFO would block the unpickler forever, /dev/zero would never end
+            raise TreebenchError(f"cannot read a fitted estimator from {source}: it is not a regular file but {kind}; "
+                                 f"accepted: an estimator saved with joblib.dump, as {', '.join(_MODEL_SUFFIXES)}")
         import joblib
 
         try:
@@ -468,8 +487,10 @@ def _plot_tree(source: Path, out: Path | None, dataset: str | None, algorithm: s
         model = fitted.model
         title = (f"{fitted.algorithm} on {fitted.dataset}, repeat {fitted.repeat} fold {fitted.fold} "
                  f"({fitted.n_train} training rows)")
-        # the labels are user text: one safe file-name component each (no ../, no /, bounded)
-        name = f"{safe_name(source.stem)}-tree-{safe_name(fitted.dataset)}-{safe_name(fitted.algorithm)}-r{repeat}f{fold}"
+        # the labels are user text: one safe file-name component each (no ../, no /, bounded); three parts
+        # of at most 70 bytes keep the whole name, with its suffix, under the file systems' 255 bytes
+        part = functools.partial(safe_name, limit=70)
+        name = f"{part(source.stem)}-tree-{part(fitted.dataset)}-{part(fitted.algorithm)}-r{repeat}f{fold}"
         base = Path("results/plots") / name
     else:
         raise TreebenchError(f"plot tree reads an experiment config (.yaml) or a saved estimator "

@@ -5,8 +5,10 @@ the page before; shown again, it goes into ``index.html`` as it is.  The file
 lies on disk where anything can change it, so before it is shown again its
 markup is checked against what :func:`treebench.report.site.paper_body_html`
 and :mod:`treebench.report.md_html` can produce: a short list of tags and
-attributes, links that are relative, ``http(s)`` or ``mailto``, images that
-are relative files or ``data:image/...`` URIs.  Anything else (``<script>``,
+attributes, links that are ``#anchors``, ``http(s)``, ``mailto`` or relative
+files, images that are relative files or ``data:image/...`` URIs (a relative
+file never starts with ``/`` and has no ``..`` segment: it lies in the report
+folder).  Anything else (``<script>``,
 ``<iframe>``, an ``on*`` handler, a ``style``, a ``javascript:`` link, a
 comment) means the file was not written by the renderer: it is refused as
 unreadable rather than cleaned, since a part that was changed by hand cannot
@@ -18,6 +20,7 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 #: Tags the renderer writes inside a paper's part (templates, tables, Markdown, figures).
 ALLOWED_TAGS = frozenset({
@@ -41,8 +44,19 @@ def _bad_url(name: str, value: str) -> bool:
     url = _URL_NOISE.sub("", value)
     if name == "src" and _DATA_IMAGE.match(url):
         return False
+    # "//host/x" and "\\\\host\\x" name another machine without a scheme (a browser fetches them over the network,
+    # or as a Windows share); the renderer writes relative files with forward slashes only
+    if url.startswith(("//", "/\\", "\\")) or "\\" in url:
+        return True
     scheme = _SCHEME.match(url)
-    return scheme is not None and (name == "src" or scheme.group(1).lower() not in LINK_SCHEMES)
+    if scheme is not None:
+        return name == "src" or scheme.group(1).lower() not in LINK_SCHEMES
+    # no scheme: a path.  The renderer writes only "#anchors" and files of the report folder named from the
+    # page's folder ("PAPER/forest.svg"): a root-absolute path ("/etc/x.png", file:///etc/x.png opened
+    # locally) or a ".." segment ("../../x.png", "a/../../x.png") reaches outside it.  Browsers read "%2e%2e"
+    # as "..", so the path is decoded first; the query and fragment are no path.
+    path = unquote(re.split(r"[?#]", url, maxsplit=1)[0])
+    return path.startswith("/") or ".." in path.split("/")
 
 
 class _Checker(HTMLParser):

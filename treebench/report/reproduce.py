@@ -436,20 +436,12 @@ def tree_quality(context: SectionContext) -> list[Section]:
 
 def _draw(spec: PaperSpec, frame: pd.DataFrame, out_dir: Path) -> tuple[list[tuple[Figure, Path]], list[str]]:
     """Draw ``spec.figures``; return the figures drawn (with their PNG) and notes on those that were not."""
-    from treebench.report import plots
+    from treebench.report.figure_kinds import draw_figure
 
     done, notes = [], []
     for fig in spec.figures:
-        base = out_dir / fig.name
-        try:
-            if fig.kind == "leaves":
-                paths = plots.plot_leaves(frame, base, metric=fig.options.get("metric", "n_leaves"))
-            elif fig.kind == "cd":
-                paths = plots.plot_cd(frame, base, metric=fig.options.get("metric", "accuracy"))
-            elif fig.kind == "param":
-                paths = plots.plot_param(frame, base, param=fig.options["param"], dataset=fig.options.get("dataset"))
-            else:  # pragma: no cover - specs are ours
-                continue
+        try:  # the kind's registered function (an unknown kind is a note, as a failed drawing is)
+            paths = draw_figure(fig.kind, frame, out_dir / fig.name, dict(fig.options))
         except TreebenchError as exc:
             notes.append(f"figure {fig.name} not drawn: {exc}")
             continue
@@ -881,8 +873,9 @@ def report_markdown(rep: Report, *, config: str = "", store: str = "") -> str:
     s = rep.spec
     lines = [f"# Reproduction of paper {s.number} ({s.key})", "", f"*{s.citation}*", ""]
     if config or store:
+        shown = s.reference if Path(s.reference).is_absolute() else f"results/reference/{s.reference}"
         lines += [f"Config `{config}`, results store `{store}`; reference numbers "
-                  f"`results/reference/{s.reference}` (reading notes in its README).", ""]
+                  f"`{shown}` (reading notes in its README).", ""]
     lines += [f"**Verdicts** (all datasets; the same counts as `verdicts.json` and the page): "
               f"{headline(rep)}.", ""]
     lines += ["## Claims at a glance", "", "| claim | grade | why, in one line | where the paper says it |",

@@ -67,6 +67,8 @@ if TYPE_CHECKING:
 REPORTED, NOT_RUN, FAILED = "reported", "not run", "failed"
 #: A paper whose inputs could not be read now, shown by its last good part.
 KEPT = "kept"
+#: How a paper's problems name a kept report part that could not be used (the page's headline says so too).
+UNREADABLE_KEPT = "unreadable kept file: "
 
 #: Image types the page can inline, by suffix.
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
@@ -689,7 +691,7 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
     from treebench.report.verdicts import summary, summary_text
 
     outcomes = [c for p in pages if p.report for c in p.report.claims]
-    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec, p.kept_verdicts_sha256)
+    read = {p.spec.key: read_kept_verdicts(Path(p.out_dir), p.spec, p.kept_verdicts_sha256, p.body_html)
             for p in pages if p.report is None and p.status == KEPT}
     kept = {key: claims for key, (claims, _) in read.items()}
     unread = [(key, problem) for key, (_, problem) in read.items() if problem]
@@ -723,6 +725,10 @@ def _verdicts_html(pages: Sequence[PaperPage]) -> str:
         for c in p.report.claims if p.report else ():
             rows.append(f"<tr>{link}{_claim_row(c, columns)}</tr>")
     head = "<th>paper</th>" + "".join(f"<th>{esc(titles.get(c, c.replace('_', ' ')))}</th>" for c in columns)
+    for p in pages:  # a paper whose kept part could not be used at all: its claims are not counted either
+        why = next((x[len(UNREADABLE_KEPT):] for x in p.problems if x.startswith(UNREADABLE_KEPT)), None)
+        if p.report is None and p.spec.key not in read and why:
+            unread.append((p.spec.key, why))
     if unread:  # the headline counts what was read, and says what was not
         tally += "; not counted: " + "; ".join(f"{key}: {problem}" for key, problem in unread)
     return (f'<section id="verdicts"><h2>Verdicts</h2><p>{esc(tally)} (each claim graded by its kind\'s rule; '
@@ -814,8 +820,8 @@ def _not_a_claim(claim: object) -> str | None:
     return None
 
 
-def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
-                       sha256: str = "") -> tuple[list[dict[str, Any]], str | None]:
+def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None, sha256: str = "",
+                       shown_html: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
     """A kept paper's claims from the ``verdicts.json`` its last good report wrote, or why they cannot be counted.
 
     Returns the claims (each a dict with a text and a grade) and ``None``, or ``[]`` and a one-line
@@ -825,9 +831,13 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
     claims than ``spec``'s inventory (a file of another version);
     a ``summary`` that is not the count of the claims' verdicts (the first invariant of
     :func:`~treebench.report.verdicts.check_document`; its others change between versions, so a file
-    of an older treebench is still counted); or, when ``sha256`` is given (the digest the kept part
-    recorded of the verdicts written with it), other bytes than those: the headline would count
-    grades the kept part does not show.
+    of an older treebench is still counted); for a paper (``spec`` given), a kept part that recorded
+    no digest of its verdicts (``sha256`` empty: nothing ties the file to what the page shows); or
+    other bytes than the digest the kept part recorded of the verdicts written with it: the
+    headline would count grades the kept part does not show.  With ``shown_html`` (the kept part's
+    HTML, as the page shows it), the grades must also be those its claims table shows, claim by
+    claim: a ``verdicts.json`` forged together with the digest in ``section.json`` (no secret signs
+    either) then still cannot make the headline disagree with the part on the same page.
     """
     from treebench.report.verdicts import GRADES, summary
 
@@ -850,7 +860,7 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
             shown = str(claim["verdict"])
             shown = repr(shown if len(shown) <= 40 else shown[:40] + "...")
             return [], (f"the kept verdicts {path} give claim {number} the verdict {shown}; accepted: "
-                        f"{', '.join(GRADES)} (with its reason in brackets)")
+                        f"{'; '.join(repr(g) for g in GRADES)} (the last with its reason in brackets)")
     if spec is not None and len(claims) != len(spec.claims):
         return [], (f"the kept verdicts {path} hold {len(claims)} claims where {spec.key} has {len(spec.claims)}; "
                     "accepted: the verdicts.json of this version's report (a file of another version is not counted)")
@@ -859,9 +869,21 @@ def read_kept_verdicts(out_dir: Path, spec: PaperSpec | None = None,
     if doc.get("summary") != summary(c["verdict"] for c in claims):
         return [], (f"the kept verdicts {path} have a summary that is not the count of their claims' verdicts; "
                     "accepted: the verdicts.json as its report wrote it")
+    if spec is not None and not sha256:
+        # nothing ties the file to the part the page shows: a consistent edit would be counted unseen
+        return [], (f"the kept part beside the kept verdicts {path} records no SHA-256 of them (a part written "
+                    "before parts recorded it), so they are not counted; accepted: a kept part and verdicts.json "
+                    "written together by this version (`treebench reproduce` rebuilds both)")
     if sha256 and fingerprint(path) != sha256:
         return [], (f"the kept verdicts {path} are not those written with the kept part beside them (its record "
                     "of their SHA-256 differs); accepted: the verdicts.json written with section.json")
+    if shown_html is not None:
+        from treebench.report.kept_grades import disagreement
+
+        differs = disagreement(shown_html, [c["verdict"] for c in claims])
+        if differs:
+            return [], (f"the kept verdicts {path} are not those the kept part shows ({differs}); accepted: "
+                        "the verdicts.json written with section.json")
     return claims, None
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from treebench.errors import TreebenchError
 from treebench.experiment.order import CONFIG_SUFFIXES, STORE_SUFFIXES
+from treebench.stats.frame import refuse_duplicated_splits
 
 FRAME_SUFFIXES = (".csv", ".parquet")
 
@@ -141,16 +142,20 @@ def load_frame(source: str | Path) -> pd.DataFrame:
     if not path.exists():
         raise TreebenchError(f"{path} does not exist; give a results store (.sqlite) or an experiment config (.yaml)")
     if suffix in STORE_SUFFIXES:
-        return read_store(path)
+        return refuse_duplicated_splits(read_store(path), path)
+    from treebench.report.frame_check import check_frame
+
     try:  # an exported frame: a damaged or foreign file is one line, not a parser's traceback
         if suffix == ".csv":
-            return pd.read_csv(path)
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
+            frame = pd.read_csv(path)
+        elif suffix == ".parquet":
+            frame = pd.read_parquet(path)
     except (ValueError, OSError, ImportError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise TreebenchError(f"cannot read the results frame {str(path)!r} ({reason}); accepted: a CSV or Parquet "
                              "file written by `treebench results export`") from None
+    if suffix in FRAME_SUFFIXES:  # rows a store could never hold are named, never tabulated
+        return check_frame(frame, path)
     accepted = ", ".join(STORE_SUFFIXES + CONFIG_SUFFIXES + FRAME_SUFFIXES)
     raise TreebenchError(f"unknown kind of results file {path.name!r}; accepted suffixes: {accepted}")
 

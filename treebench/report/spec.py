@@ -75,8 +75,9 @@ class Figure:
     Attributes
     ----------
     kind
-        ``leaves`` (grouped bars), ``cd`` (critical-difference diagram) or
-        ``param`` (metrics against a hyperparameter); see :mod:`treebench.report.plots`.
+        A registered figure kind (:mod:`treebench.report.figure_kinds`):
+        ``leaves`` (grouped bars), ``cd`` (critical-difference diagram),
+        ``param`` (metrics against a hyperparameter), or one a paper adds.
     name
         File name without suffix, in the report folder.
     caption
@@ -256,6 +257,12 @@ class PaperSpec:
     causes
         Path of the paper's cause registry (``causes.yaml`` in its folder,
         :mod:`treebench.report.causes`); empty: none.
+    config_file
+        The paper's experiment config when it is not ``configs/KEY.yaml``
+        (relative to the working directory, or absolute); empty: that default.
+    folder
+        The paper folder the spec was loaded from (:mod:`treebench.papers.folder`);
+        empty for a spec built in Python.
     """
 
     key: str
@@ -281,11 +288,13 @@ class PaperSpec:
     our_std: str = "sample"
     paper_splits: int | None = None
     causes: str = ""
+    config_file: str = ""
+    folder: str = ""
 
     @property
     def config(self) -> str:
-        """The paper's experiment config, relative to the repository root."""
-        return f"configs/{self.key}.yaml"
+        """The paper's experiment config: ``config_file``, else ``configs/KEY.yaml`` (relative to the repository root)."""
+        return self.config_file or f"configs/{self.key}.yaml"
 
     @property
     def extras(self) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,32 @@ class Trials:
             return np.empty(0), np.empty(0)
         both = wide[[a, b]].dropna()
         return both[a].to_numpy(dtype=float), both[b].to_numpy(dtype=float)
+
+
+def duplicated_splits(frame: pd.DataFrame) -> str | None:
+    """Name the cells of ``frame`` holding two finished trials of one split, or ``None``.
+
+    A store keeps the trials of every version of its config and plugins under their own
+    keys, so after a changed config or an edited plugin it holds one algorithm twice on one
+    (protocol, repeat, fold).  A table would average the two versions and a paired test
+    would pair either; only the config knows which trials are current.
+    """
+    if not {"dataset", "algorithm"} <= set(frame.columns):
+        return None
+    ok = frame[frame["status"].astype(str) == "ok"] if "status" in frame.columns else frame
+    ok, pairing = pair_keys(ok)
+    keys = ["dataset", "algorithm", *pairing]
+    twice = ok[ok.duplicated(keys, keep=False)]
+    if twice.empty:
+        return None
+    counts = twice.groupby(keys, sort=False).size()
+    first, n = counts.index[0], int(counts.iloc[0])
+    where = dict(zip(keys, first, strict=True))
+    split = ", ".join(f"{k} {where[k]}" for k in keys[2:] if str(where[k]) != "")
+    more = f" (and {len(counts) - 1} more split(s))" if len(counts) > 1 else ""
+    cells = sorted({f"{d} / {a}" for d, a in zip(twice["dataset"], twice["algorithm"], strict=True)})
+    return (f"{n} finished trials of {where['algorithm']} on one split of {where['dataset']} ({split}){more}, "
+            f"in the cells {', '.join(cells[:6])}{' ...' if len(cells) > 6 else ''}")
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:
@@ -195,3 +222,23 @@ def means_matrix(trials: Trials) -> tuple[pd.DataFrame, list[str]]:
     wide = wide.reindex(index=list(trials.datasets), columns=list(trials.algorithms))
     incomplete = [str(d) for d in wide.index[wide.isna().any(axis=1)]]
     return wide.dropna(), incomplete
+
+
+def refuse_duplicated_splits(frame: pd.DataFrame, store: str | Path) -> pd.DataFrame:
+    """``frame`` (read from ``store``, no config) unless it holds one algorithm twice on one split.
+
+    Such a store holds an earlier version of a config or a plugin beside the current one; read
+    without its config, the two would be averaged (or one picked) without a word.
+
+    Raises
+    ------
+    TreebenchError
+        Naming the first duplicated split and the cells, and pointing to the config.
+    """
+    found = duplicated_splits(frame)
+    if found is None:
+        return frame
+    raise TreebenchError(f"store {str(store)!r} holds {found}: trials of an earlier version of its config or of a "
+                         "plugin, which a table would average in; accepted: a store with one trial per split, or "
+                         "its config (`treebench compare CONFIG.yaml`, a board's DIR/config-N.yaml), which reads "
+                         "only the config's current trials")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from treebench.report.claims import COUNT, ClaimOutcome, measured_effect, net_share
+from treebench.report.registry import claim_kind
 
 if TYPE_CHECKING:  # pandas is imported where a claim is evaluated: listing the papers stays cheap
     import pandas as pd
@@ -70,6 +71,7 @@ def error_rates(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str) 
     return rates[~np.isnan(rates)]
 
 
+@claim_kind("rate_below")
 @dataclass(frozen=True)
 class RateBelowClaim:
     """"``a``'s error rate on the ``metric`` part is at most ``max_rate`` on every dataset" (no test).
@@ -151,6 +153,7 @@ class RateBelowClaim:
         return 1.0, 0, "stated, no count printed for a dataset with a card"
 
 
+@claim_kind("fewer_both")
 @dataclass(frozen=True)
 class FewerBothClaim:
     """"``a`` makes fewer training **and** fewer test errors than ``b`` on ``dataset``" (one sentence each).

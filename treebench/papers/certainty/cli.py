@@ -15,7 +15,7 @@ import click
 from treebench.console import OutPath
 from treebench.errors import TreebenchError, first_repeat
 from treebench.outpaths import check_format_suffix, check_not_input
-from treebench.report.cli import check_outputs, figure_base, write_output
+from treebench.report.cli import check_outputs, figure_base, stdout_dash, write_output
 
 _TABLES = ("both", "attributes", "values")
 
@@ -28,9 +28,10 @@ _TABLES = ("both", "attributes", "values")
               help="Which table: the attribute ranking, the per-value comparisons, or both.")
 @click.option("--attribute", "attributes", multiple=True,
               help="Only these attributes (repeatable).")
-@click.option("--out", type=OutPath(dir_okay=False, path_type=Path), default=None,
-              help="Write the tables here instead of stdout.")
-@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutPath(dir_okay=False, path_type=Path, dash=True), default=None,
+              help="Write the tables here instead of stdout ('-': stdout).")
+@click.option("--plot", "plot_path", type=OutPath(dir_okay=False, path_type=Path, writes="figures: FILE.png, FILE.svg"),
+              default=None,
               help="Also draw the bar plot (FILE.png and FILE.svg).")
 def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], out: Path | None,
               plot_path: Path | None) -> None:
@@ -43,6 +44,7 @@ def certainty(dataset: str, fmt: str, table: str, attributes: tuple[str, ...], o
     from treebench.data.loader import load
     from treebench.papers.certainty.inequality import plot, render
 
+    out = stdout_dash(out)
     check_outputs(out, plot_path)  # before writing a byte: a bad --plot must not leave --out half done
     check_format_suffix(out, fmt)
     check_not_input(out, ())  # reads a dataset by name: only the config/plugin suffix rule applies

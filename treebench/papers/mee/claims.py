@@ -21,9 +21,11 @@ from treebench.report.claims import (
     net_share,
     not_testable,
 )
+from treebench.report.registry import claim_kind
 from treebench.report.verdicts import judge
 
 
+@claim_kind("lower_r")
 @dataclass(frozen=True)
 class LowerRClaim:
     """"``a``'s trees generalise better than ``others``'": a lower ``R = |m_R - m_CV| / s̄`` per dataset.
@@ -178,6 +180,7 @@ def no_rise_grade(low: float, high: float, margin: float) -> str:
     return "not reproduced" if low > margin else "inconclusive"
 
 
+@claim_kind("no_overfitting")
 @dataclass(frozen=True)
 class NoOverfittingClaim:
     """Fig. 5: "the absence of overfitting" of MEE trees, on every dataset ("over 20 [experiments] for each").
@@ -267,6 +270,7 @@ DEFAULT_VERSUS = "default (joint)"
 PAPER_RUNS = 2000
 
 
+@claim_kind("versus_ig_rate")
 @dataclass(frozen=True)
 class VersusIGRateClaim:
     """Section 4: MEE chooses another root feature than information gain in "only 1 %" of the runs.
@@ -320,6 +324,7 @@ class VersusIGRateClaim:
         return out.set_effect(effect)
 
 
+@claim_kind("versus_ig_type")
 @dataclass(frozen=True)
 class VersusIGTypeClaim:
     """Section 4: every run where MEE and IG differ is "of the type illustrated in Figure 3".
@@ -362,6 +367,7 @@ class VersusIGTypeClaim:
         return out.set_effect(_count_effect(measure, "stated (\"all differences\")", signs))
 
 
+@claim_kind("curve_shape")
 @dataclass(frozen=True)
 class CurveShapeClaim:
     """Fig. 1: at the root of ``dataset``, feature ``feature`` coding class ``label`` against the rest
@@ -412,6 +418,7 @@ class CurveShapeClaim:
         return out.set_effect(_count_effect(measure, "Fig. 1", [sign], [(self.dataset, sign)]))
 
 
+@claim_kind("merged_splits")
 @dataclass(frozen=True)
 class MergedSplitsClaim:
     """Section 2 and Fig. 2: MEE trees split on merged class sets.

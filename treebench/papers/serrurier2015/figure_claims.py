@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from treebench.report.claims import DIFFERENCE, ClaimOutcome, Effect, judge, not_testable
+from treebench.report.registry import claim_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,6 +179,7 @@ def _graded(path: str, stamp: int, name: str, column: str, max_leaves: int) -> t
     return resampled(_read(path, stamp), name, column, max_leaves)
 
 
+@claim_kind("random_trees")
 @dataclass(frozen=True)
 class RandomTreesClaim:
     """One statement of Figs. 2-3, graded on the section's random trees (``statistic``: a key of :data:`STATISTICS`).

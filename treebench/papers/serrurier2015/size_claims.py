@@ -34,6 +34,7 @@ from treebench.report.claims import (
     net_share,
     not_testable,
 )
+from treebench.report.registry import claim_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,6 +57,7 @@ def _rerun(cells: pd.DataFrame, frame: pd.DataFrame, metric: str):
     return rerun, ""
 
 
+@claim_kind("similar_size")
 @dataclass(frozen=True)
 class SimilarSizeClaim:
     """"``a``'s trees are about the size of ``b``'s": the mean log ratio of their mean ``metric`` near 0.
@@ -105,6 +107,7 @@ class SimilarSizeClaim:
         return out
 
 
+@claim_kind("size_differs")
 @dataclass(frozen=True)
 class SizeDiffersClaim:
     """"Where ``a``'s trees differ significantly in size from a rival's, ``a`` is the more accurate".
@@ -173,6 +176,7 @@ class SizeDiffersClaim:
         return out
 
 
+@claim_kind("stability")
 @dataclass(frozen=True)
 class StabilityClaim:
     """"``a`` is less stable than ``b``": a larger spread of ``metric`` over the folds, per dataset.

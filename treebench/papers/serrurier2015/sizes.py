@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from treebench.report.claims import TREND, ClaimOutcome, Effect
+from treebench.report.registry import claim_kind
 from treebench.report.sections import Section
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ OPITREE_RIVALS = ("logtree", "pruntree", "pitree", "j48")
 RATIO = "O-ΠTree / ΠTree"
 
 
+@claim_kind("few_cases_largest")
 @dataclass(frozen=True)
 class FewCasesLargestClaim:
     """"``a`` induces the largest trees in (at most) ``cases`` cases" among ``a`` and ``others`` (a figure).

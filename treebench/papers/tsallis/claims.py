@@ -35,6 +35,7 @@ from treebench.report.claims import (
     not_testable,
     rate_design_margin,
 )
+from treebench.report.registry import claim_kind
 from treebench.report.verdicts import MARGINS, judge
 from treebench.stats.bootstrap import unit_means
 
@@ -79,6 +80,7 @@ def _source(n: int) -> str:
     return f"its table, {n} dataset{'' if n == 1 else 's'}"
 
 
+@claim_kind("ahead_of_all")
 @dataclass(frozen=True)
 class AheadOfAllClaim:
     """"``a`` outperforms every one of ``others`` on ``metric``" (no test): a tendency over datasets.
@@ -129,6 +131,7 @@ class AheadOfAllClaim:
         return out.set_effect(effect)
 
 
+@claim_kind("neither_prevails")
 @dataclass(frozen=True)
 class NeitherPrevailsClaim:
     """"Neither of ``a`` and ``b`` prevails absolutely": on each of ``metrics``, each is ahead on some dataset.
@@ -218,6 +221,7 @@ def _q_units(cells: pd.DataFrame, frame: pd.DataFrame, algorithm: str) -> tuple[
     return units, labels, ""
 
 
+@claim_kind("q_not_classic")
 @dataclass(frozen=True)
 class QNotClassicClaim:
     """"The optimal q ... is usually not equal to 1 or 2" (section III-D): Tsallis is rarely Shannon or Gini.
@@ -286,6 +290,7 @@ def _median_q_bootstrap(classes: np.ndarray, qs: list[np.ndarray], statistic) ->
     return estimate, float(low), float(high)
 
 
+@claim_kind("classes_q")
 @dataclass(frozen=True)
 class ClassesQClaim:
     """"The more of class number, the smaller q value is tended" (section IV-D, "a fuzzy trend").
@@ -338,6 +343,7 @@ class ClassesQClaim:
         return out.set_effect(effect)
 
 
+@claim_kind("q_chain")
 @dataclass(frozen=True)
 class QChainClaim:
     """"From ``chain[0]`` to ``chain[-1]``, q is increasing" (section IV-D, numeric datasets, Vehicle excepted).
@@ -388,6 +394,7 @@ class QChainClaim:
         return out.set_effect(effect)
 
 
+@claim_kind("same_results")
 @dataclass(frozen=True)
 class SameResultsClaim:
     """"On ``dataset``, all the algorithms give almost the same results" (section IV-D, Car).
@@ -442,6 +449,7 @@ class SameResultsClaim:
         return out.set_effect(effect)
 
 
+@claim_kind("sweep_optimum")
 @dataclass(frozen=True)
 class SweepOptimumClaim:
     """Fig. 1: on ``dataset``, ``metric`` depends on q and is best at ``paper_q`` (untuned q sweep).
