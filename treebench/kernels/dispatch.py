@@ -102,7 +102,8 @@ def class_params(cid: int, params: np.ndarray, k: int):
     if params.shape[0] >= PARAMS_WIDTH:
         return cid, params
     wide = np.zeros(PARAMS_WIDTH)
-    wide[: params.shape[0]] = params
+    for i in range(params.shape[0]):  # not a slice assignment: its shape check compiles string formatting
+        wide[i] = params[i]
     return cid, wide
 
 
