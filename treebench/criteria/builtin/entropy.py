@@ -51,13 +51,13 @@ class Entropy(Criterion):
         return self.node_value(parent) - weighted_child_values(children, shannon_rows)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def g(q: float, c: float) -> float:
     """``c log2 c`` (``c > 0``)."""
     return c * math.log2(c)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s log2 s - sum c log2 c = s * H`` (bits)."""
     return g_s - g_sum

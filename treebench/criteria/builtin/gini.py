@@ -42,13 +42,13 @@ class Gini(Criterion):
         return self.node_value(parent) - weighted_child_values(children, gini_rows)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def g(q: float, c: float) -> float:
     """``c^2``."""
     return c * c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s - G / s``."""
     return s - g_sum / s

@@ -36,12 +36,24 @@ the dispatch is *generated* source: one ``if cid == K`` ladder per compiled
 function, each branch a direct call that numba inlines or links like any
 other (see :mod:`treebench.criteria.builtin.generate` for the choice).
 
-They are ``inline="always"`` as a rule: the generated ladders that call
-them are the compiled units, as the hand-written functions were, so the
-first compile does not grow by a unit per criterion.  A ``mass`` that is
-large (belief's) is better a plain call: the threshold scan's loop holds
-every additive criterion's ``mass``, and its size decides how well the
-compiler optimises the loop for the others.
+How each is compiled was chosen by measuring the first compile of a plain
+tree and the fit times: numba's own inlining (``inline="always"``) runs the
+callee through its front end again at every call site, and the ladders are
+inlined into several scans, each compiled for integer counts and weights.
+
+* The scalar ones (``g``, ``mass``) are plain ``@njit`` functions: numba
+  compiles each once per signature, and LLVM inlines them into the ladders'
+  callers.  Belief's ``mass`` is ``inline="always"`` (a call left in the
+  scan's loop slowed the weighted scans, see its module).
+* The ones handed arrays once per candidate (``row_mass``, certainty's
+  ``pair_mass``, ``split_info``, ``class_params``) are ``inline="always"``:
+  a plain call there costs a reference-count increment and decrement per
+  array (the hot-path rule of :mod:`treebench.kernels.scoring`).
+* Possibilistic's ``pair_mass`` is a plain call: its sort and logarithms
+  outweigh the call, and inlined it put both children's code into every
+  row-scored scan (numba inlines before it prunes the branch on the type of
+  ``z``), which was most of what the generated dispatch added to the first
+  compile.
 
 Every impurity is minimised; a purity (``purity=True``) is scored as its
 negation and reported back with its sign.

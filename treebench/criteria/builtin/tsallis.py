@@ -74,7 +74,7 @@ def is_shannon(q: float) -> bool:
     return abs(q - 1.0) < Q_ONE_TOLERANCE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def g(q: float, c: float) -> float:
     """``c^q``, or ``c ln c`` at ``q ~ 1``."""
     if is_shannon(q):
@@ -82,7 +82,7 @@ def g(q: float, c: float) -> float:
     return c**q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mass(q: float, s, g_sum: float, g_s: float) -> float:
     """``s S_q``: ``s (1 - sum (c/s)^q) / (q - 1)`` with ``s^(q-1) = g(s) / s``; ``g(s) - G`` (nats) at ``q ~ 1``."""
     if is_shannon(q):
