@@ -10,17 +10,19 @@ a dict of functions, and a tuple of jitted functions walked by
 ``literal_unroll`` (or first-class function types) makes the callee a
 run-time value -- no inlining of a criterion's arithmetic into the scans, and
 the loop over the tuple is compiled into every caller.  A generated ``if cid
-== K`` ladder is plain code to numba: every branch is a direct call it inlines
-(the per-sample scoring stays as fast as the hand-written chains were), and
+== K`` ladder is plain code to numba: every branch is a direct call that
+numba or LLVM inlines (the per-sample scoring stays as fast as the
+hand-written chains were), and
 the functions cache to disk like any others (``cache=True``: the ladder is a
 module of the package, whose source file numba's cache index keys on; a
-warm start loads them in the same 1.4 s CPU as before).  The price is
-one more level of inlining per criterion function: the first compile of a
-plain tree took about 8 % longer when this layout came in (40.3 s against
-37.2 s wall, 39.5 s against 35.8 s CPU, fresh cache, 2 runs each on the
-shared 2-core machine).  ``literal_unroll`` over a tuple of functions was
-not built: numba compiles its body once per tuple element into every
-caller, which can only add to that.
+warm start loads them in the same 1.4 s CPU as before).  The first compile
+of a plain tree is no longer than with the hand-written chains (cold fit of
+every criterion, fresh cache, side by side with them: 34.5-42.2 s CPU
+against 34.6-43.1 s in 4 pairs) once the criterion functions are compiled
+as :mod:`treebench.criteria.builtin.spec` says; inlining all of them into
+the ladders had cost 8 % more.  ``literal_unroll`` over a tuple of
+functions was not built: numba compiles its body once per tuple element
+into every caller, which can only add to the first compile.
 
 The ladder groups the ids whose module function is the same object (gain
 ratio scores its candidates with entropy's ``g`` and ``mass``), so the
