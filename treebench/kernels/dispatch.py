@@ -177,18 +177,35 @@ def row_mass(cid: int, params: np.ndarray, row: np.ndarray, s: Any, n_branches: 
 
 
 @njit(cache=True, inline="always")
+def pair_mass_without_quantile(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,
+    scratch: np.ndarray) -> float:
+    """Summed masses of a threshold's two children for the row-scored criterion without a
+    quantile ``z``."""
+    return _certainty.pair_mass(left, parent, right, w_left, total, z, scratch)
+
+
+@njit(cache=True, inline="always")
+def pair_mass_with_quantile(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,
+    scratch: np.ndarray) -> float:
+    """Summed masses of a threshold's two children for the row-scored criterion with a
+    quantile ``z``."""
+    return _possibilistic.pair_mass(left, parent, right, w_left, total, z, scratch)
+
+
+@njit(cache=True, inline="always")
 def pair_mass(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,
-              scratch: np.ndarray) -> float:
+    scratch: np.ndarray) -> float:
     """Summed masses of a threshold's two children, for the row-scored criteria.
 
     The criterion is chosen by the *type* of ``z``: ``None`` is the one without a quantile, a
-    float the one with (``takes_quantile``).  Numba prunes the branch a ``None`` argument
-    decides, so each scan is compiled once per criterion with only its code (the same device
-    as ``weights=None`` in :mod:`treebench.kernels.weights`).
+    float the one with (``takes_quantile``).  A scan compiled for both makes the test itself,
+    ``if z is None`` on its own argument, and calls the two functions above: numba prunes that
+    branch before it inlines, so each scan holds only its criterion's code (inlined here, both
+    bodies would be inlined first and pruned after, into every version of the scan).
     """
     if z is None:
-        return _certainty.pair_mass(left, parent, right, w_left, total, z, scratch)
-    return _possibilistic.pair_mass(left, parent, right, w_left, total, z, scratch)
+        return pair_mass_without_quantile(left, parent, right, w_left, total, z, scratch)
+    return pair_mass_with_quantile(left, parent, right, w_left, total, z, scratch)
 
 
 @njit(cache=True)

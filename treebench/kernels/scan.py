@@ -54,7 +54,8 @@ from treebench.kernels.scoring import (
     is_one_vs_rest,
     mass_from_sum,
     one_vs_rest_pair_mass,
-    pair_mass,
+    pair_mass_with_quantile,
+    pair_mass_without_quantile,
     takes_quantile,
     tie_score_binary,
 )
@@ -251,7 +252,7 @@ def _scan_rows(
     ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, z, params, table,
     min_leaf, left, right, scratch, tie_break, parent_entropy,
 ):
-    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`pair_mass`).
+    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`treebench.kernels.dispatch.pair_mass`).
 
     The tie score (certainty's entropy gain) is kept as running sums of
     ``c log2 c`` read from ``table`` (the entropy table with ``tie_break``),
@@ -287,7 +288,12 @@ def _scan_rows(
         if step == STOP:
             break
         n_left = p - start + 1
-        mass = pair_mass(left, parent, right, w_left, total, z, scratch)
+        # the test on z, an argument here, is pruned before numba inlines: only this scan's criterion
+        # is compiled into it (see treebench.kernels.dispatch.pair_mass)
+        if z is None:
+            mass = pair_mass_without_quantile(left, parent, right, w_left, total, z, scratch)
+        else:
+            mass = pair_mass_with_quantile(left, parent, right, w_left, total, z, scratch)
         gain = parent_impurity - mass / total
         tie = 0.0
         if tie_break:

@@ -239,23 +239,28 @@ def render() -> str:
         "``s * impurity(child)`` of a row-scored criterion from its count row (``n_branches``: of its split).",
         _ladder(rows, "row_mass", lambda f, kernel: f"{f}(params, row, s, n_branches, scratch)"), "0.0",
     ))
-    without = [(k, m) for k, m in rows if not k.quantile]
-    with_z = [(k, m) for k, m in rows if k.quantile]
-    pair = ["    if z is None:"]
-    pair += [f"        return {'.'.join(_where(m.pair_mass))}(left, parent, right, w_left, total, z, scratch)"
-             for _, m in without] or ["        return 0.0"]
-    pair += [f"    return {'.'.join(_where(m.pair_mass))}(left, parent, right, w_left, total, z, scratch)"
-             for _, m in with_z] or ["    return 0.0"]
+    arguments = "left, parent, right, w_left, total, z, scratch"
+    signature = ("(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,\n"
+                 "    scratch: np.ndarray) -> float")
+    for suffix, quantile in (("without_quantile", False), ("with_quantile", True)):
+        taking = [m for k, m in rows if k.quantile == quantile]
+        body = [f"    return {'.'.join(_where(m.pair_mass))}({arguments})" for m in taking] or ["    return 0.0"]
+        doc = (f"Summed masses of a threshold's two children for the row-scored criterion "
+               f"{'with' if quantile else 'without'} a\n    quantile ``z``.")
+        out.append(f'\n\n@njit(cache=True, inline="always")\ndef pair_mass_{suffix}{signature}:\n'
+                   f'    """{doc}"""\n' + "\n".join(body) + "\n")
     out.append(
         '\n\n@njit(cache=True, inline="always")\n'
-        "def pair_mass(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,\n"
-        "              scratch: np.ndarray) -> float:\n"
+        f"def pair_mass{signature}:\n"
         '    """Summed masses of a threshold\'s two children, for the row-scored criteria.\n\n'
         "    The criterion is chosen by the *type* of ``z``: ``None`` is the one without a quantile, a\n"
-        "    float the one with (``takes_quantile``).  Numba prunes the branch a ``None`` argument\n"
-        "    decides, so each scan is compiled once per criterion with only its code (the same device\n"
-        "    as ``weights=None`` in :mod:`treebench.kernels.weights`).\n"
-        '    """\n' + "\n".join(pair) + "\n"
+        "    float the one with (``takes_quantile``).  A scan compiled for both makes the test itself,\n"
+        "    ``if z is None`` on its own argument, and calls the two functions above: numba prunes that\n"
+        "    branch before it inlines, so each scan holds only its criterion's code (inlined here, both\n"
+        "    bodies would be inlined first and pruned after, into every version of the scan).\n"
+        '    """\n'
+        f"    if z is None:\n        return pair_mass_without_quantile({arguments})\n"
+        f"    return pair_mass_with_quantile({arguments})\n"
     )
     out.append(_function(
         "has_tie_break(cid: int, params: np.ndarray) -> bool",

@@ -192,11 +192,7 @@ def row_mass(params: np.ndarray, row: np.ndarray, s, n_branches: int, scratch: n
     return possibilistic_mass(row, s, params[n_branches], scratch)
 
 
-# A plain call, not inlined: the row-scored scan inlines the dispatch's pair_mass for every
-# row-scored criterion before numba prunes it by the type of z, and this body inlined there
-# (two children, each sorted, with their logarithms) was most of what the dispatch added to
-# the first compile; its per-candidate work outweighs a call.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_mass(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left, total, z, scratch) -> float:
     """Both children of a threshold with the two-branch quantile ``z``; fills ``right`` (each row is sorted)."""
     w_right = total - w_left
