@@ -16,11 +16,12 @@ hand-written chains were), and
 the functions cache to disk like any others (``cache=True``: the ladder is a
 module of the package, whose source file numba's cache index keys on; a
 warm start loads them in the same 1.4 s CPU as before).  The first compile
-of a plain tree is no longer than with the hand-written chains (cold fit of
-every criterion, fresh cache, side by side with them: 34.5-42.2 s CPU
-against 34.6-43.1 s in 4 pairs) once the criterion functions are compiled
-as :mod:`treebench.criteria.builtin.spec` says; inlining all of them into
-the ladders had cost 8 % more.  ``literal_unroll`` over a tuple of
+of a plain tree takes as long as with the hand-written chains (cold fit of
+every criterion, fresh cache, side by side with them on quiet cores:
+34.1-38.9 s CPU against 34.5-38.6 s in 4 pairs, the differences -0.5 to
++0.3 s) once the criterion functions are compiled as
+:mod:`treebench.criteria.builtin.spec` says; inlining all of them into the
+ladders had cost 8 % more.  ``literal_unroll`` over a tuple of
 functions was not built: numba compiles its body once per tuple element
 into every caller, which can only add to the first compile.
 
