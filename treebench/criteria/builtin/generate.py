@@ -15,7 +15,7 @@ numba or LLVM inlines (the per-sample scoring stays as fast as the
 hand-written chains were), and
 the functions cache to disk like any others (``cache=True``: the ladder is a
 module of the package, whose source file numba's cache index keys on; a
-warm start loads them in the same 1.4 s CPU as before).  The first compile
+warm start of the same fits takes 1.8-1.9 s CPU, as with the hand-written chains).  The first compile
 of a plain tree takes as long as with the hand-written chains (cold fit of
 every criterion, fresh cache, side by side with them on quiet cores:
 34.1-38.9 s CPU against 34.5-38.6 s in 4 pairs, the differences -0.5 to
