@@ -837,7 +837,7 @@ def test_any_other_refusal_of_a_generated_row_is_put_to_its_criterion(tmp_path: 
     with pytest.raises(TreebenchError) as info:
         _parse_generated(group)
     message = str(info.value)
-    assert message.startswith("criterion 'entropy' (registered by module 'treebench.criteria.classic'), whose board "
+    assert message.startswith("criterion 'entropy' (registered by module 'treebench.criteria.builtin.entropy'), whose board "
                               "row 'entropy' the config validator refuses: ") and "max_depth" in message
     assert "config-1.yaml" not in message and "\n" not in message
 

@@ -7,9 +7,11 @@ import pytest
 from sklearn.datasets import make_classification
 
 from treebench import TreeClassifier
+from treebench.criteria.builtin.possibilistic import cumulative_entropy as possibilistic_entropy
+from treebench.criteria.builtin.possibilistic import possibilistic_mass
 from treebench.kernels import possibilistic_bound as pb
 from treebench.kernels.scan import _scan_rows
-from treebench.kernels.scoring import LOG2, pair_mass, possibilistic_entropy, possibilistic_mass
+from treebench.kernels.scoring import LOG2, pair_mass
 
 
 def random_rows(rng: np.random.Generator, n_rows: int, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -219,6 +219,11 @@ class Criterion:
     #: trials on it, so finished trials of the old code are recomputed).
     version: ClassVar[int] = 1
     kernel_id: ClassVar[int] = -1
+    #: The dotted name results stores key this class's trials by, when it is not
+    #: ``module.qualname``: a built-in class that moved to another module keeps
+    #: the name its finished trials were stored under.  Read from the class's
+    #: own namespace only (:func:`stored_name`), so a subclass has its own.
+    stored_as: ClassVar[str] = ""
     #: Whether the numeric threshold of a feature is chosen by
     #: :meth:`candidate_scores` and features then compared by
     #: :meth:`split_scores` under C4.5's average-gain rule.
@@ -323,6 +328,11 @@ class Criterion:
     def kernel_params(self, max_branches: int) -> np.ndarray:
         """Float parameters handed to the compiled kernel (built-ins only)."""
         return np.zeros(1)
+
+
+def stored_name(cls: type) -> str:
+    """The dotted name trials of criterion class ``cls`` are stored under (see ``Criterion.stored_as``)."""
+    return cls.__dict__.get("stored_as") or f"{cls.__module__}.{cls.__qualname__}"
 
 
 def better(score: float, best: float) -> bool:

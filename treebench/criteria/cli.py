@@ -10,7 +10,6 @@ import numpy as np
 
 from treebench.criteria import available, criterion_class, get
 from treebench.criteria.base import Criterion
-from treebench.criteria.certainty import Certainty
 from treebench.criteria.guard import is_user_class
 from treebench.criteria.plugins import require_criteria
 from treebench.errors import TreebenchError
@@ -160,6 +159,8 @@ def _evaluate(criterion: Criterion, parent: np.ndarray, children: str | None) ->
         if not np.allclose(candidate, split, equal_nan=True):
             result["candidate_score"] = candidate.tolist()
         result["accepts"] = [criterion.accepts(float(s)) for s in split]
+        from treebench.criteria.certainty import Certainty  # numba: not at start-up
+
         if isinstance(criterion, Certainty):
             result["raises_certainty"] = criterion.raises_certainty(parent, branches).tolist()
     return result

@@ -41,9 +41,9 @@ _ADDED: dict[str, tuple[str, ...]] = {}
 
 
 def _registered() -> dict[str, type]:
-    from treebench.criteria.registry import _REGISTRY
+    from treebench.criteria.registry import registered
 
-    return dict(_REGISTRY)
+    return registered()
 
 
 def plugin_criteria(spec: str) -> tuple[str, ...]:

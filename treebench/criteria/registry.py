@@ -32,10 +32,37 @@ _PLUGIN_WARNINGS: list[str] = []
 
 #: Names a criterion may not take: selection words of ``--criteria`` (``all``: every criterion).
 RESERVED_NAMES = frozenset({"all"})
+#: Whether the built-in criteria are registered (on first use of the registry, see :func:`load_builtins`).
+_BUILTINS_LOADED = False
+
+
+def load_builtins() -> None:
+    """Register the built-in criteria, once.
+
+    On first use rather than on import: their modules hold compiled (numba)
+    code, and importing numba would slow every command that only needs the
+    package, ``treebench --help`` included.
+    """
+    global _BUILTINS_LOADED
+    if _BUILTINS_LOADED:
+        return
+    _BUILTINS_LOADED = True
+    from treebench.criteria.builtin import criterion_classes
+    from treebench.criteria.mee import MEE
+
+    for cls in (*criterion_classes(), MEE):
+        register(cls)
+
+
+def registered() -> dict[str, type[Criterion]]:
+    """The registry as it is now (built-ins loaded; entry points not): name -> class."""
+    load_builtins()
+    return dict(_REGISTRY)
 
 
 def register(cls: type[Criterion]) -> type[Criterion]:
     """Register a criterion class under ``cls.name`` (usable as a decorator)."""
+    load_builtins()  # a user's class may not take a built-in's name
     if not isinstance(cls.name, str) or not cls.name.strip():  # every list, menu and config names it as text
         got = "no name" if not cls.name else f"the name {cls.name!r} ({type(cls.name).__name__}, not text)"
         raise TreebenchError(f"criterion class {cls.__name__} has {got}; accepted: a non-empty text name")
@@ -116,12 +143,14 @@ def plugin_warnings() -> list[str]:
 
 def available() -> list[str]:
     """Sorted names of every registered criterion (entry-point plugins included)."""
+    load_builtins()
     load_entry_points()
     return sorted(_REGISTRY)
 
 
 def criterion_class(name: str) -> type[Criterion]:
     """The class registered under ``name``; unknown names list close matches."""
+    load_builtins()
     if name not in _REGISTRY:
         load_entry_points(str(name))
         if name not in _REGISTRY:  # a module entry point may register other names

@@ -124,9 +124,11 @@ def code_version(algorithm: AlgorithmSpec) -> dict[str, str]:
     code = {"treebench": __version__}
     if algorithm.criterion is not None:
         from treebench.criteria import criterion_class
+        from treebench.criteria.base import stored_name
 
         cls = criterion_class(algorithm.criterion)
-        code["criterion"] = f"{cls.__module__}.{cls.__qualname__}:{getattr(cls, 'version', '')}"
+        # the name the class was first stored under: moving a class between modules keeps its trials
+        code["criterion"] = f"{stored_name(cls)}:{getattr(cls, 'version', '')}"
         # A new parameter or a changed default changes the trees even when the
         # config does not change: the declared defaults are part of the code.
         code["criterion_defaults"] = {p.name: p.default for p in cls.all_params() if not p.since_default_keyless}

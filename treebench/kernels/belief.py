@@ -32,7 +32,14 @@ import math
 import numpy as np
 from numba import njit
 
-from treebench.kernels.scan import SKIP, STOP, better, candidate_step
+from treebench.kernels.candidates import SKIP, STOP, better, candidate_step
+
+#: Columns of the belief criterion's parameters once its ``class_params``
+#: (:mod:`treebench.criteria.builtin.belief`) has completed them for ``k``
+#: classes: the pignistic share of Omega in ``g(c) = c log2(c + share)``,
+#: lambda, 1.0 for the printed closed form (0.0: eqs. 17-19 literally), the
+#: nonspecificity ``log2`` of the frame, and the scale of ``G``.
+B_SHARE, B_LAM, B_PRINTED, B_LOG_FRAME, B_G_SCALE = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)

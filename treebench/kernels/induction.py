@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from treebench.kernels.belief import multiway_label_masses, scan_label_masses
+from treebench.kernels.belief import B_LAM, B_PRINTED, multiway_label_masses, scan_label_masses
 from treebench.kernels.layout import (
     CATEGORY,
     CATMAP_START,
@@ -74,18 +74,16 @@ from treebench.kernels.scan import (
     ties,
 )
 from treebench.kernels.scoring import (
-    B_LAM,
-    B_PRINTED,
-    POSSIBILISTIC,
     child_mass,
     class_params,
     entropy_bits,
     final_score,
+    has_bounded_scan,
     has_tie_break,
-    is_belief,
     make_table,
     node_impurity,
     reported_node_value,
+    scores_label_masses,
 )
 from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
@@ -170,12 +168,12 @@ def build(
     if n_features == 0:
         raise ValueError("build needs at least one feature")  # the root counts read feature 0's row
     k = n_classes
-    cid, params = class_params(cid, params, k)  # belief's impurities need the class count
+    cid, params = class_params(cid, params, k)  # some criteria need the class count (belief's impurities)
     table = make_table(cid, params, n)
     # the forward and backward sweeps of label masses (numba drops this without them)
     mass_rows = 1
     if label_masses is not None:
-        if not is_belief(cid) or k != 2 or is_weighted(weights) or nominal_binary:
+        if not scores_label_masses(cid) or k != 2 or is_weighted(weights) or nominal_binary:
             raise ValueError("label masses need the belief criterion, two classes, no weights, multiway splits")
         mass_rows = n + 1
     prefix = np.empty((mass_rows, 3))
@@ -235,7 +233,7 @@ def build(
     # not zeroed here: each use clears the rows it needs (untouched pages stay out of memory)
     histogram = np.empty((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
     # the possibilistic scan scores most candidates by a tabulated bound (integer counts only)
-    bounded = cid == POSSIBILISTIC and not is_weighted(weights)
+    bounded = has_bounded_scan(cid) and not is_weighted(weights)
     bound_table = x_log_x_table(2 * n if bounded else 0)
     bounds = np.empty(n if bounded else 1, np.float32)
     bound_work, bound_block = bound_workspace(k)
@@ -289,7 +287,7 @@ def build(
                 # possibilistic criterion also when its candidates are few in number, where
                 # bounding them would not pay
                 few_values = span * k * 2 <= size or (
-                    cid == POSSIBILISTIC and span <= min(FEW_CANDIDATES, histogram.shape[0])
+                    has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram.shape[0])
                 )
                 if label_masses is not None:
                     gain, n_left, tie, w_left = scan_label_masses(
@@ -302,7 +300,7 @@ def build(
                         params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
                         parent_entropy,
                     )
-                elif weights is None and cid == POSSIBILISTIC:  # ``is None``: pruned from weighted builds
+                elif weights is None and has_bounded_scan(cid):  # ``is None``: pruned from weighted builds
                     gain, n_left, tie, w_left = scan_possibilistic_bounded(
                         sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params, table,
                         min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,

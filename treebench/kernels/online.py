@@ -71,6 +71,7 @@ from treebench.kernels.scoring import (
     child_mass,
     entropy_bits,
     final_score,
+    has_bounded_scan,
     has_tie_break,
     make_table,
     node_impurity,
@@ -181,13 +182,13 @@ def _best_split(
             continue
         if not is_nominal[f]:
             span = np.int64(ranks[f, end - 1]) - np.int64(ranks[f, start]) + 1
-            few_values = span * k * 2 <= size or (cid == POSSIBILISTIC and span <= min(FEW_CANDIDATES, histogram_rows))
+            few_values = span * k * 2 <= size or (has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram_rows))
             if few_values:
                 gain, n_left, tie, w_left = scan_numeric_histogram(
                     ranks[f], labels[f], start, end, levels[f], parent, impurity, cid, params, table,
                     min_samples_leaf, left, right, scratch, histogram, tie_break, parent_entropy,
                 )
-            elif cid == POSSIBILISTIC:
+            elif has_bounded_scan(cid):
                 gain, n_left, tie, w_left = scan_possibilistic_bounded(
                     ranks[f], labels[f], start, end, levels[f], parent, impurity, params, table,
                     min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
@@ -419,7 +420,7 @@ def feed(
     sizes = np.zeros(max(max_cats, 2), np.int64)
     old_counts = np.zeros(k, np.int64)
     # the bound that skips searches holds for the possibilistic gain with every cut a candidate
-    bounded = cid == POSSIBILISTIC and min_leaf == 1 and config[CFG_STRICT] != 0
+    bounded = has_bounded_scan(cid) and min_leaf == 1 and config[CFG_STRICT] != 0
     for row in range(X.shape[0]):
         x = X[row]
         label = y[row]
@@ -471,7 +472,7 @@ def feed(
             continue
         if bounds.shape[0] < size:  # the scans read their tables up to the node's size: grow them
             table = make_table(cid, params, 2 * size)
-            bound_table = x_log_x_table(4 * size if cid == POSSIBILISTIC else 0)
+            bound_table = x_log_x_table(4 * size if has_bounded_scan(cid) else 0)
             bounds = np.empty(2 * size, np.float32)
             histogram = np.empty((2 * size // (2 * k) + 1, k), np.int32)
         if bounded:

@@ -1,7 +1,7 @@
 """Threshold scan of the possibilistic criterion that scores most candidates by a bound.
 
 Scoring one possibilistic candidate exactly costs two logarithms and a
-square root per class and child (:func:`treebench.kernels.scoring.possibilistic_entropy`),
+square root per class and child (:func:`treebench.criteria.builtin.possibilistic.cumulative_entropy`),
 about 125 ns a sample on four classes: six times an entropy scan.  A lower
 bound of a child's mass costs table reads, one square root and one division
 per class, and vectorises; with it almost every candidate is skipped without
@@ -166,7 +166,7 @@ def _add_divergence_bounds(block: np.ndarray, n_children: int, z: float) -> None
             size = block[k - 1, child]
             inverse_tilde = block[k, child]
             cumulative = block[i, child]
-            # b: Agresti-Coull's upper bound (scoring.agresti_coull_upper) halved, a: t / 2
+            # b: Agresti-Coull's upper bound (the possibilistic module's upper_bound) halved, a: t / 2
             p_tilde = (cumulative + 0.5 * z2) * inverse_tilde
             b = 0.5 * min(p_tilde + z * math.sqrt(p_tilde * (1.0 - p_tilde) * inverse_tilde), 1.0)
             a = cumulative * block[k + 1, child]

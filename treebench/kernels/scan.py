@@ -20,10 +20,14 @@ once per sample holds only that family's arithmetic:
   in every class: O(k) per candidate, in a branch of its own (a separate
   scan would add seconds to the builder's first compile).
 * :func:`_scan_rows` -- certainty and possibilistic: a child's mass needs
-  its whole count row; the scan is compiled once per family (selected by
-  the type of ``z``: ``None`` for certainty, see
-  :func:`treebench.kernels.scoring.pair_mass`), so each family's loop is its
+  its whole count row; the scan is compiled once per criterion (selected by
+  the type of ``z``: ``None`` for the one without a quantile, see
+  :func:`treebench.kernels.dispatch.pair_mass`), so each one's loop is its
   own machine code.
+
+Which family a criterion is in, and its formulas, come from its module in
+:mod:`treebench.criteria.builtin` through the generated
+:mod:`treebench.kernels.dispatch`.
 
 All scans return ``(gain, n_left, tie_score, w_left)``: ``n_left = 0`` when
 the feature has no valid candidate, else the left child is the first
@@ -41,34 +45,21 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from treebench.kernels.candidates import SKIP, STOP, better, candidate_step, ties
 from treebench.kernels.scoring import (
-    BELIEF_OVR,
-    CERTAINTY,
     ENTROPY,
     child_mass,
     g_term,
     is_additive,
+    is_one_vs_rest,
     mass_from_sum,
     one_vs_rest_pair_mass,
-    pair_mass,
+    pair_mass_with_quantile,
+    pair_mass_without_quantile,
+    takes_quantile,
     tie_score_binary,
 )
-from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.kernels.weights import sample_weight
-
-
-@njit(cache=True, inline="always")
-def better(score: float, best: float) -> bool:
-    """Strictly better beyond the tie tolerance (ties keep the earlier candidate)."""
-    if best == -np.inf:
-        return score > -np.inf
-    return score > best + TIE_TOLERANCE * max(1.0, abs(best))
-
-
-@njit(cache=True, inline="always")
-def ties(a: float, b: float) -> bool:
-    """Equal within the tie tolerance."""
-    return not better(a, b) and not better(b, a)
 
 
 @njit(cache=True, inline="always")
@@ -117,25 +108,6 @@ def threshold_at(
     return threshold
 
 
-#: What :func:`candidate_step` says about a position of the sorted scan.
-SKIP, STOP, SCORE = 0, 1, 2
-
-
-@njit(cache=True, inline="always")
-def candidate_step(n_left: int, n: int, min_leaf: int, here: int, after: int, missing: int) -> int:
-    """Whether the cut after the current position is scored, skipped or ends the scan (scalars only).
-
-    Too few samples on the left: skip; too few on the right, or the current
-    value is missing (missing values sort last and go right): stop; the next
-    value equal to this one: no cut between them, skip.
-    """
-    if n_left < min_leaf:
-        return SKIP
-    if n - n_left < min_leaf or here == missing:
-        return STOP
-    return SKIP if after == here else SCORE
-
-
 @njit(cache=True, inline="always")
 def moved_terms(cid: int, params: np.ndarray, table: np.ndarray, count: Any, rest: Any, w: Any):
     """Changes of ``sum g(left)`` and ``sum g(right)`` when one sample of weight ``w`` moves left.
@@ -181,18 +153,18 @@ def scan_numeric(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params,
             table, min_leaf, left,
         )
-    if cid == CERTAINTY:
+    if not takes_quantile(cid):
         return _scan_rows(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, None, params, table,
             min_leaf, left, right, scratch, tie_break, parent_entropy,
         )
     if weights is None:
-        # an unweighted fit scans the possibilistic criterion with bounds
+        # an unweighted fit scans the criterion with a quantile by its bounded scan
         # (kernels/possibilistic_bound.py); numba prunes this branch by the type of
         # ``weights``, so the unweighted builder does not compile the full scan (2 s)
-        raise ValueError("the unweighted possibilistic scan is scan_possibilistic_bounded")
+        raise ValueError("the unweighted scan of a criterion with a quantile is its bounded scan")
     else:
-        # possibilistic: params = [gamma, z(r=1), z(r=2), ...]; a threshold split has two branches
+        # params = [gamma, z(r=1), z(r=2), ...]: a threshold split has two branches
         return _scan_rows(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params[2], params,
             table, min_leaf, left, right, scratch, tie_break, parent_entropy,
@@ -261,7 +233,7 @@ def _scan_additive(
             g_right = _right_sum(cid, params, table, parent, left)
             anchor = abs(g_right)
         n_left = p - start + 1
-        if cid == BELIEF_OVR:
+        if is_one_vs_rest(cid):
             mass = one_vs_rest_pair_mass(cid, params, table, left, parent, w_left, total, g_left, g_right)
         else:
             mass = mass_from_sum(cid, params, table, w_left, g_left) + mass_from_sum(
@@ -280,7 +252,7 @@ def _scan_rows(
     ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, z, params, table,
     min_leaf, left, right, scratch, tie_break, parent_entropy,
 ):
-    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`pair_mass`).
+    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`treebench.kernels.dispatch.pair_mass`).
 
     The tie score (certainty's entropy gain) is kept as running sums of
     ``c log2 c`` read from ``table`` (the entropy table with ``tie_break``),
@@ -316,7 +288,12 @@ def _scan_rows(
         if step == STOP:
             break
         n_left = p - start + 1
-        mass = pair_mass(left, parent, right, w_left, total, z, scratch)
+        # the test on z, an argument here, is pruned before numba inlines: only this scan's criterion
+        # is compiled into it (see treebench.kernels.dispatch.pair_mass)
+        if z is None:
+            mass = pair_mass_without_quantile(left, parent, right, w_left, total, z, scratch)
+        else:
+            mass = pair_mass_with_quantile(left, parent, right, w_left, total, z, scratch)
         gain = parent_impurity - mass / total
         tie = 0.0
         if tie_break:

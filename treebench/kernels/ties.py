@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from treebench.kernels.scan import ties
+from treebench.kernels.candidates import ties
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
 #: ``feature_ties`` values (the kernels take the rule as "a stream or none": ``None`` is ``first``).

@@ -1,0 +1,47 @@
+"""The built-in criteria: one module each, holding everything about the criterion.
+
+A module here holds, for one criterion (as scikit-learn's ``_criterion`` holds
+one class per criterion and river's ``split_criterion/`` one small file each):
+
+* its formula in plain numpy, the readable oracle the tests compare the
+  compiled code with, and its :class:`~treebench.criteria.Criterion` class
+  (name, parameters with their ranges, the paper's reading);
+* its compiled (numba) scoring functions, named by the interface of
+  :mod:`treebench.criteria.builtin.spec` (``g`` and ``mass`` for a criterion
+  whose child mass is a function of ``G = sum_i g(c_i)``, ``row_mass`` and
+  ``pair_mass`` for one scored on whole count rows, ...);
+* its registration: ``CRITERIA`` (the classes the registry lists) and
+  ``KERNELS`` (one :class:`~treebench.criteria.builtin.spec.Kernel` per
+  compiled variant: its id and what it defines).
+
+The kernels reach these modules only through :mod:`treebench.kernels.dispatch`,
+generated from ``KERNELS`` by :mod:`treebench.criteria.builtin.generate`.
+Every module of this package that declares ``KERNELS`` is a criterion module;
+adding one is adding a file (and regenerating the dispatch).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+
+#: Modules of this package that are machinery, not criteria.
+_MACHINERY = frozenset({"spec", "generate"})
+
+
+def kernel_modules() -> list[ModuleType]:
+    """The criterion modules of this package, by name."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.name in _MACHINERY:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "KERNELS"):
+            found.append(module)
+    return found
+
+
+def criterion_classes() -> list[type]:
+    """The :class:`~treebench.criteria.Criterion` classes the modules register (``CRITERIA``)."""
+    return [cls for module in kernel_modules() for cls in module.CRITERIA]

@@ -1,0 +1,301 @@
+"""Write :mod:`treebench.kernels.dispatch` from the built-in criterion modules.
+
+Run ``python -m treebench.criteria.builtin.generate`` after adding or changing
+a module's ``KERNELS`` (``--check`` only compares; tests/test_criteria_dispatch.py
+runs it).  The output is committed, so the package never writes into its own
+folder at run time (an installed, read-only or shared copy works the same).
+
+Why generated source and not a table of functions: numba cannot call through
+a dict of functions, and a tuple of jitted functions walked by
+``literal_unroll`` (or first-class function types) makes the callee a
+run-time value -- no inlining of a criterion's arithmetic into the scans, and
+the loop over the tuple is compiled into every caller.  A generated ``if cid
+== K`` ladder is plain code to numba: every branch is a direct call that
+numba or LLVM inlines (the per-sample scoring stays as fast as the
+hand-written chains were), and
+the functions cache to disk like any others (``cache=True``: the ladder is a
+module of the package, whose source file numba's cache index keys on; a
+warm start of the same fits takes 1.8-1.9 s CPU, as with the hand-written chains).  The first compile
+of a plain tree takes as long as with the hand-written chains (cold fit of
+every criterion, fresh cache, side by side with them on quiet cores:
+34.1-38.9 s CPU against 34.5-38.6 s in 4 pairs, the differences -0.5 to
++0.3 s) once the criterion functions are compiled as
+:mod:`treebench.criteria.builtin.spec` says; inlining all of them into the
+ladders had cost 8 % more.  ``literal_unroll`` over a tuple of
+functions was not built: numba compiles its body once per tuple element
+into every caller, which can only add to the first compile.
+
+The ladder groups the ids whose module function is the same object (gain
+ratio scores its candidates with entropy's ``g`` and ``mass``), so the
+branches are those a person would have written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from treebench.criteria.builtin import kernel_modules
+from treebench.criteria.builtin.spec import ADDITIVE, ROWS, Kernel
+
+#: Where the generated module goes.
+TARGET = Path(__file__).resolve().parents[2] / "kernels" / "dispatch.py"
+
+HEADER = '''"""Dispatch of the compiled kernels on the built-in criteria -- GENERATED, do not edit.
+
+Written by ``python -m treebench.criteria.builtin.generate`` from the
+``KERNELS`` declarations of the modules of :mod:`treebench.criteria.builtin`
+(tests/test_criteria_dispatch.py fails when the two disagree).  Each function
+is one ``if cid == K`` ladder whose branches call a criterion module directly,
+so numba inlines or links them like any other call and caches them to disk;
+the reasons are in :mod:`treebench.criteria.builtin.generate`.  The generic
+scoring built on it is :mod:`treebench.kernels.scoring`.
+
+The one import from a higher layer (kernels -> criteria) in the package: the
+kernels reach the criteria only through this module (tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+'''
+
+G_TERM = '''
+
+def g_term(cid: int, params: np.ndarray, table: np.ndarray, c: Any) -> float:
+    """``g(c)``: a look-up in ``table`` for an integer count, :func:`g_value` for a weight sum.
+
+    Compiled code only (the overload below picks the version by the type of ``c``).
+    """
+    raise NotImplementedError("g_term is for numba-compiled code")
+
+
+@overload(g_term, inline="always")
+def _g_term(cid, params, table, c):
+    if isinstance(c, types.Integer):
+        return lambda cid, params, table, c: table[c]
+    return lambda cid, params, table, c: g_value(cid, params[0], c)
+'''
+
+
+#: The modules the functions being rendered are defined in, by alias (filled by :func:`_where`).
+_USED: dict[str, str] = {}
+
+
+CLASS_PARAMS = '''
+
+@njit(cache=True)
+def class_params(cid: int, params: np.ndarray, k: int):
+    """``(cid, params)`` for ``k`` classes: completed by the criteria that need the class count, and
+    widened to :data:`PARAMS_WIDTH` (zeros appended).  Every builder calls it before scoring."""
+    cid, params = _completed(cid, params, k)
+    if params.shape[0] >= PARAMS_WIDTH:
+        return cid, params
+    wide = np.zeros(PARAMS_WIDTH)
+    for i in range(params.shape[0]):  # not a slice assignment: its shape check compiles string formatting
+        wide[i] = params[i]
+    return cid, wide
+'''
+
+
+def _where(function: Callable) -> tuple[str, str]:
+    """``(module alias, attribute)`` of a module's compiled function (a numba dispatcher or plain)."""
+    py = getattr(function, "py_func", function)
+    alias = "_" + py.__module__.rsplit(".", 1)[1]
+    if _USED.setdefault(alias, py.__module__) != py.__module__:
+        raise ValueError(f"two criterion modules named {alias[1:]!r}: {_USED[alias]}, {py.__module__}")
+    return alias, py.__name__
+
+
+def _condition(ids: Sequence[int]) -> str:
+    return " or ".join(f"cid == {i}" for i in ids)
+
+
+def _ladder(kernels: Sequence[tuple[Kernel, object]], attribute: str, call: Callable[[str, Kernel], str],
+            ) -> list[str]:
+    """``if`` branches of one function: ids grouped by the module function they call (in id order)."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for kernel, module in kernels:
+        alias, name = _where(getattr(module, attribute))
+        groups.setdefault((alias, name, call(f"{alias}.{name}", kernel)), []).append(kernel.id)
+    lines = []
+    for (_, _, expression), ids in groups.items():
+        lines += [f"    if {_condition(ids)}:", f"        return {expression}"]
+    return lines
+
+
+def _mass_call(function: str, kernel: Kernel) -> str:
+    """The call of an additive criterion's ``mass``: scalars only, its parameters read in its branch.
+
+    Reading ``params`` in a branch (or handing it to the inlined ``mass``)
+    would cost a reference-count increment and decrement per candidate for
+    every criterion: the ladder reads them all at its top (:func:`_params_read`),
+    which :func:`class_params` makes safe by widening ``params`` to
+    ``PARAMS_WIDTH``.
+    """
+    g_s = "g_term(cid, params, table, s)" if kernel.g_of_size else "0.0"
+    extra = "".join(f", p{i}" for i in range(1, kernel.mass_params + 1))
+    return f"{function}(q, s, g_sum, {g_s}{extra})"
+
+
+def _params_read(width: int) -> list[str]:
+    """The prologue of a per-candidate function: every parameter a ``mass`` may read, read first."""
+    names = ", ".join(["q", *(f"p{i}" for i in range(1, width))])
+    values = ", ".join(f"params[{i}]" for i in range(width))
+    return [f"    {names} = {values}  # read unconditionally: the hot-path rule of treebench.kernels.scoring"]
+
+
+def _predicate(name: str, doc: str, ids: Sequence[int]) -> str:
+    body = f"return {_condition(ids)}" if ids else "return False"
+    return (f'\n\n@njit(cache=True, inline="always")\ndef {name}(cid: int) -> bool:\n'
+            f'    """{doc}"""\n    {body}\n')
+
+
+def _function(signature: str, doc: str, lines: Sequence[str], default: str, inline: bool = True,
+              prologue: Sequence[str] = ()) -> str:
+    decorator = '@njit(cache=True, inline="always")' if inline else "@njit(cache=True)"
+    body = "\n".join([*prologue, *lines, f"    return {default}"])
+    return f'\n\n{decorator}\ndef {signature}:\n    """{doc}"""\n{body}\n'
+
+
+def render() -> str:
+    """The source of :mod:`treebench.kernels.dispatch` for the modules as they are now."""
+    declared: list[tuple[Kernel, object]] = []
+    for module in kernel_modules():
+        declared += [(kernel, module) for kernel in module.KERNELS]
+    declared.sort(key=lambda pair: pair[0].id)
+    ids = [k.id for k, _ in declared]
+    names = [k.name.upper() for k, _ in declared]
+    if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+        raise ValueError(f"kernel ids and names must be unique; declared: {list(zip(ids, names))}")
+    additive = [(k, m) for k, m in declared if k.family == ADDITIVE]
+    rows = [(k, m) for k, m in declared if k.family == ROWS]
+    # the row scans pick a criterion by the type of z (None / a float): one slot of each kind
+    for quantile in (False, True):
+        taking = [k.name for k, _ in rows if k.quantile == quantile]
+        if len(taking) > 1:
+            raise ValueError(f"at most one row-scored kernel {'with' if quantile else 'without'} a quantile "
+                             f"(pair_mass picks by the type of z); declared: {', '.join(taking)}")
+
+    _USED.clear()
+    width = 1 + max((k.mass_params for k, _ in additive), default=0)
+    out = [f"{k.name.upper()} = {k.id}\n" for k, _ in declared]
+    out.append(f"\n#: Length :func:`class_params` widens every parameter array to (zeros appended), so that the\n"
+               f"#: per-candidate functions read ``params[:{width}]`` unconditionally.\nPARAMS_WIDTH = {width}\n")
+    out.append(_predicate("is_additive", "Whether a child's mass is a function of its size and ``G = sum_i g(c_i)``.",
+                          [k.id for k, _ in additive]))
+    out.append(_predicate("is_one_vs_rest", "Whether ``G`` also sums ``g(s - c_i)`` over the classes (O(k) per candidate).",
+                          [k.id for k, _ in additive if k.one_vs_rest]))
+    out.append(_predicate("is_ratio", "Whether the reported score divides the gain by a split information.",
+                          [k.id for k, _ in declared if k.ratio]))
+    out.append(_predicate("is_purity", "Whether the node measure is a purity (the kernels minimise its negation).",
+                          [k.id for k, _ in declared if k.purity]))
+    out.append(_predicate("has_bounded_scan", "Whether unweighted numeric features are searched by the bounded scan.",
+                          [k.id for k, _ in declared if k.bounded_scan]))
+    out.append(_predicate("scores_label_masses", "Whether the label-mass sweeps score it (two classes).",
+                          [k.id for k, _ in declared if k.label_masses]))
+    out.append(_predicate("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.",
+                          [k.id for k, _ in rows if k.quantile]))
+    completing = [(k, m) for k, m in declared if k.class_count]
+    out.append(_function(
+        "_completed(cid: int, params: np.ndarray, k: int)",
+        "``(cid, params)`` completed for ``k`` classes by the criteria that need the class count, else unchanged.",
+        _ladder(completing, "class_params", lambda f, kernel: f"{f}(cid, params, k)"), "cid, params",
+    ))
+    out.append(CLASS_PARAMS)
+    out.append(_function(
+        "g_value(cid: int, q: float, c: float) -> float",
+        "``g(c)`` of an additive criterion (``q = params[0]``); ``g(c <= 0) = 0``, which also absorbs\n"
+        "    the rounding of weighted counts that should be 0.  Scalars only: a call costs no reference counting.",
+        _ladder(additive, "g", lambda f, kernel: f"{f}(q, c)"), "0.0", inline=False,
+        prologue=["    if c <= 0.0:", "        return 0.0"],
+    ))
+    out.append(G_TERM)
+    out.append(_function(
+        "mass_from_sum(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float",
+        "``s * impurity(child)`` of an additive criterion from ``G = sum g(c_i)`` (``s``: size or weight).",
+        _ladder(additive, "mass", _mass_call),
+        "0.0",
+        prologue=[*_params_read(width), "    if s == 0:", "        return 0.0"],
+    ))
+    out.append(_function(
+        "one_vs_rest_mass(cid: int, params: np.ndarray, table: np.ndarray, s: Any, g_sum: float) -> float",
+        "``s * impurity(child)`` of a one-vs-rest criterion, ``G`` including the rest sides; its\n"
+        "    own ladder, so that a scan's one-vs-rest branch inlines only those criteria.",
+        _ladder([(k, m) for k, m in additive if k.one_vs_rest], "mass",
+                _mass_call),
+        "0.0",
+        prologue=_params_read(width),
+    ))
+    out.append(_function(
+        "row_mass(cid: int, params: np.ndarray, row: np.ndarray, s: Any, n_branches: int, scratch: np.ndarray)"
+        " -> float",
+        "``s * impurity(child)`` of a row-scored criterion from its count row (``n_branches``: of its split).",
+        _ladder(rows, "row_mass", lambda f, kernel: f"{f}(params, row, s, n_branches, scratch)"), "0.0",
+    ))
+    arguments = "left, parent, right, w_left, total, z, scratch"
+    signature = ("(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,\n"
+                 "    scratch: np.ndarray) -> float")
+    for suffix, quantile in (("without_quantile", False), ("with_quantile", True)):
+        taking = [m for k, m in rows if k.quantile == quantile]
+        body = [f"    return {'.'.join(_where(m.pair_mass))}({arguments})" for m in taking] or ["    return 0.0"]
+        doc = (f"Summed masses of a threshold's two children for the row-scored criterion "
+               f"{'with' if quantile else 'without'} a\n    quantile ``z``.")
+        out.append(f'\n\n@njit(cache=True, inline="always")\ndef pair_mass_{suffix}{signature}:\n'
+                   f'    """{doc}"""\n' + "\n".join(body) + "\n")
+    out.append(
+        '\n\n@njit(cache=True, inline="always")\n'
+        f"def pair_mass{signature}:\n"
+        '    """Summed masses of a threshold\'s two children, for the row-scored criteria.\n\n'
+        "    The criterion is chosen by the *type* of ``z``: ``None`` is the one without a quantile, a\n"
+        "    float the one with (``takes_quantile``).  A scan compiled for both makes the test itself,\n"
+        "    ``if z is None`` on its own argument, and calls the two functions above: numba prunes that\n"
+        "    branch before it inlines, so each scan holds only its criterion's code (inlined here, both\n"
+        "    bodies would be inlined first and pruned after, into every version of the scan).\n"
+        '    """\n'
+        f"    if z is None:\n        return pair_mass_without_quantile({arguments})\n"
+        f"    return pair_mass_with_quantile({arguments})\n"
+    )
+    out.append(_function(
+        "has_tie_break(cid: int, params: np.ndarray) -> bool",
+        "Whether equal scores are ranked by a second key (entropy gain).",
+        _ladder([(k, m) for k, m in declared if k.tie_break], "has_tie_break", lambda f, kernel: f"{f}(params)"),
+        "False", inline=False,
+    ))
+    out.append(_function(
+        "split_information(cid: int, params: np.ndarray, sizes: np.ndarray, n_branches: int, n: Any) -> float",
+        "The split information a ratio criterion divides its gain by.",
+        _ladder([(k, m) for k, m in declared if k.ratio], "split_info",
+                lambda f, kernel: f"{f}(params, sizes, n_branches, n)"),
+        "0.0", inline=False,
+    ))
+    imports = [f"import {_USED[alias]} as {alias}\n" for alias in sorted(_USED, key=lambda a: _USED[a])]
+    return "".join([HEADER, *imports, "\n", *out])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m treebench.criteria.builtin.generate", description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only say whether the committed file is current")
+    args = parser.parse_args(argv)
+    text = render()
+    current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+    if args.check:
+        if current != text:
+            print(f"{TARGET} is out of date: run python -m treebench.criteria.builtin.generate", file=sys.stderr)
+            return 1
+        return 0
+    if current != text:
+        TARGET.write_text(text, encoding="utf-8")
+        print(f"wrote {TARGET}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
