@@ -297,11 +297,9 @@ def export(store: str, fmt: str, out: str | None, with_predictions: bool = False
     with ResultsStore(path) as opened:
         frame = opened.to_frame(all_columns=True)
     if config is not None:  # a store keeps earlier versions' trials too: the config's current ones only
-        from treebench.experiment.config import load_config
-        from treebench.experiment.runner import plan
+        from treebench.experiment.runner import current_trials
 
-        keys = {trial.key for trial in plan(load_config(config))}
-        frame = frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
+        frame = current_trials(frame, config)
     report: list[str] = []
     trials = len(frame)
     if with_predictions:

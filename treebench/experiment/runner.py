@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -37,6 +37,9 @@ from treebench.experiment.specs import MAX_TRIALS
 from treebench.experiment.store import ResultsStore, check_run, now, row_problem
 from treebench.experiment.trial import Result, Trial, load_data, trial_key
 from treebench.text_table import format_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Echo = Callable[[str], None]
 
@@ -656,3 +659,14 @@ def _cell(values, metric: str, percent: bool) -> str:
     if metric.endswith("seconds"):
         return f"{mean:.4f}"
     return f"{mean:.2f}" if not math.isnan(mean) else "-"
+
+
+def current_trials(frame: pd.DataFrame, config: str | Path) -> pd.DataFrame:
+    """The rows of ``frame`` (a store's trials) that belong to ``config`` as it is now.
+
+    A store keeps the trials of earlier versions of a config (another grid,
+    a renamed algorithm) under their own keys; a table of the config must
+    not average them in.
+    """
+    keys = {trial.key for trial in plan(load_config(config))}
+    return frame[frame["trial_key"].isin(keys)].reset_index(drop=True)

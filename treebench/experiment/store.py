@@ -740,6 +740,8 @@ class ResultsStore:
 # --------------------------------------------------------------------------- invariants
 #: Columns holding a fraction of the test (or training) rows.
 _FRACTIONS = ("accuracy", "error", "train_accuracy")
+#: How far a trial's ``accuracy + error`` may be from 1 (rounding only): every row has error = 1 - accuracy.
+ERROR_SUM_TOLERANCE = 1e-9
 #: Columns holding a count: a whole number >= 0 (NaN where a learner has no size).
 _COUNTS = ("n_leaves", "n_nodes", "depth", "n_train", "n_test")
 #: Columns holding a duration in seconds: >= 0.
@@ -793,7 +795,7 @@ def row_problem(row: dict[str, Any]) -> str | None:
             return f"{column}={number:g} is not a whole number >= 0"
         if column in _SECONDS and number < 0:
             return f"{column}={number:g} is negative"
-    if abs(float(row["accuracy"]) + float(row["error"]) - 1.0) > 1e-9:
+    if abs(float(row["accuracy"]) + float(row["error"]) - 1.0) > ERROR_SUM_TOLERANCE:
         return f"accuracy {float(row['accuracy']):g} and error {float(row['error']):g} do not sum to 1"
     return None
 

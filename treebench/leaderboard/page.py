@@ -20,7 +20,8 @@ from markupsafe import Markup
 
 from treebench.leaderboard.board import ROPE, Board, pareto_front
 from treebench.leaderboard.catalogue import GRIDS, REFERENCE
-from treebench.leaderboard.imbalanced import markdown_section
+from treebench.leaderboard.imbalanced import IMBALANCED_BELOW, ImbalancedView
+from treebench.leaderboard.imbalanced import METRICS as IMBALANCED_METRICS
 from treebench.leaderboard.plan import Plan
 from treebench.text_table import md_text
 
@@ -202,6 +203,45 @@ def _winners(board: Board) -> list[str]:
     return lines
 
 
+def _imbalanced(view: ImbalancedView) -> list[str]:
+    """The "Imbalanced view" section (:mod:`treebench.leaderboard.imbalanced`)."""
+    lines = ["## Imbalanced view", "",
+             f"The datasets whose smallest class has fewer than {IMBALANCED_BELOW:g} times the examples of their "
+             "largest (minority/majority ratio below it), and every row ranked there by balanced accuracy and by "
+             "one-vs-rest ROC AUC (class probabilities of the test rows; rows that give labels only have none). "
+             "Means over those datasets of the per-dataset means; ranks as on the accuracy board.", ""]
+    if not view.datasets:
+        return [*lines, f"No dataset of this board has a minority/majority ratio below {IMBALANCED_BELOW:g}."]
+    lines += ["Datasets: " + ", ".join(f"{d} ({r:.3f})" for d, r in view.ratios.items()) + ".", ""]
+    table = view.table()
+    order = [m for m in IMBALANCED_METRICS if m in view.rankings]
+    first = f"mean_rank_{order[0]}"
+    table = table.sort_values([first, f"mean_{order[0]}"], ascending=[True, False], na_position="last",
+                              kind="mergesort")
+    header = ["algorithm"]
+    for metric in order:
+        label = IMBALANCED_METRICS[metric][0]
+        header += [f"rank ({label})", label]
+    rows = []
+    for r in table.itertuples(index=False):
+        row = [r.algorithm]
+        for metric in order:
+            label, scale, digits = IMBALANCED_METRICS[metric]
+            row += [num(getattr(r, f"mean_rank_{metric}")), num(getattr(r, f"mean_{metric}"), digits, scale)]
+        rows.append(row)
+    lines += md_table(header, rows, right=tuple(range(1, len(header))))
+    for metric in order:
+        ranking, label = view.rankings[metric], IMBALANCED_METRICS[metric][0]
+        fr = ranking.friedman
+        if fr is not None:
+            verdict = "differ" if fr.significant() else "do not differ significantly"
+            lines += ["", f"**Friedman test, {label}**, {fr.n_datasets} datasets and {len(ranking.ranked)} rows: "
+                      f"χ² = {fr.statistic:.2f}, {p_is(fr.p_value)}: at α = {fr.alpha} the ranks {verdict}."]
+        if ranking.note:
+            lines += ["", f"Note ({label}): {ranking.note}."]
+    return lines
+
+
 def _grids(plan: Plan) -> list[str]:
     lines = ["## Algorithms", ""]
     rows = [[a.name, a.description] for a in plan.algorithms]
@@ -240,7 +280,7 @@ def markdown(board: Board, plan: Plan, provenance: dict[str, Any], env: dict[str
     lines += pareto_lines + [""]
     lines += _winners(board) + [""]
     if board.imbalanced is not None:
-        lines += markdown_section(board.imbalanced, md_table, num, p_is) + [""]
+        lines += _imbalanced(board.imbalanced) + [""]
     lines += ["## Anomaly flags", "",
               "The checks of the papers' reports (docs/reports.md, \"Anomaly flags\") on the board's trials:", ""]
     lines += [f"- {md_text(line)}" for line in board.flags] or ["- none found"]

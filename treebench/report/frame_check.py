@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from treebench.errors import TreebenchError
+from treebench.experiment.store import ERROR_SUM_TOLERANCE  # the store's own rule
 
 #: Fractions (a store keeps accuracy and error as fractions, not percent).
 FRACTIONS = ("accuracy", "error", "train_accuracy")
@@ -30,8 +31,6 @@ NON_NEGATIVE = ("n_leaves", "n_nodes", "depth", "n_train", "n_test", "fit_second
 NUMERIC = ("tree_quality",)
 #: The statuses a results store's trials table allows (its CHECK constraint).
 STATUSES = ("ok", "failed")
-#: How far ``accuracy + error`` may be from 1 (rounding only; the store checks the same).
-ERROR_TOLERANCE = 1e-9
 #: One row per trial: the split a trial's test set is (as :data:`treebench.stats.frame.PAIR_KEYS`).
 TRIAL = ("dataset", "algorithm", "protocol", "repeat", "fold")
 
@@ -217,7 +216,7 @@ def _check_error_is_complement(frame: pd.DataFrame, path: Path) -> None:
         return
     accuracy, error = frame["accuracy"].to_numpy(dtype=float), frame["error"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
-        off = np.abs(accuracy + error - 1.0) > ERROR_TOLERANCE
+        off = np.abs(accuracy + error - 1.0) > ERROR_SUM_TOLERANCE
         off |= np.isnan(accuracy) != np.isnan(error)  # one of the pair emptied
     if off.any():
         index = int(np.flatnonzero(off)[0])

@@ -69,17 +69,11 @@ def read_store(path: Path) -> pd.DataFrame:
 
 
 def current_trials(frame: pd.DataFrame, config: Path) -> pd.DataFrame:
-    """The rows of ``frame`` that belong to ``config`` as it is now.
+    """The rows of ``frame`` that belong to ``config`` as it is now
+    (:func:`treebench.experiment.runner.current_trials`, imported on use: the runner is heavy)."""
+    from treebench.experiment.runner import current_trials as of_config
 
-    A store keeps the trials of earlier versions of a config (another grid,
-    a renamed algorithm) under their own keys; a report on the config must
-    not average them in.
-    """
-    from treebench.experiment.config import load_config
-    from treebench.experiment.runner import plan
-
-    keys = {trial.key for trial in plan(load_config(config))}
-    return frame[frame["trial_key"].isin(keys)].reset_index(drop=True)
+    return of_config(frame, config)
 
 
 def unfinished_planned(frame: pd.DataFrame, config: Path, datasets: list[str] | None = None,

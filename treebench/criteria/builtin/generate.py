@@ -189,20 +189,20 @@ def render() -> str:
     out = [f"{k.name.upper()} = {k.id}\n" for k, _ in declared]
     out.append(f"\n#: Length :func:`class_params` widens every parameter array to (zeros appended), so that the\n"
                f"#: per-candidate functions read ``params[:{width}]`` unconditionally.\nPARAMS_WIDTH = {width}\n")
-    out.append(_predicate("is_additive", "Whether a child's mass is a function of its size and ``G = sum_i g(c_i)``.",
-                          [k.id for k, _ in additive]))
-    out.append(_predicate("is_one_vs_rest", "Whether ``G`` also sums ``g(s - c_i)`` over the classes (O(k) per candidate).",
-                          [k.id for k, _ in additive if k.one_vs_rest]))
-    out.append(_predicate("is_ratio", "Whether the reported score divides the gain by a split information.",
-                          [k.id for k, _ in declared if k.ratio]))
-    out.append(_predicate("is_purity", "Whether the node measure is a purity (the kernels minimise its negation).",
-                          [k.id for k, _ in declared if k.purity]))
-    out.append(_predicate("has_bounded_scan", "Whether unweighted numeric features are searched by the bounded scan.",
-                          [k.id for k, _ in declared if k.bounded_scan]))
-    out.append(_predicate("scores_label_masses", "Whether the label-mass sweeps score it (two classes).",
-                          [k.id for k, _ in declared if k.label_masses]))
-    out.append(_predicate("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.",
-                          [k.id for k, _ in rows if k.quantile]))
+    # (name, docstring, the kernels it is true of)
+    predicates = [
+        ("is_additive", "Whether a child's mass is a function of its size and ``G = sum_i g(c_i)``.", additive, None),
+        ("is_one_vs_rest", "Whether ``G`` also sums ``g(s - c_i)`` over the classes (O(k) per candidate).", additive,
+         "one_vs_rest"),
+        ("is_ratio", "Whether the reported score divides the gain by a split information.", declared, "ratio"),
+        ("is_purity", "Whether the node measure is a purity (the kernels minimise its negation).", declared, "purity"),
+        ("has_bounded_scan", "Whether unweighted numeric features are searched by the bounded scan.", declared,
+         "bounded_scan"),
+        ("scores_label_masses", "Whether the label-mass sweeps score it (two classes).", declared, "label_masses"),
+        ("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.", rows, "quantile"),
+    ]
+    for name, doc, kernels, flag in predicates:
+        out.append(_predicate(name, doc, [k.id for k, _ in kernels if flag is None or getattr(k, flag)]))
     completing = [(k, m) for k, m in declared if k.class_count]
     out.append(_function(
         "_completed(cid: int, params: np.ndarray, k: int)",
