@@ -81,10 +81,10 @@ docs-verdicts: install
 lint: install
 	$(BIN)/ruff check treebench tests benchmarks investigations
 
-# numba's disk cache checks only a kernel's own file: after editing a module a kernel
-# calls (scoring.py, possibilistic_bound.py, ...), clear the compiled kernels.
+# The compiled kernels live in one folder per version of the sources (treebench/kernels/kernel_cache.py:
+# an edit gives a new folder, so this is never needed for correctness); this frees the disk.
 clean-kernels:
-	find treebench -name '*.nbi' -delete -o -name '*.nbc' -delete
+	$(BIN)/python -c "from treebench.kernels.kernel_cache import cache_root; import shutil; shutil.rmtree(cache_root(), ignore_errors=True)"
 	rm -rf .numba-boundscheck
 
 clean:

@@ -4,8 +4,8 @@ Each is defined once, here at the lowest layer, because a kernel and the
 numpy reference it re-implements must compare with the same slack to pick
 the same splits.  Plain module-level floats, like the column numbers of
 :mod:`treebench.kernels.layout`: numba freezes them into the compiled code as
-constants (its on-disk cache watches only the kernel's own file, so after
-changing one here clear the ``__pycache__`` of the kernels), and importing
+constants (an edit here gives the kernels a new cache folder, see
+:mod:`treebench.kernels.kernel_cache`, so every kernel compiles with the new value), and importing
 this module costs nothing.
 """
 

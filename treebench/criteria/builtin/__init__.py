@@ -15,9 +15,9 @@ one class per criterion and river's ``split_criterion/`` one small file each):
   compiled variant: its id and what it defines).
 
 The kernels reach these modules only through :mod:`treebench.kernels.dispatch`,
-generated from ``KERNELS`` by :mod:`treebench.criteria.builtin.generate`.
+generated at first use from ``KERNELS`` by :mod:`treebench.criteria.builtin.generate`.
 Every module of this package that declares ``KERNELS`` is a criterion module;
-adding one is adding a file (and regenerating the dispatch).
+adding one is adding a file.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from types import ModuleType
+
+# the compiled layer first: it installs the kernel cache's locator before a module here defines
+# a compiled function (numba picks a function's cache folder when it is decorated)
+import treebench.kernels  # noqa: F401
 
 #: Modules of this package that are machinery, not criteria.
 _MACHINERY = frozenset({"spec", "generate"})

@@ -1,9 +1,12 @@
-"""Write :mod:`treebench.kernels.dispatch` from the built-in criterion modules.
+"""Write the source of the kernels' dispatch from the built-in criterion modules.
 
-Run ``python -m treebench.criteria.builtin.generate`` after adding or changing
-a module's ``KERNELS`` (``--check`` only compares; tests/test_criteria_dispatch.py
-runs it).  The output is committed, so the package never writes into its own
-folder at run time (an installed, read-only or shared copy works the same).
+:func:`render` reads every module's ``KERNELS`` and returns the source of one
+module; :mod:`treebench.kernels.dispatch` writes it at first use into the
+kernel cache folder of the current sources
+(:func:`treebench.kernels.kernel_cache.cache_folder`) and imports it.  Nothing
+generated is committed: adding a criterion is adding its module.
+``python -m treebench.criteria.builtin.generate`` prints the source
+(``treebench.kernels.dispatch.GENERATED_PATH``: the file a process imports).
 
 Why generated source and not a table of functions: numba cannot call through
 a dict of functions, and a tuple of jitted functions walked by
@@ -14,7 +17,7 @@ the loop over the tuple is compiled into every caller.  A generated ``if cid
 numba or LLVM inlines (the per-sample scoring stays as fast as the
 hand-written chains were), and
 the functions cache to disk like any others (``cache=True``: the ladder is a
-module of the package, whose source file numba's cache index keys on; a
+module in the kernel cache folder, whose source file numba's cache index keys on; a
 warm start of the same fits takes 1.8-1.9 s CPU, as with the hand-written chains).  The first compile
 of a plain tree takes as long as with the hand-written chains (cold fit of
 every criterion, fresh cache, side by side with them on quiet cores:
@@ -33,28 +36,25 @@ branches are those a person would have written.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from treebench.criteria.builtin import kernel_modules
 from treebench.criteria.builtin.spec import ADDITIVE, ROWS, Kernel
 
-#: Where the generated module goes.
-TARGET = Path(__file__).resolve().parents[2] / "kernels" / "dispatch.py"
-
 HEADER = '''"""Dispatch of the compiled kernels on the built-in criteria -- GENERATED, do not edit.
 
-Written by ``python -m treebench.criteria.builtin.generate`` from the
+Written at first use by :mod:`treebench.kernels.dispatch` from the
 ``KERNELS`` declarations of the modules of :mod:`treebench.criteria.builtin`
-(tests/test_criteria_dispatch.py fails when the two disagree).  Each function
+(:func:`treebench.criteria.builtin.generate.render`).  Each function
 is one ``if cid == K`` ladder whose branches call a criterion module directly,
 so numba inlines or links them like any other call and caches them to disk;
 the reasons are in :mod:`treebench.criteria.builtin.generate`.  The generic
 scoring built on it is :mod:`treebench.kernels.scoring`.
 
-The one import from a higher layer (kernels -> criteria) in the package: the
-kernels reach the criteria only through this module (tests/test_layers.py).
+The kernels import it through :mod:`treebench.kernels.dispatch`, the one import from a
+higher layer (kernels -> criteria) in the package (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -277,23 +277,17 @@ def render() -> str:
         "0.0", inline=False,
     ))
     imports = [f"import {_USED[alias]} as {alias}\n" for alias in sorted(_USED, key=lambda a: _USED[a])]
-    return "".join([HEADER, *imports, "\n", *out])
+    body = "".join(out)
+    public = [name for name in re.findall(r"^(?:def )?([A-Za-z]\w*)(?: = |\()", body, flags=re.M)]
+    exported = "__all__ = [\n" + "".join(f"    {name!r},\n" for name in public) + "]\n\n"
+    return "".join([HEADER, *imports, "\n", exported, body])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m treebench.criteria.builtin.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="only say whether the committed file is current")
-    args = parser.parse_args(argv)
-    text = render()
-    current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-    if args.check:
-        if current != text:
-            print(f"{TARGET} is out of date: run python -m treebench.criteria.builtin.generate", file=sys.stderr)
-            return 1
-        return 0
-    if current != text:
-        TARGET.write_text(text, encoding="utf-8")
-        print(f"wrote {TARGET}")
+    parser = argparse.ArgumentParser(prog="python -m treebench.criteria.builtin.generate",
+                                     description=__doc__.split("\n")[0])
+    parser.parse_args(argv)
+    sys.stdout.write(render())
     return 0
 
 
