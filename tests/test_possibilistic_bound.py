@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 from sklearn.datasets import make_classification
 
 from treebench import TreeClassifier
 from treebench.criteria.builtin.possibilistic import cumulative_entropy as possibilistic_entropy
-from treebench.criteria.builtin.possibilistic import possibilistic_mass
+from treebench.criteria.builtin.possibilistic import pair_mass, possibilistic_mass
 from treebench.kernels import possibilistic_bound as pb
 from treebench.kernels.scan import _scan_rows
-from treebench.kernels.scoring import LOG2, pair_mass
+from treebench.kernels.scoring import LOG2, POSSIBILISTIC
+
+
+@njit
+def full_rows_scan(*args):
+    """The full (unbounded) row scan of the possibilistic criterion: its id handed over as a literal."""
+    return _scan_rows(POSSIBILISTIC, args)
 
 
 def random_rows(rng: np.random.Generator, n_rows: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -94,9 +101,9 @@ def random_node(rng: np.random.Generator, sizes: tuple[int, ...] = (70, 160, 320
 def full_scan(node: dict) -> tuple[float, int]:
     k, size = node["parent"].shape[0], node["ranks"].shape[0]
     params = np.array([0.05, node["z"], node["z"]])
-    gain, n_left, _, _ = _scan_rows(
+    gain, n_left, _, _ = full_rows_scan(
         node["ranks"], node["labels"], node["ranks"], None, 0, size, node["missing"], node["parent"], size,
-        node["impurity"], node["z"], params, np.zeros(1), node["min_leaf"], np.zeros(k, np.int64),
+        node["impurity"], params, np.zeros(1), node["min_leaf"], np.zeros(k, np.int64),
         np.zeros(k, np.int64), np.empty(k), False, 0.0,
     )
     return gain, n_left

@@ -19,11 +19,11 @@ once per sample holds only that family's arithmetic:
   one-vs-rest reading adds ``sum_i g(s - c_i)``, which every sample changes
   in every class: O(k) per candidate, in a branch of its own (a separate
   scan would add seconds to the builder's first compile).
-* :func:`_scan_rows` -- certainty and possibilistic: a child's mass needs
-  its whole count row; the scan is compiled once per criterion (selected by
-  the type of ``z``: ``None`` for the one without a quantile, see
-  :func:`treebench.kernels.dispatch.pair_mass`), so each one's loop is its
-  own machine code.
+* :func:`_scan_rows` -- certainty, possibilistic and any other criterion
+  scored on whole count rows: the scan is compiled once per criterion, its
+  kernel id handed over as a literal (:func:`treebench.kernels.dispatch.with_row_slot`),
+  so each one's loop holds only its own scoring and tests nothing per
+  candidate.
 
 Which family a criterion is in, and its formulas, come from its module in
 :mod:`treebench.criteria.builtin` through the generated
@@ -54,10 +54,10 @@ from treebench.kernels.scoring import (
     is_one_vs_rest,
     mass_from_sum,
     one_vs_rest_pair_mass,
-    pair_mass_with_quantile,
-    pair_mass_without_quantile,
+    pair_mass,
     takes_quantile,
     tie_score_binary,
+    with_row_slot,
 )
 from treebench.kernels.weights import sample_weight
 
@@ -153,22 +153,12 @@ def scan_numeric(
             ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params,
             table, min_leaf, left,
         )
-    if not takes_quantile(cid):
-        return _scan_rows(
-            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, None, params, table,
-            min_leaf, left, right, scratch, tie_break, parent_entropy,
-        )
-    if weights is None:
-        # an unweighted fit scans the criterion with a quantile by its bounded scan
-        # (kernels/possibilistic_bound.py); numba prunes this branch by the type of
-        # ``weights``, so the unweighted builder does not compile the full scan (2 s)
-        raise ValueError("the unweighted scan of a criterion with a quantile is its bounded scan")
-    else:
-        # params = [gamma, z(r=1), z(r=2), ...]: a threshold split has two branches
-        return _scan_rows(
-            ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params[2], params,
-            table, min_leaf, left, right, scratch, tie_break, parent_entropy,
-        )
+    # a row-scored criterion: the specialisation of _scan_rows compiled for it alone (its id
+    # handed over as a literal; without weights, the one with a bounded scan is not compiled)
+    return with_row_slot(_scan_rows, cid, weights, (
+        ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params, table,
+        min_leaf, left, right, scratch, tie_break, parent_entropy,
+    ))
 
 
 #: The right child's running ``G = sum g(c_i)`` is re-summed from its counts
@@ -248,19 +238,26 @@ def _scan_additive(
 
 
 @njit(cache=True)
-def _scan_rows(
-    ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, z, params, table,
-    min_leaf, left, right, scratch, tie_break, parent_entropy,
-):
-    """:func:`scan_numeric` for criteria scored on whole count rows (``z``: see :func:`treebench.kernels.dispatch.pair_mass`).
+def _scan_rows(slot, args):
+    """:func:`scan_numeric` for the row-scored criterion ``slot``, a literal kernel id.
+
+    Compiled once per row-scored criterion (:func:`treebench.kernels.dispatch.with_row_slot`
+    hands the id over as a constant), and :func:`treebench.kernels.dispatch.pair_mass` inlines
+    that criterion's scoring alone.  ``args`` are :func:`scan_numeric`'s arguments from
+    ``ranks`` to ``parent_entropy`` without ``cid``, as one tuple (a starred call would lose the
+    literal).  ``z`` is the two-branch quantile for a criterion that takes one (``params =
+    [gamma, z(r=1), z(r=2), ...]``), else 0.
 
     The tie score (certainty's entropy gain) is kept as running sums of
     ``c log2 c`` read from ``table`` (the entropy table with ``tie_break``),
     like the additive scan's: no array is touched for it per candidate (see
     the hot-path rule in :mod:`treebench.kernels.scoring`).
     """
+    (ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params, table,
+     min_leaf, left, right, scratch, tie_break, parent_entropy) = args
     k = parent.shape[0]
     n = end - start
+    z = params[2] if takes_quantile(slot) else 0.0
     h_left = 0.0
     h_right = 0.0
     for i in range(k):
@@ -288,12 +285,7 @@ def _scan_rows(
         if step == STOP:
             break
         n_left = p - start + 1
-        # the test on z, an argument here, is pruned before numba inlines: only this scan's criterion
-        # is compiled into it (see treebench.kernels.dispatch.pair_mass)
-        if z is None:
-            mass = pair_mass_without_quantile(left, parent, right, w_left, total, z, scratch)
-        else:
-            mass = pair_mass_with_quantile(left, parent, right, w_left, total, z, scratch)
+        mass = pair_mass(slot, left, parent, right, w_left, total, z, scratch)
         gain = parent_impurity - mass / total
         tie = 0.0
         if tie_break:

@@ -65,12 +65,11 @@ from treebench.kernels.dispatch import (
     mass_from_sum,
     one_vs_rest_mass,
     pair_mass,
-    pair_mass_with_quantile,
-    pair_mass_without_quantile,
     row_mass,
     scores_label_masses,
     split_information,
     takes_quantile,
+    with_row_slot,
 )
 from treebench.kernels.tolerances import SPLIT_INFO_FLOOR
 
@@ -79,8 +78,8 @@ __all__ = [  # the generated dispatch, re-exported: callers import the scoring f
     "TSALLIS_GAIN_RATIO", "child_mass", "class_params", "entropy_bits", "final_score", "g_term", "g_value",
     "has_bounded_scan", "has_tie_break", "insert_sorted", "is_additive", "is_one_vs_rest", "is_purity",
     "is_ratio", "make_table", "mass_from_sum", "node_impurity", "one_vs_rest_mass", "one_vs_rest_pair_mass",
-    "pair_mass", "pair_mass_with_quantile", "pair_mass_without_quantile", "reported_node_value", "rest_sum", "row_mass", "score_children", "scores_label_masses",
-    "split_information", "takes_quantile", "tie_score_binary",
+    "pair_mass", "reported_node_value", "rest_sum", "row_mass", "score_children", "scores_label_masses",
+    "split_information", "takes_quantile", "tie_score_binary", "with_row_slot",
 ]
 
 

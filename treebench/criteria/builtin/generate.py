@@ -165,6 +165,69 @@ def _function(signature: str, doc: str, lines: Sequence[str], default: str, inli
     return f'\n\n{decorator}\ndef {signature}:\n    """{doc}"""\n{body}\n'
 
 
+#: The arguments of a row-scored module's ``pair_mass`` (after the slot, in the dispatch's).
+PAIR_ARGUMENTS = "left, parent, right, w_left, total, z, scratch"
+
+ROW_SLOTS_DOC = '''
+
+def pair_mass(slot: int, left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,
+              scratch: np.ndarray) -> float:
+    """Summed masses of a threshold's two children for the row-scored criterion ``slot``.
+
+    Compiled code only, and ``slot`` must be a compile-time constant (a literal integer: the
+    kernel id as :func:`with_row_slot` hands it to a scan): the overload below then inlines that
+    one criterion's ``pair_mass`` and nothing else, so each specialisation of the scan holds
+    only its own criterion's code, with no test per candidate.
+    """
+    raise NotImplementedError("pair_mass is for numba-compiled code, with a literal slot")
+
+
+@overload(pair_mass, inline="always")
+def _pair_mass(slot, left, parent, right, w_left, total, z, scratch):
+    if not isinstance(slot, types.IntegerLiteral):
+        return None  # numba then types the call again with the literal value
+    return _PAIR_MASS.get(slot.literal_value)
+
+
+def with_row_slot(scan: Any, cid: int, weights: Any, args: tuple) -> Any:
+    """``scan(slot, args)`` with ``slot`` the row-scored criterion ``cid`` as a literal integer.
+
+    Compiled code only.  One branch per row-scored kernel, each handing its id to ``scan`` as a
+    constant, so numba compiles ``scan`` once per criterion (a literal-typed signature, cached
+    like any other) and :func:`pair_mass` inside it picks that criterion when it is typed.
+    Without weights (``weights`` is ``None``) the kernels with a bounded scan are left out: the
+    builders search those by :mod:`treebench.kernels.possibilistic_bound`, and the overload
+    picks the ladder by the type of ``weights`` so that the unweighted builder does not compile
+    a full scan it never runs.
+    """
+    raise NotImplementedError("with_row_slot is for numba-compiled code")
+
+
+@overload(with_row_slot, inline="always")
+def _with_row_slot(scan, cid, weights, args):
+    return _rows_unweighted if isinstance(weights, types.NoneType) else _rows_weighted
+'''
+
+
+def _row_slots(rows: Sequence[tuple[Kernel, object]]) -> str:
+    """The dispatch of the row-scored criteria by a literal slot (see ``ROW_SLOTS_DOC``)."""
+    lines = [ROW_SLOTS_DOC]
+    table = []
+    for kernel, module in rows:
+        name = f"_pair_mass_{kernel.id}"
+        lines.append(f"\n\ndef {name}(slot, {PAIR_ARGUMENTS}):\n"
+                     f"    return {'.'.join(_where(module.pair_mass))}({PAIR_ARGUMENTS})\n")
+        table.append(f"    {kernel.id}: {name},\n")
+    lines.append("\n\n#: ``pair_mass`` of each row-scored kernel, by id (the overload's choice).\n"
+                 "_PAIR_MASS = {\n" + "".join(table) + "}\n")
+    for suffix, kept in (("WEIGHTED", rows), ("UNWEIGHTED", [(k, m) for k, m in rows if not k.bounded_scan])):
+        # the tuple is handed over whole: a starred call would type the literal id as a plain int
+        body = [f"    if {_condition([k.id])}:\n        return scan({k.id}, args)\n" for k, _ in kept]
+        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, args):\n" + "".join(body)
+                     + '    raise ValueError("not a row-scored criterion, or one searched by its bounded scan")\n')
+    return "".join(lines)
+
+
 def render() -> str:
     """The source of :mod:`treebench.kernels.dispatch` for the modules as they are now."""
     declared: list[tuple[Kernel, object]] = []
@@ -177,13 +240,6 @@ def render() -> str:
         raise ValueError(f"kernel ids and names must be unique; declared: {list(zip(ids, names))}")
     additive = [(k, m) for k, m in declared if k.family == ADDITIVE]
     rows = [(k, m) for k, m in declared if k.family == ROWS]
-    # the row scans pick a criterion by the type of z (None / a float): one slot of each kind
-    for quantile in (False, True):
-        taking = [k.name for k, _ in rows if k.quantile == quantile]
-        if len(taking) > 1:
-            raise ValueError(f"at most one row-scored kernel {'with' if quantile else 'without'} a quantile "
-                             f"(pair_mass picks by the type of z); declared: {', '.join(taking)}")
-
     _USED.clear()
     width = 1 + max((k.mass_params for k, _ in additive), default=0)
     out = [f"{k.name.upper()} = {k.id}\n" for k, _ in declared]
@@ -240,29 +296,7 @@ def render() -> str:
         "``s * impurity(child)`` of a row-scored criterion from its count row (``n_branches``: of its split).",
         _ladder(rows, "row_mass", lambda f, kernel: f"{f}(params, row, s, n_branches, scratch)"), "0.0",
     ))
-    arguments = "left, parent, right, w_left, total, z, scratch"
-    signature = ("(left: np.ndarray, parent: np.ndarray, right: np.ndarray, w_left: Any, total: Any, z: Any,\n"
-                 "    scratch: np.ndarray) -> float")
-    for suffix, quantile in (("without_quantile", False), ("with_quantile", True)):
-        taking = [m for k, m in rows if k.quantile == quantile]
-        body = [f"    return {'.'.join(_where(m.pair_mass))}({arguments})" for m in taking] or ["    return 0.0"]
-        doc = (f"Summed masses of a threshold's two children for the row-scored criterion "
-               f"{'with' if quantile else 'without'} a\n    quantile ``z``.")
-        out.append(f'\n\n@njit(cache=True, inline="always")\ndef pair_mass_{suffix}{signature}:\n'
-                   f'    """{doc}"""\n' + "\n".join(body) + "\n")
-    out.append(
-        '\n\n@njit(cache=True, inline="always")\n'
-        f"def pair_mass{signature}:\n"
-        '    """Summed masses of a threshold\'s two children, for the row-scored criteria.\n\n'
-        "    The criterion is chosen by the *type* of ``z``: ``None`` is the one without a quantile, a\n"
-        "    float the one with (``takes_quantile``).  A scan compiled for both makes the test itself,\n"
-        "    ``if z is None`` on its own argument, and calls the two functions above: numba prunes that\n"
-        "    branch before it inlines, so each scan holds only its criterion's code (inlined here, both\n"
-        "    bodies would be inlined first and pruned after, into every version of the scan).\n"
-        '    """\n'
-        f"    if z is None:\n        return pair_mass_without_quantile({arguments})\n"
-        f"    return pair_mass_with_quantile({arguments})\n"
-    )
+    out.append(_row_slots(rows))
     out.append(_function(
         "has_tie_break(cid: int, params: np.ndarray) -> bool",
         "Whether equal scores are ranked by a second key (entropy gain).",
