@@ -78,9 +78,7 @@ CAT_SIZES = 4
 CAT_WEIGHTS = 5
 PRESENT = 6
 CHILD_WEIGHTS = 7
-TIE_BEST = 10
 CANDIDATE_BEST = 11  # each feature's best gain (-inf: no candidate)
-SPLIT_BEST = 12
 BEST_LEFT = 13  # each feature's best left child size
 BEST_CATEGORY = 14  # each feature's best category (binary nominal splits)
 
@@ -161,28 +159,9 @@ def search_node(
     nominal), ``work[BEST_CATEGORY][feature]`` the left category (binary
     nominal); ``work[CANDIDATE_BEST]`` holds every feature's best gain.
     """
-    tie_break = has_tie_break(cid, params)
-    n_kept = _feature_bests(
-        sorted_index, sorted_rank, sorted_label, weights, start, end, n_levels, parent, total, impurity,
-        features, n_features, kept, is_nominal, cid, params, table, min_samples_leaf, nominal_binary,
-        histogram, histogram_rows, bound_table, bounds, label_masses, prefix, suffix, tie_break, work,
-    )
-    chosen, best = _choose_feature(
-        work[CANDIDATE_BEST], work[SPLIT_BEST], work[TIE_BEST], tie_break, average_gain_rule, strict_accept,
-        min_gain, random_ties, tie_stream,
-    )
-    return chosen, best, n_kept
-
-
-@njit(cache=True)
-def _feature_bests(
-    sorted_index, sorted_rank, sorted_label, weights, start, end, n_levels, parent, total, impurity,
-    features, n_features, kept, is_nominal, cid, params, table, min_samples_leaf, nominal_binary,
-    histogram, histogram_rows, bound_table, bounds, label_masses, prefix, suffix, tie_break, work,
-):
-    """Every feature's best candidate into ``work`` (:func:`search_node`); returns ``n_kept``."""
     (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
      bound_block, tie_best, candidate_best, split_best, best_left, best_category, best_w_left) = work
+    tie_break = has_tie_break(cid, params)
     k = parent.shape[0]
     size = end - start
     candidate_best[:] = -np.inf
@@ -293,7 +272,11 @@ def _feature_bests(
             tie_best[f] = best_tie
             candidate_best[f] = best
             split_best[f] = final_score(cid, params, best, child_weights, np.int64(2), total)
-    return n_kept
+    chosen, best = _choose_feature(
+        candidate_best, split_best, tie_best, tie_break, average_gain_rule, strict_accept, min_gain, random_ties,
+        tie_stream,
+    )
+    return chosen, best, n_kept
 
 
 @njit(cache=True)
