@@ -23,6 +23,7 @@ from numba import njit
 
 from treebench.kernels import layout as L
 from treebench.kernels.candidates import SKIP, STOP, better, candidate_step
+from treebench.kernels.node_split import accepts
 from treebench.kernels.scan import threshold_at
 
 
@@ -159,7 +160,7 @@ def grow(f, params, X, y, n_classes, max_depth, min_samples_split, min_samples_l
             break
         if best_feature < 0:
             continue
-        if not (best_score > min_gain if strict else best_score >= min_gain):
+        if not accepts(best_score, min_gain, strict):  # the builders' rule (was an exact >=: issue 40)
             continue
         chosen = rows[best_feature]
         last_left = start + best_n_left - 1

@@ -279,6 +279,18 @@ def search_node(
     return chosen, best, n_kept
 
 
+@njit(cache=True, inline="always")
+def accepts(score: float, min_gain: float, strict: bool) -> bool:
+    """Whether a node's best split is made (:meth:`treebench.criteria.base.Criterion.accepts`).
+
+    ``score > min_gain`` when ``strict``, else ``score >= min_gain`` less the
+    tie tolerance, so that a zero gain rounded below zero counts as zero.
+    """
+    if strict:
+        return score > min_gain
+    return not score < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain))
+
+
 @njit(cache=True)
 def _choose_feature(
     candidate_best, split_best, tie_best, tie_break, average_gain_rule, strict_accept, min_gain, random_ties,
@@ -312,12 +324,7 @@ def _choose_feature(
         ):
             chosen = f
             best = split_best[f]
-    if chosen < 0:
-        return -1, 0.0
-    if strict_accept:
-        if not best > min_gain:
-            return -1, 0.0
-    elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
+    if chosen < 0 or not accepts(best, min_gain, strict_accept):
         return -1, 0.0
     # drawn only for an accepted split: the online learner skips the rest unsearched
     if tie_stream is not None:  # ``is not None``: pruned where there is no stream
