@@ -27,14 +27,16 @@ tied one (:mod:`treebench.kernels.ties`), and the acceptance test against
 The other builders keep searches of their own, because their rules differ:
 
 * the plugin builder (:mod:`treebench.kernels.custom`) scores with the
-  user's function and must equal the numpy engine's arithmetic and its exact
-  ``>=`` acceptance (its docstring says why it keeps its own loop);
-* MEE trees (:mod:`treebench.kernels.mee_scan`) choose a class set and a
-  threshold pair per feature, scored by the error entropy, from per-node
-  level tables instead of a scan of the node's rows;
-* C4.5 (:mod:`treebench.kernels.c45_split`) follows Weka's J48: gain ratio
-  among attributes of at least average gain, the MDL penalty on numeric
-  thresholds, and fractional weights for unknown values, summed in J48's order;
+  user's function, in the numpy engine's arithmetic (its docstring says why
+  it keeps its own loop; it shares the candidate rule, the threshold
+  placement and :func:`accepts`);
+* MEE trees (:mod:`treebench.kernels.mee_scan`) search feature, class set,
+  orientation and threshold, scored by the entropy of the error rate under a
+  convexity rule, from per-node level tables instead of a scan of the rows;
+* C4.5 (:mod:`treebench.kernels.c45_split`) repeats Weka's J48 operation for
+  operation: gain ratio among attributes of at least average gain, J48's
+  least branch weight and threshold penalty, unknown values as fractional
+  weights, every sum in the readable grower's order;
 * belief trees are the batch builder with label masses: they use this search.
 """
 
