@@ -209,6 +209,8 @@ def build(
 
     parent = zero_counts(weights, k)
     work = split_workspace(n_features, k, max_cats, weights)
+    # a tie stream is drawn from whenever there is one
+    rules = (min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, True)
     scratch = work[SCRATCH]
     cat_counts = work[CAT_COUNTS]
     cat_sizes = work[CAT_SIZES]
@@ -257,9 +259,8 @@ def build(
         # it is neither scanned nor partitioned below (as scikit-learn does).
         f, best, n_child_active = search_node(
             sorted_index, sorted_rank, sorted_label, weights, start, end, n_levels, parent, total, impurity,
-            node_active, n_node_active, child_active, is_nominal, cid, params, table, min_samples_leaf,
-            nominal_binary, average_gain_rule, strict_accept, min_gain, histogram, histogram.shape[0],
-            bound_table, bounds, label_masses, prefix, suffix, True, tie_stream, work,
+            node_active, n_node_active, child_active, is_nominal, cid, params, table, rules, histogram,
+            histogram.shape[0], bound_table, bounds, label_masses, prefix, suffix, tie_stream, work,
         )
         if f < 0:
             continue

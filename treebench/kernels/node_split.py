@@ -129,11 +129,7 @@ def search_node(
     cid: int,
     params: np.ndarray,
     table: np.ndarray,
-    min_samples_leaf: int,
-    nominal_binary: bool,
-    average_gain_rule: bool,
-    strict_accept: bool,
-    min_gain: float,
+    rules: tuple,
     histogram: np.ndarray,
     histogram_rows: int,
     bound_table: np.ndarray,
@@ -141,7 +137,6 @@ def search_node(
     label_masses: Any,
     prefix: np.ndarray,
     suffix: np.ndarray,
-    random_ties: bool,
     tie_stream: Any,
     work: tuple,
 ):
@@ -161,6 +156,7 @@ def search_node(
     nominal), ``work[BEST_CATEGORY][feature]`` the left category (binary
     nominal); ``work[CANDIDATE_BEST]`` holds every feature's best gain.
     """
+    min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, random_ties = rules
     (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
      bound_block, tie_best, candidate_best, split_best, best_left, best_category, best_w_left) = work
     tie_break = has_tie_break(cid, params)

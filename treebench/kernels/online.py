@@ -215,6 +215,10 @@ def feed(
     max_depth = config[CFG_MAX_DEPTH]
     min_split = config[CFG_MIN_SPLIT]
     min_leaf = config[CFG_MIN_LEAF]
+    rules = (
+        min_leaf, config[CFG_NOMINAL_BINARY] != 0, config[CFG_AVERAGE_RULE] != 0, config[CFG_STRICT] != 0, min_gain,
+        config[CFG_RANDOM_TIES] != 0,
+    )
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     sizes = np.zeros(max(max_cats, 2), np.int64)
     old_counts = np.zeros(k, np.int64)
@@ -293,9 +297,8 @@ def feed(
         chosen, best, _ = search_node(
             index, ranks, labels, None, start, start + size, levels[leaf], parent, size,
             node_impurity(cid, params, table, parent, size, scratch), features, n_features, kept, is_nominal, cid,
-            params, table, min_leaf, config[CFG_NOMINAL_BINARY] != 0, config[CFG_AVERAGE_RULE] != 0,
-            config[CFG_STRICT] != 0, min_gain, histogram, size // (2 * k) + 1, bound_table, bounds, None,
-            no_masses, no_masses, config[CFG_RANDOM_TIES] != 0, tie_stream, work,
+            params, table, rules, histogram, size // (2 * k) + 1, bound_table, bounds, None, no_masses, no_masses,
+            tie_stream, work,
         )
         if chosen < 0:
             if bounded:
