@@ -341,6 +341,24 @@ def test_compiled_scan_grows_the_numpy_engines_tree(renyi_fast, settings):
         np.testing.assert_array_equal(mine, theirs)
 
 
+def test_compiled_scan_accepts_a_zero_gain_rounded_below_zero_as_the_numpy_engine_does(renyi_fast):
+    """The only split of this node keeps the parent's class shares (3:4 on both sides): its Renyi
+    decrease is zero, computed as -1.1e-16.  Both engines make it (Criterion.accepts' tolerance);
+    the compiled scan used to compare exactly and kept the node a leaf."""
+    from treebench.trees.estimator import TreeClassifier
+
+    X = np.array([[0.0]] * 7 + [[1.0]] * 28)
+    y = np.array([0] * 3 + [1] * 4 + [0] * 12 + [1] * 16)
+    criterion = renyi_fast(alpha=2.0)
+    score = criterion.split_scores(np.array([15.0, 20.0]), np.array([[[3.0, 4.0], [12.0, 16.0]]]))[0]
+    assert -1e-15 < score < 0.0  # the case this test is about
+    tree = TreeClassifier(criterion, engine="python").fit(X, y).tree_
+    arrays = criterion.grow_compiled(X, y, 2)
+    assert tree.int_nodes.shape[0] == 3
+    for mine, theirs in zip(arrays, (tree.int_nodes, tree.float_nodes, tree.counts, tree.catmap)):
+        np.testing.assert_array_equal(mine, theirs)
+
+
 def test_compiled_scan_refuses_missing_values(renyi_fast):
     from treebench.errors import TreebenchError
 

@@ -11,11 +11,12 @@ rank is a quarter or half the bytes of a float64.  The values themselves
 are read only to place the chosen threshold, from the caller's matrix.  A node owns the same position
 range ``[start, end)`` in every row, and that range stays sorted for every
 feature because a split *stably* partitions each row.  Split search
-(:mod:`treebench.kernels.scan`) is then a linear scan per feature and node,
+(:mod:`treebench.kernels.node_split`, over the scans of
+:mod:`treebench.kernels.scan`) is then a linear scan per feature and node,
 with no sorting below the root.
 
-This module is the loop over nodes: pick the best feature, route the
-samples, partition the rows (:mod:`treebench.kernels.partition`), create
+This module is the loop over nodes: search the node's split (the search the
+online learner shares), route the samples, partition the rows (:mod:`treebench.kernels.partition`), create
 the children.
 
 Sample weights: ``build`` takes ``weights=None`` (class counts are integers,
@@ -36,7 +37,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from treebench.kernels.belief import B_LAM, B_PRINTED, multiway_label_masses, scan_label_masses
 from treebench.kernels.layout import (
     CATEGORY,
     CATMAP_START,
@@ -56,37 +56,29 @@ from treebench.kernels.layout import (
     SCORE,
     THRESHOLD,
 )
+from treebench.kernels.node_split import (
+    BEST_CATEGORY,
+    BEST_LEFT,
+    CAT_COUNTS,
+    CAT_SIZES,
+    CAT_WEIGHTS,
+    CHILD_WEIGHTS,
+    PRESENT,
+    SCRATCH,
+    search_node,
+    split_workspace,
+)
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
-from treebench.kernels.possibilistic_bound import (
-    BAND,
-    FEW_CANDIDATES,
-    bound_workspace,
-    scan_possibilistic_bounded,
-    x_log_x_table,
-)
-from treebench.kernels.scan import (
-    better,
-    scan_numeric,
-    scan_numeric_histogram,
-    tabulate_categories,
-    take_candidate,
-    threshold_at,
-    ties,
-)
+from treebench.kernels.possibilistic_bound import x_log_x_table
+from treebench.kernels.scan import tabulate_categories, threshold_at
 from treebench.kernels.scoring import (
-    child_mass,
     class_params,
-    entropy_bits,
-    final_score,
     has_bounded_scan,
-    has_tie_break,
     make_table,
     node_impurity,
     reported_node_value,
     scores_label_masses,
 )
-from treebench.kernels.ties import pick_tied
-from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.kernels.weights import is_weighted, row_total, sample_weight, zero_counts
 
 
@@ -216,16 +208,19 @@ def build(
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
 
     parent = zero_counts(weights, k)
-    left = zero_counts(weights, k)
-    right = zero_counts(weights, k)
-    scratch = np.empty(k)
-    cat_counts = zero_counts(weights, (max_cats, k))
-    cat_sizes = np.zeros(max_cats, np.int64)
-    cat_weights = zero_counts(weights, max_cats)
-    present = np.zeros(max_cats, np.int64)
-    # children's sample counts (stopping rules, partitions) and weights (scores)
+    work = split_workspace(n_features, k, max_cats, weights)
+    # a tie stream is drawn from whenever there is one
+    rules = (min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, True)
+    scratch = work[SCRATCH]
+    cat_counts = work[CAT_COUNTS]
+    cat_sizes = work[CAT_SIZES]
+    cat_weights = work[CAT_WEIGHTS]
+    present = work[PRESENT]
+    child_weights = work[CHILD_WEIGHTS]  # children's weights (scores)
+    best_left = work[BEST_LEFT]
+    best_category = work[BEST_CATEGORY]
+    # children's sample counts (stopping rules, partitions)
     sizes = np.zeros(max(max_cats, 2), np.int64)
-    child_weights = zero_counts(weights, max(max_cats, 2))
     offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
 
     # (rank, class) counts for the histogram scan, used when ranks * k <= size / 2
@@ -236,16 +231,8 @@ def build(
     bounded = has_bounded_scan(cid) and not is_weighted(weights)
     bound_table = x_log_x_table(2 * n if bounded else 0)
     bounds = np.empty(n if bounded else 1, np.float32)
-    bound_work, bound_block = bound_workspace(k)
     child_counts = zero_counts(weights, (max(max_cats, 2), k))
-    best_w_left = zero_counts(weights, n_features)
     is_open = np.zeros(max(max_cats, 2), np.bool_)
-    tie_break = has_tie_break(cid, params)
-    tie_best = np.empty(n_features)
-    candidate_best = np.empty(n_features)
-    split_best = np.empty(n_features)
-    best_left = np.zeros(n_features, np.int64)
-    best_category = np.zeros(n_features, np.int64)
 
     while n_stack > 0:
         n_stack -= 1
@@ -267,155 +254,18 @@ def build(
         if _is_terminal(parent, size, depth, max_depth, min_samples_split, min_samples_leaf):
             continue
 
-        # -- best candidate of every feature ---------------------------------
+        # -- the split (kernels/node_split.py) ---------------------------------
         # A feature constant in this node is constant in its whole subtree:
         # it is neither scanned nor partitioned below (as scikit-learn does).
-        candidate_best[:] = -np.inf
-        split_best[:] = -np.inf
-        tie_best[:] = -np.inf
-        parent_entropy = entropy_bits(parent, total) if tie_break else 0.0
-        n_child_active = 0
-        for a in range(n_node_active):
-            f = node_active[a]
-            if sorted_rank[f, start] == sorted_rank[f, end - 1]:
-                continue
-            child_active[n_child_active] = f
-            n_child_active += 1
-            if not is_nominal[f]:
-                span = np.int64(sorted_rank[f, end - 1]) - np.int64(sorted_rank[f, start]) + 1
-                # few values against the node size: count them first (any criterion); the
-                # possibilistic criterion also when its candidates are few in number, where
-                # bounding them would not pay
-                few_values = span * k * 2 <= size or (
-                    has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram.shape[0])
-                )
-                if label_masses is not None:
-                    gain, n_left, tie, w_left = scan_label_masses(
-                        sorted_rank[f], sorted_index[f], start, end, n_levels[f], label_masses, params[B_LAM],
-                        params[B_PRINTED], min_samples_leaf, prefix, suffix,
-                    )
-                elif not is_weighted(weights) and few_values:
-                    gain, n_left, tie, w_left = scan_numeric_histogram(
-                        sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
-                        params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
-                        parent_entropy,
-                    )
-                elif weights is None and has_bounded_scan(cid):  # ``is None``: pruned from weighted builds
-                    gain, n_left, tie, w_left = scan_possibilistic_bounded(
-                        sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params, table,
-                        min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
-                    )
-                else:
-                    gain, n_left, tie, w_left = scan_numeric(
-                        sorted_rank[f], sorted_label[f], sorted_index[f], weights, start, end, n_levels[f],
-                        parent, total, impurity, cid, params, table, min_samples_leaf, left, right, scratch,
-                        tie_break, parent_entropy,
-                    )
-                if n_left > 0:
-                    child_weights[0] = w_left
-                    child_weights[1] = total - w_left
-                    tie_best[f] = tie
-                    candidate_best[f] = gain
-                    split_best[f] = final_score(cid, params, gain, child_weights, np.int64(2), total)
-                    best_left[f] = n_left
-                continue
-            r = tabulate_categories(
-                sorted_rank[f], sorted_label[f], sorted_index[f], weights, start, end, cat_counts, cat_sizes,
-                cat_weights, present,
-            )
-            if r < 2:
-                continue
-            if not nominal_binary:
-                valid = True
-                mass = 0.0
-                for j in range(r):
-                    code = present[j]
-                    child_weights[j] = cat_weights[code]
-                    if cat_sizes[code] < min_samples_leaf:
-                        valid = False
-                    mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
-                if valid:
-                    gain = impurity - mass / total
-                    if label_masses is not None:
-                        gain = multiway_label_masses(
-                            sorted_rank[f], sorted_index[f], start, end, label_masses, params[B_LAM],
-                            params[B_PRINTED], prefix,
-                        )
-                    if tie_break:
-                        weighted = 0.0
-                        for j in range(r):
-                            code = present[j]
-                            weighted += cat_weights[code] * entropy_bits(cat_counts[code], cat_weights[code])
-                        tie_best[f] = parent_entropy - weighted / total
-                    candidate_best[f] = gain
-                    split_best[f] = final_score(cid, params, gain, child_weights, r, total)
-                continue
-            best = -np.inf
-            best_tie = -np.inf
-            for j in range(r):
-                code = present[j]
-                n_left = cat_sizes[code]
-                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-                    continue
-                w_left = cat_weights[code]
-                for i in range(k):
-                    left[i] = cat_counts[code, i]
-                    right[i] = parent[i] - left[i]
-                mass = child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
-                    cid, params, table, right, total - w_left, np.int64(2), scratch
-                )
-                gain = impurity - mass / total
-                take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
-                if take:
-                    best = gain
-                    best_tie = tie
-                    best_category[f] = code
-                    best_left[f] = n_left
-                    best_w_left[f] = w_left
-            if best > -np.inf:
-                child_weights[0] = best_w_left[f]
-                child_weights[1] = total - best_w_left[f]
-                tie_best[f] = best_tie
-                candidate_best[f] = best
-                split_best[f] = final_score(cid, params, best, child_weights, np.int64(2), total)
-
-        # -- choose the feature ----------------------------------------------
-        n_usable = 0
-        average = 0.0
-        for f in range(n_features):
-            if split_best[f] > -np.inf:
-                n_usable += 1
-                average += candidate_best[f]
-        if n_usable == 0:
+        f, best, n_child_active = search_node(
+            sorted_index, sorted_rank, sorted_label, weights, start, end, n_levels, parent, total, impurity,
+            node_active, n_node_active, child_active, is_nominal, cid, params, table, rules, histogram,
+            histogram.shape[0], bound_table, bounds, label_masses, prefix, suffix, tie_stream, work,
+        )
+        if f < 0:
             continue
-        average /= n_usable
-        chosen = -1
-        best = -np.inf
-        for f in range(n_features):
-            if split_best[f] == -np.inf:
-                continue
-            if average_gain_rule and candidate_best[f] < average - TIE_TOLERANCE * max(1.0, abs(average)):
-                continue
-            if (
-                chosen < 0
-                or better(split_best[f], best)
-                or (tie_break and ties(split_best[f], best) and better(tie_best[f], tie_best[chosen]))
-            ):
-                chosen = f
-                best = split_best[f]
-        if chosen < 0:
-            continue
-        if strict_accept:
-            if not best > min_gain:
-                continue
-        elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
-            continue
-        if tie_stream is not None:  # drawn only for an accepted split: the online kernel skips the rest unsearched
-            chosen = pick_tied(chosen, candidate_best, split_best, tie_best, tie_break, average_gain_rule, tie_stream)
-            best = split_best[chosen]
 
         # -- route the samples to children -------------------------------------
-        f = chosen
         threshold = 0.0
         if not is_nominal[f]:
             kind = NUMERIC

@@ -3,13 +3,11 @@
 Every leaf keeps its examples as the batch presort of them
 (:mod:`treebench.kernels.online_rows`), so adding one costs a binary search
 and a shift per feature, no sort.  After the insertion the leaf's best split
-is searched exactly as the batch builder searches a node
-(:func:`treebench.kernels.induction.build`, one level deep): the same scans
-of :mod:`treebench.kernels.scan` and
-:mod:`treebench.kernels.possibilistic_bound` on the same rows, the same
-choice of scan per feature, the same feature choice, tie-breaking and
-acceptance rule, so the tree is the one that re-growing a stump on the
-leaf's examples at every arrival gives.  Skipped exactly, without a search:
+is found by the batch builder's own node search
+(:func:`treebench.kernels.node_split.search_node`) on the leaf's rows, with
+the histogram allowance the builder would give a node of that size, so the
+tree is the one that re-growing a stump on the leaf's examples at every
+arrival gives.  Skipped exactly, without a search:
 a leaf at ``max_depth``, smaller than ``min_samples_split`` (or than two
 leaves), or pure.
 
@@ -23,22 +21,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from treebench.kernels.layout import (
-    CATEGORY,
-    CATMAP_START,
-    CHILD_START,
-    DEFAULT_CHILD,
-    DEPTH,
-    FEATURE,
-    IMPURITY,
-    KIND,
-    LEAF,
-    N_CHILDREN,
-    NOMINAL_BINARY,
-    NOMINAL_MULTIWAY,
-    NUMERIC,
-    SCORE,
-    THRESHOLD,
+from treebench.kernels import layout as L
+from treebench.kernels.node_split import (
+    BEST_CATEGORY,
+    BEST_LEFT,
+    CANDIDATE_BEST,
+    SCRATCH,
+    search_node,
+    split_workspace,
 )
 from treebench.kernels.online_rows import (
     MIN_CAPACITY,
@@ -50,35 +40,16 @@ from treebench.kernels.online_rows import (
     new_arena,
     rerank,
 )
-from treebench.kernels.possibilistic_bound import (
-    BAND,
-    FEW_CANDIDATES,
-    bound_workspace,
-    scan_possibilistic_bounded,
-    x_log_x_table,
-)
-from treebench.kernels.scan import (
-    better,
-    scan_numeric,
-    scan_numeric_histogram,
-    tabulate_categories,
-    take_candidate,
-    threshold_at,
-    ties,
-)
+from treebench.kernels.possibilistic_bound import x_log_x_table
+from treebench.kernels.scan import threshold_at
 from treebench.kernels.scoring import (
     POSSIBILISTIC,
     child_mass,
-    entropy_bits,
-    final_score,
     has_bounded_scan,
-    has_tie_break,
     make_table,
     node_impurity,
     reported_node_value,
 )
-from treebench.kernels.ties import pick_tied
-from treebench.kernels.tolerances import TIE_TOLERANCE
 from treebench.kernels.traversal import leaf_of
 
 #: Entries of ``config`` (int64): the tree's fixed settings.
@@ -127,13 +98,13 @@ def _reserve_ranges(arena, segments, int_nodes, n_nodes, meta, room):
         return arena, used
     live = 0
     for node in range(n_nodes):
-        if int_nodes[node, KIND] == LEAF:
+        if int_nodes[node, L.KIND] == L.LEAF:
             live += segments[node, SEG_CAP]
     capacity = max(2 * (live + room), 64)
     new = new_arena(values.shape[0], capacity)
     at = 0
     for node in range(n_nodes):
-        if int_nodes[node, KIND] != LEAF:
+        if int_nodes[node, L.KIND] != L.LEAF:
             continue
         start = segments[node, SEG_START]
         size = segments[node, SEG_SIZE]
@@ -146,157 +117,6 @@ def _reserve_ranges(arena, segments, int_nodes, n_nodes, meta, room):
         at += segments[node, SEG_CAP]
     meta[META_ARENA_USED] = at + room
     return new, at
-
-
-@njit(cache=True)
-def _best_split(
-    values, ranks, labels, index, start, size, levels, parent, is_nominal, n_categories, config, params,
-    min_gain, table, bound_table, bounds, histogram, work, tie_stream,
-):
-    """The split the batch builder makes at a node holding the leaf's rows ``[start, start + size)``.
-
-    Returns ``(feature, score, n_left, category)``; ``feature = -1`` when the
-    builder leaves the node a leaf (no candidate, or the criterion rejects
-    the best one).  The body is the builder's feature loop and choice
-    (:func:`treebench.kernels.induction.build`), on one node.
-    """
-    (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
-     bound_block, tie_best, candidate_best, split_best, best_left, best_category, best_w_left) = work
-    cid = config[CFG_CID]
-    min_samples_leaf = config[CFG_MIN_LEAF]
-    nominal_binary = config[CFG_NOMINAL_BINARY] != 0
-    n_features = values.shape[0]
-    k = parent.shape[0]
-    end = start + size
-    total = size
-    impurity = node_impurity(cid, params, table, parent, total, scratch)
-    tie_break = has_tie_break(cid, params)
-    # the builder's histogram rows for a node of this size decide which scan a column gets
-    histogram_rows = size // (2 * k) + 1
-    candidate_best[:] = -np.inf
-    split_best[:] = -np.inf
-    tie_best[:] = -np.inf
-    parent_entropy = entropy_bits(parent, total) if tie_break else 0.0
-    for f in range(n_features):
-        if ranks[f, start] == ranks[f, end - 1]:
-            continue
-        if not is_nominal[f]:
-            span = np.int64(ranks[f, end - 1]) - np.int64(ranks[f, start]) + 1
-            few_values = span * k * 2 <= size or (has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram_rows))
-            if few_values:
-                gain, n_left, tie, w_left = scan_numeric_histogram(
-                    ranks[f], labels[f], start, end, levels[f], parent, impurity, cid, params, table,
-                    min_samples_leaf, left, right, scratch, histogram, tie_break, parent_entropy,
-                )
-            elif has_bounded_scan(cid):
-                gain, n_left, tie, w_left = scan_possibilistic_bounded(
-                    ranks[f], labels[f], start, end, levels[f], parent, impurity, params, table,
-                    min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
-                )
-            else:
-                gain, n_left, tie, w_left = scan_numeric(
-                    ranks[f], labels[f], index[f], None, start, end, levels[f], parent, total, impurity, cid,
-                    params, table, min_samples_leaf, left, right, scratch, tie_break, parent_entropy,
-                )
-            if n_left > 0:
-                child_weights[0] = w_left
-                child_weights[1] = total - w_left
-                tie_best[f] = tie
-                candidate_best[f] = gain
-                split_best[f] = final_score(cid, params, gain, child_weights, np.int64(2), total)
-                best_left[f] = n_left
-            continue
-        r = tabulate_categories(
-            ranks[f], labels[f], index[f], None, start, end, cat_counts, cat_sizes, cat_weights, present,
-        )
-        if r < 2:
-            continue
-        if not nominal_binary:
-            valid = True
-            mass = 0.0
-            for j in range(r):
-                code = present[j]
-                child_weights[j] = cat_weights[code]
-                if cat_sizes[code] < min_samples_leaf:
-                    valid = False
-                mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
-            if valid:
-                gain = impurity - mass / total
-                if tie_break:
-                    weighted = 0.0
-                    for j in range(r):
-                        code = present[j]
-                        weighted += cat_weights[code] * entropy_bits(cat_counts[code], cat_weights[code])
-                    tie_best[f] = parent_entropy - weighted / total
-                candidate_best[f] = gain
-                split_best[f] = final_score(cid, params, gain, child_weights, r, total)
-            continue
-        best = -np.inf
-        best_tie = -np.inf
-        for j in range(r):
-            code = present[j]
-            n_left = cat_sizes[code]
-            if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
-                continue
-            w_left = cat_weights[code]
-            for i in range(k):
-                left[i] = cat_counts[code, i]
-                right[i] = parent[i] - left[i]
-            mass = child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
-                cid, params, table, right, total - w_left, np.int64(2), scratch
-            )
-            gain = impurity - mass / total
-            take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
-            if take:
-                best = gain
-                best_tie = tie
-                best_category[f] = code
-                best_left[f] = n_left
-                best_w_left[f] = w_left
-        if best > -np.inf:
-            child_weights[0] = best_w_left[f]
-            child_weights[1] = total - best_w_left[f]
-            tie_best[f] = best_tie
-            candidate_best[f] = best
-            split_best[f] = final_score(cid, params, best, child_weights, np.int64(2), total)
-
-    # -- choose the feature (the builder's rule) --------------------------------
-    n_usable = 0
-    average = 0.0
-    for f in range(n_features):
-        if split_best[f] > -np.inf:
-            n_usable += 1
-            average += candidate_best[f]
-    if n_usable == 0:
-        return -1, 0.0, 0, 0
-    average /= n_usable
-    chosen = -1
-    best = -np.inf
-    for f in range(n_features):
-        if split_best[f] == -np.inf:
-            continue
-        if config[CFG_AVERAGE_RULE] != 0 and candidate_best[f] < average - TIE_TOLERANCE * max(1.0, abs(average)):
-            continue
-        if (
-            chosen < 0
-            or better(split_best[f], best)
-            or (tie_break and ties(split_best[f], best) and better(tie_best[f], tie_best[chosen]))
-        ):
-            chosen = f
-            best = split_best[f]
-    if chosen < 0:
-        return -1, 0.0, 0, 0
-    if config[CFG_STRICT] != 0:
-        if not best > min_gain:
-            return -1, 0.0, 0, 0
-    elif best < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain)):
-        return -1, 0.0, 0, 0
-    if config[CFG_RANDOM_TIES] != 0:  # as the builder: a draw only for an accepted split
-        chosen = pick_tied(
-            chosen, candidate_best, split_best, tie_best, tie_break, config[CFG_AVERAGE_RULE] != 0, tie_stream
-        )
-        best = split_best[chosen]
-    return chosen, best, best_left[chosen], best_category[chosen]
 
 
 #: Added to every gain ceiling (and at every step of it): covers the tie tolerance of the
@@ -339,31 +159,6 @@ def _gain_ceiling(ceiling, old_mass, parent_mass, old_counts, label, size, param
     )
     single = (parent_mass - mass) / size + CEILING_SLACK
     return max(derived, single)
-
-
-@njit(cache=True)
-def _workspace(n_features: int, k: int, max_cats: int):
-    """Scratch of :func:`_best_split` for one call of :func:`feed` (small, fixed size)."""
-    bound_work, bound_block = bound_workspace(k)
-    width = max(max_cats, 2)
-    return (
-        np.zeros(k, np.int64),  # left
-        np.zeros(k, np.int64),  # right
-        np.empty(k),  # scratch
-        np.zeros((max_cats, k), np.int64),  # cat_counts
-        np.zeros(max_cats, np.int64),  # cat_sizes
-        np.zeros(max_cats, np.int64),  # cat_weights
-        np.zeros(max_cats, np.int64),  # present
-        np.zeros(width, np.int64),  # child_weights
-        bound_work,
-        bound_block,
-        np.empty(n_features),  # tie_best
-        np.empty(n_features),  # candidate_best
-        np.empty(n_features),  # split_best
-        np.zeros(n_features, np.int64),  # best_left
-        np.zeros(n_features, np.int64),  # best_category
-        np.zeros(n_features, np.int64),  # best_w_left
-    )
 
 
 @njit(cache=True)
@@ -410,12 +205,20 @@ def feed(
     for f in range(n_features):
         if is_nominal[f] and n_categories[f] > max_cats:
             max_cats = n_categories[f]
-    work = _workspace(n_features, k, max_cats)
+    work = split_workspace(n_features, k, max_cats, None)
+    scratch = work[SCRATCH]
+    features = np.arange(n_features).astype(np.int32)  # a leaf searches every feature
+    kept = np.empty(n_features, np.int32)
+    no_masses = np.empty((1, 3))  # the label-mass sweeps' rows (batch belief trees only)
     table, bound_table, bounds, histogram = buffers
     cid = config[CFG_CID]
     max_depth = config[CFG_MAX_DEPTH]
     min_split = config[CFG_MIN_SPLIT]
     min_leaf = config[CFG_MIN_LEAF]
+    rules = (
+        min_leaf, config[CFG_NOMINAL_BINARY] != 0, config[CFG_AVERAGE_RULE] != 0, config[CFG_STRICT] != 0, min_gain,
+        config[CFG_RANDOM_TIES] != 0,
+    )
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     sizes = np.zeros(max(max_cats, 2), np.int64)
     old_counts = np.zeros(k, np.int64)
@@ -457,7 +260,7 @@ def feed(
         size += 1
         segments[leaf, SEG_SIZE] = size
         # -- the split search, unless nothing could be split ----------------------
-        depth = int_nodes[leaf, DEPTH]
+        depth = int_nodes[leaf, L.DEPTH]
         ceiling = ceilings[leaf, 0]
         ceilings[leaf, 0] = np.inf  # unknown unless set below
         if max_depth >= 0 and depth >= max_depth:
@@ -476,37 +279,44 @@ def feed(
             bounds = np.empty(2 * size, np.float32)
             histogram = np.empty((2 * size // (2 * k) + 1, k), np.int32)
         if bounded:
-            parent_mass = child_mass(cid, params, table, counts[leaf], np.int64(size), np.int64(1), work[2])
+            parent_mass = child_mass(cid, params, table, counts[leaf], np.int64(size), np.int64(1), scratch)
             if ceiling < np.inf and not new_branch:
                 for i in range(k):
                     old_counts[i] = counts[leaf, i]
                 old_counts[label] -= 1
                 ceiling = _gain_ceiling(
-                    ceiling, ceilings[leaf, 1], parent_mass, old_counts, label, size, params, table, work[2]
+                    ceiling, ceilings[leaf, 1], parent_mass, old_counts, label, size, params, table, scratch
                 )
                 if ceiling <= min_gain:  # no candidate can be accepted: no search
                     ceilings[leaf, 0] = ceiling
                     ceilings[leaf, 1] = parent_mass
                     continue
-        chosen, best, n_left, category = _best_split(
-            values, ranks, labels, index, start, size, levels[leaf], counts[leaf], is_nominal, n_categories,
-            config, params, min_gain, table, bound_table, bounds, histogram, work, tie_stream,
+        # the batch builder's search at a node of the leaf's rows (a stump grown on them): its histogram
+        # scan may use as many rows as the builder allocates for that many examples
+        parent = counts[leaf]
+        chosen, best, _ = search_node(
+            index, ranks, labels, None, start, start + size, levels[leaf], parent, size,
+            node_impurity(cid, params, table, parent, size, scratch), features, n_features, kept, is_nominal, cid,
+            params, table, rules, histogram, size // (2 * k) + 1, bound_table, bounds, None, no_masses, no_masses,
+            tie_stream, work,
         )
         if chosen < 0:
             if bounded:
                 highest = -np.inf
                 for f in range(n_features):
-                    highest = max(highest, work[11][f])  # every feature's best gain
+                    highest = max(highest, work[CANDIDATE_BEST][f])  # every feature's best gain
                 ceilings[leaf, 0] = highest + CEILING_SLACK
                 ceilings[leaf, 1] = parent_mass
             continue
         # -- graft the split: the leaf becomes its node, its rows go to new leaves ----
         f = chosen
+        n_left = work[BEST_LEFT][f]
+        category = work[BEST_CATEGORY][f]
         threshold = 0.0
         n_children = 2
         default_child = -1
         if not is_nominal[f]:
-            kind = NUMERIC
+            kind = L.NUMERIC
             last_left = start + n_left - 1
             threshold = threshold_at(
                 values, False, np.int64(f), last_left, last_left + 1, ranks[f, last_left + 1] == levels[leaf, f],
@@ -515,11 +325,11 @@ def feed(
             for p in range(start, start + size):
                 destination[index[f, p]] = 0 if p - start < n_left else 1
         elif config[CFG_NOMINAL_BINARY] != 0:
-            kind = NOMINAL_BINARY
+            kind = L.NOMINAL_BINARY
             for p in range(start, start + size):
                 destination[index[f, p]] = 0 if ranks[f, p] == category else 1
         else:
-            kind = NOMINAL_MULTIWAY
+            kind = L.NOMINAL_MULTIWAY
             n_children = 0
             previous = -1
             for p in range(start, start + size):
@@ -535,7 +345,7 @@ def feed(
             j = destination[index[f, p]]
             child_counts[j, labels[f, p]] += 1
             sizes[j] += 1
-        if kind == NOMINAL_MULTIWAY:
+        if kind == L.NOMINAL_MULTIWAY:
             width = n_categories[f]
             n_catmap = meta[META_CATMAP]
             catmap = _grown(catmap, n_catmap + width, -1)
@@ -551,7 +361,7 @@ def feed(
                     catmap[n_catmap + code] = j
                     if sizes[j] > sizes[largest]:
                         largest = j
-            int_nodes[leaf, CATMAP_START] = n_catmap
+            int_nodes[leaf, L.CATMAP_START] = n_catmap
             default_child = largest
             meta[META_CATMAP] = n_catmap + width
         first = n_nodes
@@ -573,12 +383,12 @@ def feed(
         start = segments[leaf, SEG_START]
         for j in range(n_children):
             child = first + j
-            int_nodes[child, KIND] = LEAF
-            int_nodes[child, DEPTH] = depth + 1
+            int_nodes[child, L.KIND] = L.LEAF
+            int_nodes[child, L.DEPTH] = depth + 1
             parents[child] = leaf
             counts[child, :] = child_counts[j]
-            leaf_impurity = node_impurity(cid, params, table, child_counts[j], sizes[j], work[2])
-            float_nodes[child, IMPURITY] = reported_node_value(cid, leaf_impurity)
+            leaf_impurity = node_impurity(cid, params, table, child_counts[j], sizes[j], scratch)
+            float_nodes[child, L.IMPURITY] = reported_node_value(cid, leaf_impurity)
             segments[child, SEG_START] = at
             segments[child, SEG_CAP] = max(2 * sizes[j], MIN_CAPACITY)
             segments[child, SEG_SIZE] = sizes[j]
@@ -602,16 +412,16 @@ def feed(
                     levels[child, g] = levels[leaf, g]
                 else:
                     levels[child, g] = rerank(values, ranks, g, segments[child, SEG_START], sizes[j])
-        int_nodes[leaf, FEATURE] = f
-        int_nodes[leaf, KIND] = kind
-        int_nodes[leaf, CHILD_START] = first
-        int_nodes[leaf, N_CHILDREN] = n_children
-        if kind == NOMINAL_BINARY:
-            int_nodes[leaf, CATEGORY] = category
-        if kind == NOMINAL_MULTIWAY:
-            int_nodes[leaf, DEFAULT_CHILD] = default_child
-        float_nodes[leaf, THRESHOLD] = threshold
-        float_nodes[leaf, SCORE] = best
+        int_nodes[leaf, L.FEATURE] = f
+        int_nodes[leaf, L.KIND] = kind
+        int_nodes[leaf, L.CHILD_START] = first
+        int_nodes[leaf, L.N_CHILDREN] = n_children
+        if kind == L.NOMINAL_BINARY:
+            int_nodes[leaf, L.CATEGORY] = category
+        if kind == L.NOMINAL_MULTIWAY:
+            int_nodes[leaf, L.DEFAULT_CHILD] = default_child
+        float_nodes[leaf, L.THRESHOLD] = threshold
+        float_nodes[leaf, L.SCORE] = best
         segments[leaf, SEG_SIZE] = 0
         segments[leaf, SEG_CAP] = 0
         meta[META_SPLITS] += 1
