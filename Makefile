@@ -85,6 +85,7 @@ lint: install
 # an edit gives a new folder, so this is never needed for correctness); this frees the disk.
 clean-kernels:
 	$(BIN)/python -c "from treebench.kernels.kernel_cache import cache_root; import shutil; shutil.rmtree(cache_root(), ignore_errors=True)"
+	find treebench -name '*.nbi' -delete -o -name '*.nbc' -delete  # caches of versions before the folder scheme
 	rm -rf .numba-boundscheck
 
 clean:
