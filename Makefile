@@ -59,6 +59,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_belief.py
 	$(BIN)/python benchmarks/bench_mee.py
 	$(BIN)/python benchmarks/bench_online.py
+	$(BIN)/python benchmarks/bench_first_compile.py
 	$(BIN)/python benchmarks/bench_c45_speed.py
 
 # Rerun a paper's experiment (resuming) and write results/PAPER/report.md beside the published numbers.
