@@ -27,7 +27,7 @@ def test_registering_is_one_line_and_idempotent(monkeypatch):
 def test_every_group_named_in_the_brief_is_registered():
     groups = {kernel.group for kernel in readiness.KERNELS}
     assert {"tree", "large", "c4.5", "pruning", "mee", "belief"} <= groups
-    builders = [(k.rank_dtype, k.last_argument) for k in readiness.KERNELS if k.function == "build"]
+    builders = [(k.rank_dtype, k.argument_type) for k in readiness.KERNELS if k.function == "build"]
     # 16- and 32-bit ranks; belief's label masses are the 16-bit builder's per-sample-data specialisation
     assert sorted(builders, key=str) == sorted([("int32", "none"), ("uint16", "none"), ("uint16", "array")], key=str)
 
@@ -115,3 +115,20 @@ def test_a_run_names_every_kernel_group_its_algorithms_will_compile(tmp_path, mo
     monkeypatch.setattr(readiness, "uncached", lambda groups: [])
     experiment_cli._announce_compile(load_config(config))
     assert capsys.readouterr().err == ""
+
+
+def test_the_builder_specialisations_are_told_apart_by_the_label_masses_argument():
+    """The belief builder is ``build``'s specialisation whose ``label_masses`` is an array; the position
+    registered must be that argument's (it was the last one until ``tie_stream`` was added after it, and
+    every label-mass fit was then reported as not compiled)."""
+    import inspect
+
+    from treebench.kernels.induction import build
+
+    names = list(inspect.signature(build.py_func).parameters)
+    for kernel in readiness.KERNELS:
+        if kernel.function == "build":
+            assert names[kernel.argument] == "label_masses", kernel
+    signature = ((*["x"] * (len(names) - 2), "array(float64, 2d, C)", "none"),)
+    belief = next(k for k in readiness.KERNELS if k.group == "belief")
+    assert readiness._argument_type(signature, belief.argument).startswith(belief.argument_type)

@@ -49,14 +49,16 @@ class Kernel:
     module: str
     function: str
     rank_dtype: str | None = None
-    #: Only the specialisation whose last argument's numba type starts with this (``"array"``:
-    #: the builder with per-sample data, e.g. belief trees' label masses; ``"none"``: without).
-    last_argument: str | None = None
+    #: Only the specialisation whose argument at :attr:`argument` has a numba type starting with this
+    #: (``"array"``: the builder with per-sample data, e.g. belief trees' label masses; ``"none"``: without).
+    argument_type: str | None = None
+    #: The position of that argument in the signature (negative: from the end).
+    argument: int = -1
 
     @property
     def label(self) -> str:
         suffix = f" [{self.rank_dtype} ranks]" if self.rank_dtype else ""
-        if self.last_argument == "array":
+        if self.argument_type == "array":
             suffix += " [per-sample data]"
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
 
@@ -72,18 +74,23 @@ KERNELS: list[Kernel] = []
 
 
 def register(group: str, module: str, function: str, *, rank_dtype: str | None = None,
-             last_argument: str | None = None) -> Kernel:
+             argument_type: str | None = None, argument: int = -1) -> Kernel:
     """Add a kernel to :data:`KERNELS` (once; registering it again changes nothing)."""
-    kernel = Kernel(group, module, function, rank_dtype, last_argument)
+    kernel = Kernel(group, module, function, rank_dtype, argument_type, argument)
     if kernel not in KERNELS:
         KERNELS.append(kernel)
     return kernel
 
 
-register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", last_argument="none")
+#: Where ``build``'s ``label_masses`` is in its signature (``tie_stream`` follows it): the belief
+#: builder is the specialisation whose label masses are an array.
+_LABEL_MASSES = -2
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", argument_type="none",
+         argument=_LABEL_MASSES)
 register("tree", "treebench.kernels.partition", "fill_sorted_row")
 register("tree", "treebench.kernels.traversal", "apply_tree")
-register("large", "treebench.kernels.induction", "build", rank_dtype="int32", last_argument="none")
+register("large", "treebench.kernels.induction", "build", rank_dtype="int32", argument_type="none",
+         argument=_LABEL_MASSES)
 register("c4.5", "treebench.kernels.c45_build", "grow_presorted")
 register("c4.5", "treebench.kernels.c45_build", "grow_general")
 register("c4.5", "treebench.kernels.c45_prune", "collapse_and_prune")
@@ -92,7 +99,8 @@ register("c4.5", "treebench.kernels.c45_predict", "predict_proba")
 register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
 register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
 register("online", "treebench.kernels.online", "feed")
-register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16", last_argument="array")
+register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16", argument_type="array",
+         argument=_LABEL_MASSES)
 
 
 def is_cached(kernel: Kernel) -> bool | None:
@@ -109,15 +117,15 @@ def is_cached(kernel: Kernel) -> bool | None:
         return None
     return any(
         (kernel.rank_dtype is None or _rank_dtype(key) == kernel.rank_dtype)
-        and (kernel.last_argument is None or _last_type(key).startswith(kernel.last_argument))
+        and (kernel.argument_type is None or _argument_type(key, kernel.argument).startswith(kernel.argument_type))
         for key in index
     )
 
 
-def _last_type(key: tuple) -> str:
-    """The numba type of the last argument in one cached signature (``""`` if unreadable)."""
+def _argument_type(key: tuple, position: int) -> str:
+    """The numba type of the argument at ``position`` in one cached signature (``""`` if unreadable)."""
     try:
-        return str(key[0][-1])
+        return str(key[0][position])
     except (IndexError, TypeError):
         return ""
 
