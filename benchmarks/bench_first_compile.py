@@ -66,13 +66,22 @@ def cpu_seconds(checkout: Path, scenario: str) -> float:
     return float(done.stdout.split()[-1])
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: accepted: an integer >= 1")
+    return int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=1, help="interleaved runs per scenario (default 1)")
+    parser.add_argument("--repeat", type=_positive, default=1, help="interleaved runs per scenario (default 1)")
     parser.add_argument("--against", type=Path, help="another checkout to compare with, in interleaved pairs")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append",
                         help="only these scenarios (default: all)")
     args = parser.parse_args()
+    if args.against and not (args.against / "treebench" / "__init__.py").is_file():
+        parser.error(f"--against {args.against}: not a treebench checkout (no treebench/__init__.py); "
+                     "accepted: a folder made by git worktree add PATH REV")
     checkouts = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
     for scenario in args.scenario or list(SCENARIOS):
         times: dict[str, list[float]] = {name: [] for name in checkouts}

@@ -163,12 +163,12 @@ def install() -> None:
         return
     classes.insert(0, locator)
     folder = cache_folder()
-    if _writable(folder):
+    try:  # cache_root() has probed the root: the folder only needs making
+        folder.mkdir(parents=True, exist_ok=True)
         (folder / USED_MARK).touch()
-        try:
-            _prune(cache_root(), folder)
-        except OSError:  # another process pruning at the same time, or a read-only sibling
-            pass
+        _prune(cache_root(), folder)
+    except OSError:  # a read-only root, or another process pruning at the same time
+        pass
 
 
 class _AfterNumbaImport(importlib.abc.MetaPathFinder):

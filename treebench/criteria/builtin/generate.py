@@ -312,7 +312,7 @@ def render() -> str:
     ))
     imports = [f"import {_USED[alias]} as {alias}\n" for alias in sorted(_USED, key=lambda a: _USED[a])]
     body = "".join(out)
-    public = [name for name in re.findall(r"^(?:def )?([A-Za-z]\w*)(?: = |\()", body, flags=re.M)]
+    public = re.findall(r"^(?:def )?([A-Za-z]\w*)(?: = |\()", body, flags=re.M)
     exported = "__all__ = [\n" + "".join(f"    {name!r},\n" for name in public) + "]\n\n"
     return "".join([HEADER, *imports, "\n", exported, body])
 
