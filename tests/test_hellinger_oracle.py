@@ -61,7 +61,7 @@ TABLE_2 = [[5, 5, 0, 0], [0, 0, 5, 5]]
 #: (class 2 alone, by a random search) is no threshold on any one branch's share.
 MULTIWAY_COUNTEREXAMPLE = [[1, 12, 3, 300], [6, 6, 12, 300], [2, 12, 9, 100]]
 
-counts = st.floats(min_value=0.0, max_value=1e4, allow_nan=False, allow_infinity=False)
+counts = st.floats(min_value=0.0, max_value=1e4, allow_nan=False, allow_infinity=False, allow_subnormal=False)
 positive = st.floats(min_value=0.5, max_value=1e4, allow_nan=False, allow_infinity=False)
 
 
