@@ -48,7 +48,6 @@ from numba import njit
 from treebench.kernels.candidates import SKIP, STOP, better, candidate_step, ties
 from treebench.kernels.scoring import (
     ENTROPY,
-    child_mass,
     g_term,
     is_additive,
     is_one_vs_rest,
@@ -57,6 +56,7 @@ from treebench.kernels.scoring import (
     pair_mass,
     takes_quantile,
     tie_score_binary,
+    two_way_mass,
     with_row_slot,
 )
 from treebench.kernels.weights import sample_weight
@@ -360,10 +360,7 @@ def scan_numeric_histogram(
             # scoring from the count rows costs little against the counting pass
             for i in range(k):
                 right[i] = parent[i] - left[i]
-            n_right = n - n_left
-            mass = child_mass(cid, params, table, left, np.int64(n_left), np.int64(2), scratch) + child_mass(
-                cid, params, table, right, np.int64(n_right), np.int64(2), scratch
-            )
+            mass = two_way_mass(cid, params, table, left, right, np.int64(n_left), parent, n, scratch)
             gain = parent_impurity - mass / n
             take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, np.int64(n_left), n)
             if take:

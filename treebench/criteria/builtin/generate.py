@@ -105,6 +105,11 @@ def class_params(cid: int, params: np.ndarray, k: int):
 '''
 
 
+def _function_of(module: object, attribute: str, kernel: Kernel) -> Callable:
+    """The module's function ``attribute`` for ``kernel``: with the kernel's suffix when it has one."""
+    return getattr(module, attribute + kernel.suffix, None) or getattr(module, attribute)
+
+
 def _where(function: Callable) -> tuple[str, str]:
     """``(module alias, attribute)`` of a module's compiled function (a numba dispatcher or plain)."""
     py = getattr(function, "py_func", function)
@@ -123,7 +128,7 @@ def _ladder(kernels: Sequence[tuple[Kernel, object]], attribute: str, call: Call
     """``if`` branches of one function: ids grouped by the module function they call (in id order)."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for kernel, module in kernels:
-        alias, name = _where(getattr(module, attribute))
+        alias, name = _where(_function_of(module, attribute, kernel))
         groups.setdefault((alias, name, call(f"{alias}.{name}", kernel)), []).append(kernel.id)
     lines = []
     for (_, _, expression), ids in groups.items():
@@ -216,7 +221,7 @@ def _row_slots(rows: Sequence[tuple[Kernel, object]]) -> str:
     for kernel, module in rows:
         name = f"_pair_mass_{kernel.id}"
         lines.append(f"\n\ndef {name}(slot, {PAIR_ARGUMENTS}):\n"
-                     f"    return {'.'.join(_where(module.pair_mass))}({PAIR_ARGUMENTS})\n")
+                     f"    return {'.'.join(_where(_function_of(module, 'pair_mass', kernel)))}({PAIR_ARGUMENTS})\n")
         table.append(f"    {kernel.id}: {name},\n")
     lines.append("\n\n#: ``pair_mass`` of each row-scored kernel, by id (the overload's choice).\n"
                  "_PAIR_MASS = {\n" + "".join(table) + "}\n")
@@ -256,6 +261,8 @@ def render() -> str:
          "bounded_scan"),
         ("scores_label_masses", "Whether the label-mass sweeps score it (two classes).", declared, "label_masses"),
         ("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.", rows, "quantile"),
+        ("is_whole_split", "Whether a split is scored whole (``whole_pair_mass``, ``whole_split_mass``), not as a sum\n"
+         "    of its children's masses.", rows, "whole_split"),
     ]
     for name, doc, kernels, flag in predicates:
         out.append(_predicate(name, doc, [k.id for k, _ in kernels if flag is None or getattr(k, flag)]))
@@ -297,6 +304,23 @@ def render() -> str:
         _ladder(rows, "row_mass", lambda f, kernel: f"{f}(params, row, s, n_branches, scratch)"), "0.0",
     ))
     out.append(_row_slots(rows))
+    whole = [(k, m) for k, m in rows if k.whole_split]
+    out.append(_function(
+        "whole_pair_mass(cid: int, params: np.ndarray, left: np.ndarray, parent: np.ndarray, right: np.ndarray,\n"
+        "    w_left: Any, total: Any, scratch: np.ndarray) -> float",
+        "Both children's mass of a two-branch split of a criterion scored whole (nominal and histogram\n"
+        "    scans; the threshold scan calls :func:`pair_mass` with a literal slot).",
+        _ladder(whole, "pair_mass", lambda f, kernel: f"{f}(left, parent, right, w_left, total, "
+                f"{'params[2]' if kernel.quantile else '0.0'}, scratch)"),
+        "0.0", inline=False,
+    ))
+    out.append(_function(
+        "whole_split_mass(cid: int, params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int,\n"
+        "    parent: np.ndarray, total: Any, scratch: np.ndarray) -> float",
+        "The mass of a multiway split of a criterion scored whole; branch ``j`` has the counts ``counts[rows[j]]``.",
+        _ladder(whole, "split_mass", lambda f, kernel: f"{f}(params, counts, rows, n_branches, parent, total, scratch)"),
+        "0.0", inline=False,
+    ))
     out.append(_function(
         "has_tie_break(cid: int, params: np.ndarray) -> bool",
         "Whether equal scores are ranked by a second key (entropy gain).",
