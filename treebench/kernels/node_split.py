@@ -63,11 +63,12 @@ from treebench.kernels.scan import (
     ties,
 )
 from treebench.kernels.scoring import (
-    child_mass,
     entropy_bits,
     final_score,
     has_bounded_scan,
     has_tie_break,
+    multiway_mass,
+    two_way_mass,
 )
 from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
@@ -219,13 +220,13 @@ def search_node(
             continue
         if not nominal_binary:
             valid = True
-            mass = 0.0
             for j in range(r):
                 code = present[j]
                 child_weights[j] = cat_weights[code]
                 if cat_sizes[code] < min_samples_leaf:
                     valid = False
-                mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
+            # the children's summed masses, or the whole split's for a criterion scored whole
+            mass = multiway_mass(cid, params, table, cat_counts, present, cat_weights, r, parent, total, scratch)
             if valid:
                 gain = impurity - mass / total
                 if label_masses is not None:
@@ -253,9 +254,7 @@ def search_node(
             for i in range(k):
                 left[i] = cat_counts[code, i]
                 right[i] = parent[i] - left[i]
-            mass = child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
-                cid, params, table, right, total - w_left, np.int64(2), scratch
-            )
+            mass = two_way_mass(cid, params, table, left, right, w_left, parent, total, scratch)
             gain = impurity - mass / total
             take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
             if take:
