@@ -190,7 +190,7 @@ def multiway_mass(
     return mass
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def two_way_mass(
     cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, right: np.ndarray, w_left: Any,
     parent: np.ndarray, total: Any, scratch: np.ndarray,
