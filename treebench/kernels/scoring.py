@@ -22,7 +22,12 @@ that need the class count get their parameters completed by
 (:func:`is_whole_split`: Hellinger distance, a function of every branch and
 the parent at once) has no per-child mass: a split of any number of branches
 goes through :func:`multiway_mass` and :func:`two_way_mass`, which sum
-:func:`child_mass` for the others.
+:func:`child_mass` for the others.  The builders learn which by the *type*
+of a marker argument ``whole`` (``None``, or a one-element array for a
+criterion scored whole: :func:`treebench.criteria.builtin.whole_split_marker`):
+numba prunes branches only by types, so a fit of any other criterion
+compiles no whole-split code at all (Hellinger's present, the first compile
+of a default fit grew by half).
 
 Counts are integers (an unweighted fit: ``g`` is read from the table) or
 sums of sample weights (``g`` is computed, :func:`g_term`).  The functions
@@ -172,16 +177,17 @@ def child_mass(
 @njit(cache=True)
 def multiway_mass(
     cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, rows: np.ndarray, weights: np.ndarray,
-    n_branches: int, parent: np.ndarray, total: Any, scratch: np.ndarray,
+    n_branches: int, parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
 ) -> float:
     """Summed masses of a split's ``n_branches`` children: branch ``j`` has the class counts
     ``counts[rows[j]]`` and the weight ``weights[rows[j]]`` (a nominal feature's categories).
 
-    The sum of :func:`child_mass` over the branches, or the whole split's mass for a criterion
-    scored whole (:func:`is_whole_split`, e.g. Hellinger distance, which needs every branch and
-    the parent at once).
+    The sum of :func:`child_mass` over the branches, or, when ``whole`` is not ``None`` (the
+    marker of a criterion scored whole, :func:`is_whole_split`: Hellinger distance, which needs
+    every branch and the parent at once), the whole split's mass.  The test is on the type of
+    ``whole``, so numba compiles only one of the two.
     """
-    if is_whole_split(cid):
+    if whole is not None:
         return whole_split_mass(cid, params, counts, rows, n_branches, parent, total, scratch)
     mass = 0.0
     for j in range(n_branches):
@@ -193,11 +199,12 @@ def multiway_mass(
 @njit(cache=True)
 def two_way_mass(
     cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, right: np.ndarray, w_left: Any,
-    parent: np.ndarray, total: Any, scratch: np.ndarray,
+    parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
 ) -> float:
-    """Summed masses of a two-branch split given both children's counts (nominal value against
-    the rest, the histogram scan): :func:`child_mass` of each, or the whole split's mass."""
-    if is_whole_split(cid):
+    """Summed masses of a two-branch split given both children's counts (one nominal value
+    against the rest): :func:`child_mass` of each, or the whole split's mass when ``whole`` is
+    not ``None`` (as in :func:`multiway_mass`)."""
+    if whole is not None:
         return whole_pair_mass(cid, params, left, parent, right, w_left, total, scratch)
     return child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
         cid, params, table, right, total - w_left, np.int64(2), scratch
@@ -269,13 +276,17 @@ def score_children(cid: int, params: np.ndarray, parent: np.ndarray, children: n
     final = np.empty(m)
     sizes = np.zeros(r, np.int64)
     rows = np.arange(r)
+    marker = np.zeros(1)  # the whole-split marker, handed over when the criterion is one
     for c in range(m):
         for j in range(r):
             s = 0
             for i in range(k):
                 s += children[c, j, i]
             sizes[j] = s
-        mass = multiway_mass(cid, params, table, children[c], rows, sizes, r, parent, n, scratch)
+        if is_whole_split(cid):  # both specialisations compiled: this function is for tests and random trees
+            mass = multiway_mass(cid, params, table, children[c], rows, sizes, r, parent, n, scratch, marker)
+        else:
+            mass = multiway_mass(cid, params, table, children[c], rows, sizes, r, parent, n, scratch, None)
         gain = parent_impurity - mass / n
         candidate[c] = gain
         final[c] = final_score(cid, params, gain, sizes, r, n)

@@ -194,7 +194,7 @@ def _pair_mass(slot, left, parent, right, w_left, total, z, scratch):
     return _PAIR_MASS.get(slot.literal_value)
 
 
-def with_row_slot(scan: Any, cid: int, weights: Any, args: tuple) -> Any:
+def with_row_slot(scan: Any, cid: int, weights: Any, whole: Any, args: tuple) -> Any:
     """``scan(slot, args)`` with ``slot`` the row-scored criterion ``cid`` as a literal integer.
 
     Compiled code only.  One branch per row-scored kernel, each handing its id to ``scan`` as a
@@ -203,13 +203,17 @@ def with_row_slot(scan: Any, cid: int, weights: Any, args: tuple) -> Any:
     Without weights (``weights`` is ``None``) the kernels with a bounded scan are left out: the
     builders search those by :mod:`treebench.kernels.possibilistic_bound`, and the overload
     picks the ladder by the type of ``weights`` so that the unweighted builder does not compile
-    a full scan it never runs.
+    a full scan it never runs.  ``whole`` is ``None``, or the marker array of a criterion scored
+    whole (:func:`treebench.criteria.builtin.whole_split_marker`): by its type the ladder holds only the
+    other kernels, or only those scored whole, so a fit compiles no other kind's scans.
     """
     raise NotImplementedError("with_row_slot is for numba-compiled code")
 
 
 @overload(with_row_slot, inline="always")
-def _with_row_slot(scan, cid, weights, args):
+def _with_row_slot(scan, cid, weights, whole, args):
+    if not isinstance(whole, types.NoneType):
+        return _rows_whole
     return _rows_unweighted if isinstance(weights, types.NoneType) else _rows_weighted
 '''
 
@@ -225,11 +229,14 @@ def _row_slots(rows: Sequence[tuple[Kernel, object]]) -> str:
         table.append(f"    {kernel.id}: {name},\n")
     lines.append("\n\n#: ``pair_mass`` of each row-scored kernel, by id (the overload's choice).\n"
                  "_PAIR_MASS = {\n" + "".join(table) + "}\n")
-    for suffix, kept in (("WEIGHTED", rows), ("UNWEIGHTED", [(k, m) for k, m in rows if not k.bounded_scan])):
+    parts = [k for k in rows if not k[0].whole_split], [k for k in rows if k[0].whole_split]
+    for suffix, kept in (("WEIGHTED", parts[0]), ("UNWEIGHTED", [(k, m) for k, m in parts[0] if not k.bounded_scan]),
+                         ("WHOLE", parts[1])):
         # the tuple is handed over whole: a starred call would type the literal id as a plain int
         body = [f"    if {_condition([k.id])}:\n        return scan({k.id}, args)\n" for k, _ in kept]
-        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, args):\n" + "".join(body)
-                     + '    raise ValueError("not a row-scored criterion, or one searched by its bounded scan")\n')
+        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, whole, args):\n" + "".join(body)
+                     + '    raise ValueError("not a row-scored criterion of this ladder (one searched by its bounded scan, or a '
+                     'whole-split marker that does not match the criterion)")\n')
     return "".join(lines)
 
 

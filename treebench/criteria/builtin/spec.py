@@ -28,7 +28,10 @@ module defines, so the generator knows which branches to write:
     value against the rest, the histogram scan) and ``split_mass(params,
     counts, rows, n_branches, parent, total, scratch)`` a multiway one (branch
     ``j`` has the counts ``counts[rows[j]]``); ``row_mass`` only scores a node
-    on its own.
+    on its own.  Its fits hand the builders a marker array (``whole``, see
+    :func:`treebench.criteria.builtin.whole_split_marker`), every other
+    criterion's ``None``: only the builder compiled for the array holds
+    whole-split code.
 ``suffix``
     The module's functions for this kernel carry the suffix (a module with
     two compiled variants: ``pair_mass`` and ``pair_mass_ovr``).
