@@ -27,9 +27,15 @@ def test_registering_is_one_line_and_idempotent(monkeypatch):
 def test_every_group_named_in_the_brief_is_registered():
     groups = {kernel.group for kernel in readiness.KERNELS}
     assert {"tree", "large", "c4.5", "pruning", "mee", "belief"} <= groups
-    builders = [(k.rank_dtype, k.argument_type) for k in readiness.KERNELS if k.function == "build"]
-    # 16- and 32-bit ranks; belief's label masses are the 16-bit builder's per-sample-data specialisation
-    assert sorted(builders, key=str) == sorted([("int32", "none"), ("uint16", "none"), ("uint16", "array")], key=str)
+    builders = [(k.rank_dtype, dict(k.arguments)) for k in readiness.KERNELS if k.function == "build"]
+    none, array = "none", "array"
+    masses, whole = readiness.LABEL_MASSES, readiness.WHOLE
+    # 16- and 32-bit ranks; belief's label masses are the 16-bit builder's per-sample-data specialisation,
+    # a criterion scored whole (its marker) the whole-split one
+    assert sorted(builders, key=str) == sorted([
+        ("int32", {masses: none, whole: none}), ("uint16", {masses: none, whole: none}),
+        ("uint16", {masses: array, whole: none}), ("uint16", {masses: none, whole: array}),
+    ], key=str)
 
 
 def test_an_unknown_kernel_cannot_be_told():
@@ -117,18 +123,27 @@ def test_a_run_names_every_kernel_group_its_algorithms_will_compile(tmp_path, mo
     assert capsys.readouterr().err == ""
 
 
-def test_the_builder_specialisations_are_told_apart_by_the_label_masses_argument():
-    """The belief builder is ``build``'s specialisation whose ``label_masses`` is an array; the position
-    registered must be that argument's (it was the last one until ``tie_stream`` was added after it, and
-    every label-mass fit was then reported as not compiled)."""
+def test_the_builder_specialisations_are_told_apart_by_their_label_masses_and_marker_arguments():
+    """The belief builder is ``build``'s specialisation whose ``label_masses`` is an array, the whole-split
+    one the specialisation whose ``whole`` marker is; the positions registered must be those arguments'
+    (the label masses were read as the last argument until ``tie_stream`` was added after them, and every
+    label-mass fit was then reported as not compiled)."""
     import inspect
 
     from treebench.kernels.induction import build
 
     names = list(inspect.signature(build.py_func).parameters)
-    for kernel in readiness.KERNELS:
-        if kernel.function == "build":
-            assert names[kernel.argument] == "label_masses", kernel
-    signature = ((*["x"] * (len(names) - 2), "array(float64, 2d, C)", "none"),)
-    belief = next(k for k in readiness.KERNELS if k.group == "belief")
-    assert readiness._argument_type(signature, belief.argument).startswith(belief.argument_type)
+    assert names[readiness.LABEL_MASSES] == "label_masses" and names[readiness.WHOLE] == "whole"
+    plain = ["x"] * (len(names) - 3)
+    signatures = {
+        "tree": ((*plain, "none", "tie", "none"),),
+        "belief": ((*plain, "array(float64, 2d, C)", "tie", "none"),),
+        "whole-split": ((*plain, "none", "tie", "array(float64, 1d, C)"),),
+    }
+    builders = {k.group: k for k in readiness.KERNELS if k.function == "build" and k.rank_dtype == "uint16"}
+    assert set(builders) == set(signatures)
+    for group, kernel in builders.items():
+        for other, signature in signatures.items():
+            matches = all(readiness._argument_type(signature, position).startswith(prefix)
+                          for position, prefix in kernel.arguments)
+            assert matches == (group == other), (group, other)

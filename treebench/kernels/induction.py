@@ -74,6 +74,7 @@ from treebench.kernels.scan import tabulate_categories, threshold_at
 from treebench.kernels.scoring import (
     class_params,
     has_bounded_scan,
+    is_whole_split,
     make_table,
     node_impurity,
     reported_node_value,
@@ -137,6 +138,7 @@ def build(
     weights: Any,
     label_masses: Any = None,
     tie_stream: Any = None,
+    whole: Any = None,
 ):
     """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
 
@@ -154,12 +156,17 @@ def build(
     features' best splits to the lowest column (``feature_ties="first"``; the
     test is compiled away), a one-element uint64 array to one of the tied
     features at random, drawn from that stream, which advances in place
-    (``"random"``, see :mod:`treebench.kernels.ties`).  Needs at least one feature.
+    (``"random"``, see :mod:`treebench.kernels.ties`).  ``whole``: ``None``, or for a criterion
+    scored whole (Hellinger distance) a one-element array
+    (:func:`treebench.criteria.builtin.whole_split_marker`): only the specialisation with the
+    array compiles whole-split code.  Needs at least one feature.
     """
     n_features, n = sorted_index.shape
     if n_features == 0:
         raise ValueError("build needs at least one feature")  # the root counts read feature 0's row
     k = n_classes
+    if is_whole_split(cid) != (whole is not None):
+        raise ValueError("the whole-split marker must be given for a criterion scored whole, and only for one")
     cid, params = class_params(cid, params, k)  # some criteria need the class count (belief's impurities)
     table = make_table(cid, params, n)
     # the forward and backward sweeps of label masses (numba drops this without them)
@@ -210,7 +217,7 @@ def build(
     parent = zero_counts(weights, k)
     work = split_workspace(n_features, k, max_cats, weights)
     # a tie stream is drawn from whenever there is one
-    rules = (min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, True)
+    rules = (min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, True, whole)
     scratch = work[SCRATCH]
     cat_counts = work[CAT_COUNTS]
     cat_sizes = work[CAT_SIZES]

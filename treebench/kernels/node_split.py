@@ -63,11 +63,12 @@ from treebench.kernels.scan import (
     ties,
 )
 from treebench.kernels.scoring import (
-    child_mass,
     entropy_bits,
     final_score,
     has_bounded_scan,
     has_tie_break,
+    multiway_mass,
+    two_way_mass,
 )
 from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
@@ -151,12 +152,15 @@ def search_node(
     ``label_masses``, ``prefix``, ``suffix``: as in
     :func:`treebench.kernels.induction.build` (``None`` and unused arrays
     without label masses).  ``tie_stream``: ``None``, or the random tie-break's
-    stream, drawn from when ``random_ties``.  The chosen feature's split is in
+    stream, drawn from when ``random_ties``.  ``rules`` ends with ``whole``: ``None``, or the marker
+    of a criterion scored whole (:func:`treebench.criteria.builtin.whole_split_marker`); being in the tuple,
+    its type is part of this function's signature, and the scans and nominal scoring it is handed to
+    compile only their code for that kind of criterion.  The chosen feature's split is in
     ``work``: ``work[BEST_LEFT][feature]`` samples left (numeric; binary
     nominal), ``work[BEST_CATEGORY][feature]`` the left category (binary
     nominal); ``work[CANDIDATE_BEST]`` holds every feature's best gain.
     """
-    min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, random_ties = rules
+    min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, random_ties, whole = rules
     (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
      bound_block, tie_best, candidate_best, split_best, best_left, best_category, best_w_left) = work
     tie_break = has_tie_break(cid, params)
@@ -190,7 +194,7 @@ def search_node(
                 gain, n_left, tie, w_left = scan_numeric_histogram(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                     params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
-                    parent_entropy,
+                    parent_entropy, whole,
                 )
             elif weights is None and has_bounded_scan(cid):  # ``is None``: pruned from weighted builds
                 gain, n_left, tie, w_left = scan_possibilistic_bounded(
@@ -201,7 +205,7 @@ def search_node(
                 gain, n_left, tie, w_left = scan_numeric(
                     sorted_rank[f], sorted_label[f], sorted_index[f], weights, start, end, n_levels[f],
                     parent, total, impurity, cid, params, table, min_samples_leaf, left, right, scratch,
-                    tie_break, parent_entropy,
+                    tie_break, parent_entropy, whole,
                 )
             if n_left > 0:
                 child_weights[0] = w_left
@@ -219,13 +223,15 @@ def search_node(
             continue
         if not nominal_binary:
             valid = True
-            mass = 0.0
             for j in range(r):
                 code = present[j]
                 child_weights[j] = cat_weights[code]
                 if cat_sizes[code] < min_samples_leaf:
                     valid = False
-                mass += child_mass(cid, params, table, cat_counts[code], cat_weights[code], r, scratch)
+            # the children's summed masses, or the whole split's for a criterion scored whole
+            mass = multiway_mass(
+                cid, params, table, cat_counts, present, cat_weights, r, parent, total, scratch, whole
+            )
             if valid:
                 gain = impurity - mass / total
                 if label_masses is not None:
@@ -253,9 +259,7 @@ def search_node(
             for i in range(k):
                 left[i] = cat_counts[code, i]
                 right[i] = parent[i] - left[i]
-            mass = child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
-                cid, params, table, right, total - w_left, np.int64(2), scratch
-            )
+            mass = two_way_mass(cid, params, table, left, right, w_left, parent, total, scratch, whole)
             gain = impurity - mass / total
             take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total)
             if take:

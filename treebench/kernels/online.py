@@ -18,6 +18,8 @@ have reallocated).  Integer counts only (online trees take no weights).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -46,6 +48,7 @@ from treebench.kernels.scoring import (
     POSSIBILISTIC,
     child_mass,
     has_bounded_scan,
+    is_whole_split,
     make_table,
     node_impurity,
     reported_node_value,
@@ -183,6 +186,7 @@ def feed(
     params: np.ndarray,
     min_gain: float,
     tie_stream: np.ndarray,
+    whole: Any = None,
 ):
     """Add the encoded rows of ``X`` (m, d) with label codes ``y`` one at a time, in order.
 
@@ -197,7 +201,8 @@ def feed(
     table, the bound buffer and the histogram of the few-values scan.
     ``tie_stream`` (uint64, one element) is the random tie-break's stream
     (:mod:`treebench.kernels.ties`), advanced in place; read only with
-    ``config[CFG_RANDOM_TIES]``.
+    ``config[CFG_RANDOM_TIES]``.  ``whole``: ``None``, or the marker of a criterion scored whole
+    (as in :func:`treebench.kernels.induction.build`).
     """
     n_features = X.shape[1]
     k = counts.shape[1]
@@ -212,12 +217,14 @@ def feed(
     no_masses = np.empty((1, 3))  # the label-mass sweeps' rows (batch belief trees only)
     table, bound_table, bounds, histogram = buffers
     cid = config[CFG_CID]
+    if is_whole_split(cid) != (whole is not None):
+        raise ValueError("the whole-split marker must be given for a criterion scored whole, and only for one")
     max_depth = config[CFG_MAX_DEPTH]
     min_split = config[CFG_MIN_SPLIT]
     min_leaf = config[CFG_MIN_LEAF]
     rules = (
         min_leaf, config[CFG_NOMINAL_BINARY] != 0, config[CFG_AVERAGE_RULE] != 0, config[CFG_STRICT] != 0, min_gain,
-        config[CFG_RANDOM_TIES] != 0,
+        config[CFG_RANDOM_TIES] != 0, whole,
     )
     child_counts = np.zeros((max(max_cats, 2), k), np.int64)
     sizes = np.zeros(max(max_cats, 2), np.int64)

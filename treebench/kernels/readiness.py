@@ -37,6 +37,10 @@ FIRST_FIT_NOTICE = (
 )
 
 
+#: Positions of the builder's arguments ``label_masses`` and ``whole`` (``tie_stream`` between).
+LABEL_MASSES, WHOLE = -3, -1
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A compiled entry point: ``module.function``, in a ``group`` of kernels used together.
@@ -49,48 +53,49 @@ class Kernel:
     module: str
     function: str
     rank_dtype: str | None = None
-    #: Only the specialisation whose argument at :attr:`argument` has a numba type starting with this
-    #: (``"array"``: the builder with per-sample data, e.g. belief trees' label masses; ``"none"``: without).
-    argument_type: str | None = None
-    #: The position of that argument in the signature (negative: from the end).
-    argument: int = -1
+    #: Only the specialisation whose arguments match every ``(position, type prefix)`` here: the
+    #: argument at ``position`` (from the end when negative) has a numba type starting with the prefix.
+    #: For the builder: ``(LABEL_MASSES, "array")`` the one with per-sample data (belief trees' label
+    #: masses), ``(WHOLE, "array")`` the one of a criterion scored whole; ``"none"`` at both every other
+    #: criterion's.
+    arguments: tuple[tuple[int, str], ...] = ()
 
     @property
     def label(self) -> str:
         suffix = f" [{self.rank_dtype} ranks]" if self.rank_dtype else ""
-        if self.argument_type == "array":
+        if (LABEL_MASSES, "array") in self.arguments:
             suffix += " [per-sample data]"
+        if (WHOLE, "array") in self.arguments:
+            suffix += " [whole split]"
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
 
 
 #: First compile of each group, seconds on 2 idle cores with a cold cache (measured; see
 #: docs/architecture.md), for the notice's estimate.  A group not listed counts 5 s.
 GROUP_SECONDS: dict[str, int] = {"tree": 19, "large": 15, "c4.5": 15, "pruning": 1, "mee": 7, "online": 10,
-                                  "belief": 16}
+                                  "belief": 16, "whole-split": 25}
 
 #: Every registered kernel.  Groups: ``tree`` (every fit and predict), ``large``
-#: (columns of more than 65,535 distinct values), ``c4.5``, ``pruning``, ``mee``, ``belief``.
+#: (columns of more than 65,535 distinct values), ``c4.5``, ``pruning``, ``mee``, ``belief``, ``whole-split``
+#: (the builder of a criterion scored whole, e.g. Hellinger distance).
 KERNELS: list[Kernel] = []
 
 
 def register(group: str, module: str, function: str, *, rank_dtype: str | None = None,
-             argument_type: str | None = None, argument: int = -1) -> Kernel:
+             arguments: tuple[tuple[int, str], ...] = ()) -> Kernel:
     """Add a kernel to :data:`KERNELS` (once; registering it again changes nothing)."""
-    kernel = Kernel(group, module, function, rank_dtype, argument_type, argument)
+    kernel = Kernel(group, module, function, rank_dtype, arguments)
     if kernel not in KERNELS:
         KERNELS.append(kernel)
     return kernel
 
 
-#: Where ``build``'s ``label_masses`` is in its signature (``tie_stream`` follows it): the belief
-#: builder is the specialisation whose label masses are an array.
-_LABEL_MASSES = -2
-register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", argument_type="none",
-         argument=_LABEL_MASSES)
+#: The plain builder: neither label masses nor a whole-split marker.
+_PLAIN = ((LABEL_MASSES, "none"), (WHOLE, "none"))
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", arguments=_PLAIN)
 register("tree", "treebench.kernels.partition", "fill_sorted_row")
 register("tree", "treebench.kernels.traversal", "apply_tree")
-register("large", "treebench.kernels.induction", "build", rank_dtype="int32", argument_type="none",
-         argument=_LABEL_MASSES)
+register("large", "treebench.kernels.induction", "build", rank_dtype="int32", arguments=_PLAIN)
 register("c4.5", "treebench.kernels.c45_build", "grow_presorted")
 register("c4.5", "treebench.kernels.c45_build", "grow_general")
 register("c4.5", "treebench.kernels.c45_prune", "collapse_and_prune")
@@ -99,8 +104,10 @@ register("c4.5", "treebench.kernels.c45_predict", "predict_proba")
 register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
 register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
 register("online", "treebench.kernels.online", "feed")
-register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16", argument_type="array",
-         argument=_LABEL_MASSES)
+register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16",
+         arguments=((LABEL_MASSES, "array"), (WHOLE, "none")))
+register("whole-split", "treebench.kernels.induction", "build", rank_dtype="uint16",
+         arguments=((LABEL_MASSES, "none"), (WHOLE, "array")))
 
 
 def is_cached(kernel: Kernel) -> bool | None:
@@ -117,7 +124,7 @@ def is_cached(kernel: Kernel) -> bool | None:
         return None
     return any(
         (kernel.rank_dtype is None or _rank_dtype(key) == kernel.rank_dtype)
-        and (kernel.argument_type is None or _argument_type(key, kernel.argument).startswith(kernel.argument_type))
+        and all(_argument_type(key, position).startswith(prefix) for position, prefix in kernel.arguments)
         for key in index
     )
 

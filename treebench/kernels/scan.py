@@ -57,6 +57,7 @@ from treebench.kernels.scoring import (
     pair_mass,
     takes_quantile,
     tie_score_binary,
+    whole_pair_mass,
     with_row_slot,
 )
 from treebench.kernels.weights import sample_weight
@@ -140,13 +141,16 @@ def scan_numeric(
     scratch: np.ndarray,
     tie_break: bool,
     parent_entropy: float,
+    whole: Any,
 ):
     """Best threshold of one numeric feature on positions ``[start, end)``, sample by sample.
 
     ``total`` is the node's weight (its size without weights).  With
     ``tie_break``, candidates whose scores tie are ranked by their entropy
     gain.  Missing values sort last and always go right, so candidates stop
-    at the first one.  Returns ``(gain, n_left, tie_score, w_left)``.
+    at the first one.  Returns ``(gain, n_left, tie_score, w_left)``.  ``whole``: ``None``, or the
+    marker of a criterion scored whole (:func:`treebench.criteria.builtin.whole_split_marker`), whose type
+    picks the row-scored scans compiled (those of the criteria scored whole, or of the others).
     """
     if is_additive(cid):
         return _scan_additive(
@@ -155,7 +159,7 @@ def scan_numeric(
         )
     # a row-scored criterion: the specialisation of _scan_rows compiled for it alone (its id
     # handed over as a literal; without weights, the one with a bounded scan is not compiled)
-    return with_row_slot(_scan_rows, cid, weights, (
+    return with_row_slot(_scan_rows, cid, weights, whole, (
         ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params, table,
         min_leaf, left, right, scratch, tie_break, parent_entropy,
     ))
@@ -324,6 +328,7 @@ def scan_numeric_histogram(
     histogram: np.ndarray,
     tie_break: bool,
     parent_entropy: float,
+    whole: Any,
 ):
     """:func:`scan_numeric` for a node with few distinct values (integer counts only).
 
@@ -331,7 +336,7 @@ def scan_numeric_histogram(
     then candidates are scored per distinct value, O(k) each.  Worth it when
     ``distinct values * k`` is well below the node size (the caller decides);
     it finds the same candidates with the same scores.  Same return values as
-    :func:`scan_numeric` (``w_left = n_left``).
+    :func:`scan_numeric` (``w_left = n_left``); ``whole`` as in :func:`scan_numeric`.
     """
     k = parent.shape[0]
     n = end - start
@@ -360,10 +365,15 @@ def scan_numeric_histogram(
             # scoring from the count rows costs little against the counting pass
             for i in range(k):
                 right[i] = parent[i] - left[i]
-            n_right = n - n_left
-            mass = child_mass(cid, params, table, left, np.int64(n_left), np.int64(2), scratch) + child_mass(
-                cid, params, table, right, np.int64(n_right), np.int64(2), scratch
-            )
+            if whole is not None:  # a criterion scored whole: the other branch is not compiled
+                mass = whole_pair_mass(cid, params, left, parent, right, np.int64(n_left), n, scratch)
+            else:
+                # not through scoring.two_way_mass: inlined here, its branch made numba count references
+                # per candidate (+4-5 % on pendigits for every criterion, measured)
+                n_right = n - n_left
+                mass = child_mass(cid, params, table, left, np.int64(n_left), np.int64(2), scratch) + child_mass(
+                    cid, params, table, right, np.int64(n_right), np.int64(2), scratch
+                )
             gain = parent_impurity - mass / n
             take, tie = take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, np.int64(n_left), n)
             if take:

@@ -18,7 +18,16 @@ update ``G`` in O(1) per sample instead of O(k) per candidate.  A
 one-vs-rest criterion also sums ``g(s - c_i)`` (:func:`rest_sum`), whose
 terms all move with ``s``: O(k) per candidate, in the same scan.  Criteria
 that need the class count get their parameters completed by
-:func:`class_params` in the builder.
+:func:`class_params` in the builder.  A criterion scored *whole*
+(:func:`is_whole_split`: Hellinger distance, a function of every branch and
+the parent at once) has no per-child mass: a split of any number of branches
+goes through :func:`multiway_mass` and :func:`two_way_mass`, which sum
+:func:`child_mass` for the others.  The builders learn which by the *type*
+of a marker argument ``whole`` (``None``, or a one-element array for a
+criterion scored whole: :func:`treebench.criteria.builtin.whole_split_marker`):
+numba prunes branches only by types, so a fit of any other criterion
+compiles no whole-split code at all (Hellinger's present, the first compile
+of a default fit grew by half).
 
 Counts are integers (an unweighted fit: ``g`` is read from the table) or
 sums of sample weights (``g`` is computed, :func:`g_term`).  The functions
@@ -62,6 +71,7 @@ from treebench.kernels.dispatch import (
     is_one_vs_rest,
     is_purity,
     is_ratio,
+    is_whole_split,
     mass_from_sum,
     one_vs_rest_mass,
     pair_mass,
@@ -69,6 +79,8 @@ from treebench.kernels.dispatch import (
     scores_label_masses,
     split_information,
     takes_quantile,
+    whole_pair_mass,
+    whole_split_mass,
     with_row_slot,
 )
 from treebench.kernels.tolerances import SPLIT_INFO_FLOOR
@@ -77,7 +89,8 @@ __all__ = [  # the generated dispatch, re-exported: callers import the scoring f
     "BELIEF", "BELIEF_OVR", "CERTAINTY", "ENTROPY", "GAIN_RATIO", "GINI", "LOG2", "POSSIBILISTIC", "TSALLIS",
     "TSALLIS_GAIN_RATIO", "child_mass", "class_params", "entropy_bits", "final_score", "g_term", "g_value",
     "has_bounded_scan", "has_tie_break", "insert_sorted", "is_additive", "is_one_vs_rest", "is_purity",
-    "is_ratio", "make_table", "mass_from_sum", "node_impurity", "one_vs_rest_mass", "one_vs_rest_pair_mass",
+    "is_ratio", "is_whole_split", "make_table", "mass_from_sum", "multiway_mass", "node_impurity",
+    "one_vs_rest_mass", "one_vs_rest_pair_mass", "two_way_mass", "whole_pair_mass", "whole_split_mass",
     "pair_mass", "reported_node_value", "rest_sum", "row_mass", "score_children", "scores_label_masses",
     "split_information", "takes_quantile", "tie_score_binary", "with_row_slot",
 ]
@@ -161,6 +174,43 @@ def child_mass(
     return row_mass(cid, params, row, s, n_branches, scratch)
 
 
+@njit(cache=True)
+def multiway_mass(
+    cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, rows: np.ndarray, weights: np.ndarray,
+    n_branches: int, parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
+) -> float:
+    """Summed masses of a split's ``n_branches`` children: branch ``j`` has the class counts
+    ``counts[rows[j]]`` and the weight ``weights[rows[j]]`` (a nominal feature's categories).
+
+    The sum of :func:`child_mass` over the branches, or, when ``whole`` is not ``None`` (the
+    marker of a criterion scored whole, :func:`is_whole_split`: Hellinger distance, which needs
+    every branch and the parent at once), the whole split's mass.  The test is on the type of
+    ``whole``, so numba compiles only one of the two.
+    """
+    if whole is not None:
+        return whole_split_mass(cid, params, counts, rows, n_branches, parent, total, scratch)
+    mass = 0.0
+    for j in range(n_branches):
+        code = rows[j]
+        mass += child_mass(cid, params, table, counts[code], weights[code], n_branches, scratch)
+    return mass
+
+
+@njit(cache=True)
+def two_way_mass(
+    cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, right: np.ndarray, w_left: Any,
+    parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
+) -> float:
+    """Summed masses of a two-branch split given both children's counts (one nominal value
+    against the rest): :func:`child_mass` of each, or the whole split's mass when ``whole`` is
+    not ``None`` (as in :func:`multiway_mass`)."""
+    if whole is not None:
+        return whole_pair_mass(cid, params, left, parent, right, w_left, total, scratch)
+    return child_mass(cid, params, table, left, w_left, np.int64(2), scratch) + child_mass(
+        cid, params, table, right, total - w_left, np.int64(2), scratch
+    )
+
+
 @njit(cache=True, inline="always")
 def entropy_bits(row: np.ndarray, s: int) -> float:
     """Shannon entropy (bits) of one count row of ``s`` samples."""
@@ -225,18 +275,18 @@ def score_children(cid: int, params: np.ndarray, parent: np.ndarray, children: n
     candidate = np.empty(m)
     final = np.empty(m)
     sizes = np.zeros(r, np.int64)
+    rows = np.arange(r)
+    marker = np.zeros(1)  # the whole-split marker, handed over when the criterion is one
     for c in range(m):
-        mass = 0.0
-        present = 0
         for j in range(r):
             s = 0
             for i in range(k):
                 s += children[c, j, i]
             sizes[j] = s
-            if s > 0:
-                present += 1
-        for j in range(r):
-            mass += child_mass(cid, params, table, children[c, j], sizes[j], r, scratch)
+        if is_whole_split(cid):  # both specialisations compiled: this function is for tests and random trees
+            mass = multiway_mass(cid, params, table, children[c], rows, sizes, r, parent, n, scratch, marker)
+        else:
+            mass = multiway_mass(cid, params, table, children[c], rows, sizes, r, parent, n, scratch, None)
         gain = parent_impurity - mass / n
         candidate[c] = gain
         final[c] = final_score(cid, params, gain, sizes, r, n)

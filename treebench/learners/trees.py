@@ -35,7 +35,12 @@ class CriterionLearner(TreeMeasures, Learner):
         self.uses_presort = criterion_class(criterion).kernel_id >= 0
 
     def kernel_groups(self) -> tuple[str, ...]:
-        return ("tree", "pruning") if self.pruning else ("tree",)
+        from treebench.criteria import criterion_class
+        from treebench.criteria.builtin import is_whole_split
+
+        # a criterion scored whole compiles its own specialisation of the builder besides the plain one
+        whole = ("whole-split",) if is_whole_split(criterion_class(self.criterion).kernel_id) else ()
+        return ("tree", *whole, "pruning") if self.pruning else ("tree", *whole)
 
     def view(self, X: pd.DataFrame) -> pd.DataFrame | np.ndarray:
         """An all-numeric frame as its float64 matrix, else the frame itself.

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from treebench.criteria import Criterion
+from treebench.criteria.builtin import whole_split_marker
 from treebench.errors import TreebenchError
 from treebench.kernels.arrays import read_only
 from treebench.kernels.induction import build
@@ -210,6 +211,7 @@ def grow(
             weights,
             None if sample_data is None else np.ascontiguousarray(sample_data, dtype=np.float64),
             tie_stream,
+            whole_split_marker(criterion.kernel_id),  # None for all but Hellinger: its code is not compiled
         )
     elif tie_stream is None and _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
         # a plugin criterion given by a compiled impurity function: grown by its compiled scan

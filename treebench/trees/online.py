@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from treebench.criteria.builtin import whole_split_marker
 from treebench.errors import TreebenchError
 from treebench.kernels import layout as L
 from treebench.kernels import online as K
@@ -74,6 +75,7 @@ class GrowingTree:
         self.config = config
         # the kernel takes a stream either way; it reads it only with CFG_RANDOM_TIES
         self.tie_stream = tie_stream if tie_stream is not None else np.zeros(1, np.uint64)
+        self.whole = whole_split_marker(criterion.kernel_id)  # None but for a criterion scored whole
         self.is_nominal = encoder.is_nominal
         self.n_categories = n_categories
         self.int_nodes = np.full((16, L.N_INT_FIELDS), -1, np.int64)
@@ -111,7 +113,7 @@ class GrowingTree:
         ) = K.feed(
             matrix, codes, self.int_nodes, self.float_nodes, self.counts, self.parents, self.catmap, self.segments,
             self.levels, self.ceilings, self.arena, self.destination, self.buffers, self.meta, self.is_nominal, self.n_categories,
-            self.config, self.params, self.min_gain, self.tie_stream,
+            self.config, self.params, self.min_gain, self.tie_stream, self.whole,
         )
         view = self._view
         if view is not None and (

@@ -95,10 +95,22 @@ def _belief() -> None:
     BeliefTreeClassifier().fit(X, two, label_masses=masses).predict(X)
 
 
+def _whole_split() -> None:
+    from treebench.criteria.builtin import criterion_classes, is_whole_split
+    from treebench.trees.model import TreeModel
+
+    X, y = _data()
+    # the builder's whole-split specialisation: only a criterion scored whole compiles it, and every
+    # such criterion shares it (the marker's type is the same), so the first one found warms it
+    whole = next((cls.name for cls in criterion_classes() if is_whole_split(cls.kernel_id)), None)
+    if whole is not None:
+        TreeModel(whole).fit(X, y).predict(X)
+
+
 #: How each kernel group of :mod:`treebench.kernels.readiness` is warmed.
 WARMERS: dict[str, Callable[[], None]] = {
     "tree": _tree, "large": _large, "pruning": _pruning, "c4.5": _c45, "mee": _mee, "online": _online,
-    "belief": _belief,
+    "belief": _belief, "whole-split": _whole_split,
 }
 
 

@@ -22,9 +22,12 @@ adding one is adding a file.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
+
+import numpy as np
 
 # the compiled layer first: it installs the kernel cache's locator before a module here defines
 # a compiled function (numba picks a function's cache folder when it is decorated)
@@ -44,6 +47,27 @@ def kernel_modules() -> list[ModuleType]:
         if hasattr(module, "KERNELS"):
             found.append(module)
     return found
+
+
+@functools.cache
+def _whole_split_ids() -> frozenset[int]:
+    return frozenset(k.id for module in kernel_modules() for k in module.KERNELS if k.whole_split)
+
+
+def is_whole_split(kernel_id: int) -> bool:
+    """Whether the criterion kernel ``kernel_id`` is declared ``whole_split`` (scored on whole count rows)."""
+    return int(kernel_id) in _whole_split_ids()
+
+
+def whole_split_marker(kernel_id: int) -> np.ndarray | None:
+    """What the compiled builders get as ``whole`` for the criterion kernel ``kernel_id``.
+
+    ``None``, or for a kernel declared ``whole_split`` (Hellinger distance) a one-element array:
+    numba prunes code only by the types of arguments, so passing ``None`` for every other
+    criterion keeps the whole-split scoring out of their compiled builders (it made the first
+    compile of a default fit half as long again); only the type of the array matters.
+    """
+    return np.zeros(1) if is_whole_split(kernel_id) else None
 
 
 def criterion_classes() -> list[type]:

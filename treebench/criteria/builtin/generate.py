@@ -105,6 +105,11 @@ def class_params(cid: int, params: np.ndarray, k: int):
 '''
 
 
+def _function_of(module: object, attribute: str, kernel: Kernel) -> Callable:
+    """The module's function ``attribute`` for ``kernel``: with the kernel's suffix when it has one."""
+    return getattr(module, attribute + kernel.suffix, None) or getattr(module, attribute)
+
+
 def _where(function: Callable) -> tuple[str, str]:
     """``(module alias, attribute)`` of a module's compiled function (a numba dispatcher or plain)."""
     py = getattr(function, "py_func", function)
@@ -123,7 +128,7 @@ def _ladder(kernels: Sequence[tuple[Kernel, object]], attribute: str, call: Call
     """``if`` branches of one function: ids grouped by the module function they call (in id order)."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for kernel, module in kernels:
-        alias, name = _where(getattr(module, attribute))
+        alias, name = _where(_function_of(module, attribute, kernel))
         groups.setdefault((alias, name, call(f"{alias}.{name}", kernel)), []).append(kernel.id)
     lines = []
     for (_, _, expression), ids in groups.items():
@@ -189,7 +194,7 @@ def _pair_mass(slot, left, parent, right, w_left, total, z, scratch):
     return _PAIR_MASS.get(slot.literal_value)
 
 
-def with_row_slot(scan: Any, cid: int, weights: Any, args: tuple) -> Any:
+def with_row_slot(scan: Any, cid: int, weights: Any, whole: Any, args: tuple) -> Any:
     """``scan(slot, args)`` with ``slot`` the row-scored criterion ``cid`` as a literal integer.
 
     Compiled code only.  One branch per row-scored kernel, each handing its id to ``scan`` as a
@@ -198,13 +203,17 @@ def with_row_slot(scan: Any, cid: int, weights: Any, args: tuple) -> Any:
     Without weights (``weights`` is ``None``) the kernels with a bounded scan are left out: the
     builders search those by :mod:`treebench.kernels.possibilistic_bound`, and the overload
     picks the ladder by the type of ``weights`` so that the unweighted builder does not compile
-    a full scan it never runs.
+    a full scan it never runs.  ``whole`` is ``None``, or the marker array of a criterion scored
+    whole (:func:`treebench.criteria.builtin.whole_split_marker`): by its type the ladder holds only the
+    other kernels, or only those scored whole, so a fit compiles no other kind's scans.
     """
     raise NotImplementedError("with_row_slot is for numba-compiled code")
 
 
 @overload(with_row_slot, inline="always")
-def _with_row_slot(scan, cid, weights, args):
+def _with_row_slot(scan, cid, weights, whole, args):
+    if not isinstance(whole, types.NoneType):
+        return _rows_whole
     return _rows_unweighted if isinstance(weights, types.NoneType) else _rows_weighted
 '''
 
@@ -216,15 +225,18 @@ def _row_slots(rows: Sequence[tuple[Kernel, object]]) -> str:
     for kernel, module in rows:
         name = f"_pair_mass_{kernel.id}"
         lines.append(f"\n\ndef {name}(slot, {PAIR_ARGUMENTS}):\n"
-                     f"    return {'.'.join(_where(module.pair_mass))}({PAIR_ARGUMENTS})\n")
+                     f"    return {'.'.join(_where(_function_of(module, 'pair_mass', kernel)))}({PAIR_ARGUMENTS})\n")
         table.append(f"    {kernel.id}: {name},\n")
     lines.append("\n\n#: ``pair_mass`` of each row-scored kernel, by id (the overload's choice).\n"
                  "_PAIR_MASS = {\n" + "".join(table) + "}\n")
-    for suffix, kept in (("WEIGHTED", rows), ("UNWEIGHTED", [(k, m) for k, m in rows if not k.bounded_scan])):
+    parts = [k for k in rows if not k[0].whole_split], [k for k in rows if k[0].whole_split]
+    for suffix, kept in (("WEIGHTED", parts[0]), ("UNWEIGHTED", [(k, m) for k, m in parts[0] if not k.bounded_scan]),
+                         ("WHOLE", parts[1])):
         # the tuple is handed over whole: a starred call would type the literal id as a plain int
         body = [f"    if {_condition([k.id])}:\n        return scan({k.id}, args)\n" for k, _ in kept]
-        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, args):\n" + "".join(body)
-                     + '    raise ValueError("not a row-scored criterion, or one searched by its bounded scan")\n')
+        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, whole, args):\n" + "".join(body)
+                     + '    raise ValueError("not a row-scored criterion of this ladder (one searched by its bounded scan, or a '
+                     'whole-split marker that does not match the criterion)")\n')
     return "".join(lines)
 
 
@@ -256,6 +268,8 @@ def render() -> str:
          "bounded_scan"),
         ("scores_label_masses", "Whether the label-mass sweeps score it (two classes).", declared, "label_masses"),
         ("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.", rows, "quantile"),
+        ("is_whole_split", "Whether a split is scored whole (``whole_pair_mass``, ``whole_split_mass``), not as a sum\n"
+         "    of its children's masses.", rows, "whole_split"),
     ]
     for name, doc, kernels, flag in predicates:
         out.append(_predicate(name, doc, [k.id for k, _ in kernels if flag is None or getattr(k, flag)]))
@@ -297,6 +311,23 @@ def render() -> str:
         _ladder(rows, "row_mass", lambda f, kernel: f"{f}(params, row, s, n_branches, scratch)"), "0.0",
     ))
     out.append(_row_slots(rows))
+    whole = [(k, m) for k, m in rows if k.whole_split]
+    out.append(_function(
+        "whole_pair_mass(cid: int, params: np.ndarray, left: np.ndarray, parent: np.ndarray, right: np.ndarray,\n"
+        "    w_left: Any, total: Any, scratch: np.ndarray) -> float",
+        "Both children's mass of a two-branch split of a criterion scored whole (nominal and histogram\n"
+        "    scans; the threshold scan calls :func:`pair_mass` with a literal slot).",
+        _ladder(whole, "pair_mass", lambda f, kernel: f"{f}(left, parent, right, w_left, total, "
+                f"{'params[2]' if kernel.quantile else '0.0'}, scratch)"),
+        "0.0", inline=False,
+    ))
+    out.append(_function(
+        "whole_split_mass(cid: int, params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int,\n"
+        "    parent: np.ndarray, total: Any, scratch: np.ndarray) -> float",
+        "The mass of a multiway split of a criterion scored whole; branch ``j`` has the counts ``counts[rows[j]]``.",
+        _ladder(whole, "split_mass", lambda f, kernel: f"{f}(params, counts, rows, n_branches, parent, total, scratch)"),
+        "0.0", inline=False,
+    ))
     out.append(_function(
         "has_tie_break(cid: int, params: np.ndarray) -> bool",
         "Whether equal scores are ranked by a second key (entropy gain).",

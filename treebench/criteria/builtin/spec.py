@@ -22,6 +22,19 @@ module defines, so the generator knows which branches to write:
     child from its count row, and ``pair_mass(left, parent, right, w_left,
     total, z, scratch)``: both children of a threshold (``z``: the quantile
     of :func:`quantile` with ``quantile``, else ``None``).
+``whole_split`` (rows only)
+    The split's value is no sum over its children (Hellinger distance):
+    ``pair_mass`` scores every two-branch split (thresholds, one nominal
+    value against the rest, the histogram scan) and ``split_mass(params,
+    counts, rows, n_branches, parent, total, scratch)`` a multiway one (branch
+    ``j`` has the counts ``counts[rows[j]]``); ``row_mass`` only scores a node
+    on its own.  Its fits hand the builders a marker array (``whole``, see
+    :func:`treebench.criteria.builtin.whole_split_marker`), every other
+    criterion's ``None``: only the builder compiled for the array holds
+    whole-split code.
+``suffix``
+    The module's functions for this kernel carry the suffix (a module with
+    two compiled variants: ``pair_mass`` and ``pair_mass_ovr``).
 ``ratio``
     ``split_info(params, sizes, n_branches, n)``: the score is the
     gain divided by it.
@@ -50,10 +63,12 @@ inlined into several scans, each compiled for integer counts and weights.
   there costs a reference-count increment and decrement per array (the
   hot-path rule of :mod:`treebench.kernels.scoring`; a plain possibilistic
   ``pair_mass`` made its weighted fits 7 % slower).  The row-scored scan
-  picks its ``pair_mass`` by testing its own argument ``z`` (see
-  :func:`treebench.kernels.dispatch.pair_mass`), so that numba inlines only
-  that criterion's: inlining both and pruning after was most of what the
-  generated dispatch first added to the first compile.
+  is compiled once per row-scored criterion, its kernel id handed over as a
+  literal (:func:`treebench.kernels.dispatch.with_row_slot`), and
+  :func:`treebench.kernels.dispatch.pair_mass` inlines that criterion's
+  ``pair_mass`` alone: inlining every one and pruning after would add each
+  criterion's code to every version of the scan (most of what the generated
+  dispatch first added to the first compile).
 
 Every impurity is minimised; a purity (``purity=True``) is scored as its
 negation and reported back with its sign.
@@ -99,7 +114,11 @@ class Kernel:
         Unweighted numeric features are searched by the criterion's own bounded scan
         (:mod:`treebench.kernels.possibilistic_bound`), and the online tree skips searches by its bound.
     quantile
-        Rows only: ``pair_mass`` takes the quantile ``params[n_branches]`` as ``z`` (else ``None``).
+        Rows only: ``pair_mass`` takes the two-branch quantile ``params[2]`` as ``z`` (else 0).
+    whole_split
+        Rows only: the split is scored whole (``pair_mass``, ``split_mass``), not as a sum of ``row_mass``.
+    suffix
+        The names of the module's functions for this kernel end with it (e.g. ``"_ovr"``).
     mass_params
         Additive only: ``mass`` also takes ``params[1]`` to ``params[mass_params]`` (scalars).
     label_masses
@@ -120,11 +139,15 @@ class Kernel:
     quantile: bool = False
     label_masses: bool = False
     mass_params: int = 0
+    whole_split: bool = False
+    suffix: str = ""
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise ValueError(f"kernel {self.name!r}: family {self.family!r}; accepted: {', '.join(FAMILIES)}")
         if not self.name.isidentifier():
             raise ValueError(f"kernel name {self.name!r} is not an identifier")
+        if self.whole_split and self.family != ROWS:
+            raise ValueError(f"kernel {self.name!r}: whole_split is for the {ROWS} family")
         if self.id < 0:
             raise ValueError(f"kernel {self.name!r}: id {self.id}; accepted: an integer >= 0")
