@@ -485,3 +485,47 @@ def test_the_default_suites_imbalanced_subset_is_the_documented_one():
     assert f"the view holds {len(subset)}:" in sentence
     for name in subset:
         assert name in sentence, name
+
+
+def test_a_criterion_states_its_own_dataset_limit_and_the_board_lists_it():
+    """Hellinger's exhaustive grouping of a multiway split is refused above 12 classes: the board marks
+    such a dataset not applicable with the criterion's reason before running, instead of 10 failed trials
+    (abalone, 28 classes with a nominal feature, and soybean, 19 nominal ones, failed so)."""
+    from treebench.leaderboard.catalogue import Algorithm, not_applicable
+    from treebench.leaderboard.suite import DatasetMeta
+
+    hellinger = Algorithm("hellinger", "hellinger", criterion="hellinger")
+    many_nominal = DatasetMeta("abalone-like", 4177, 8, 28, 689.0, 1 / 8, False)
+    reason = not_applicable(hellinger, many_nominal)
+    assert reason is not None and "28 classes" in reason and "134,217,727 groupings" in reason
+    # numeric features only (two-branch splits: the sorted cut), or 12 classes: it applies
+    assert not_applicable(hellinger, DatasetMeta("letter-like", 20000, 16, 26, 1.1, 0.0, False)) is None
+    assert not_applicable(hellinger, DatasetMeta("twelve", 500, 4, 12, 2.0, 0.5, False)) is None
+    # the other readings' rows have no such limit; nor has any criterion by default
+    from treebench.criteria.registry import get
+
+    assert get("hellinger", reading="one-vs-rest").dataset_limit(28, 1) is None
+    assert not_applicable(Algorithm("entropy", "entropy", criterion="entropy"), many_nominal) is None
+
+
+def test_a_partial_row_of_the_imbalanced_view_gets_its_rank_where_it_applies():
+    """A row missing a dataset of the view is not ranked with the others, but shows (in brackets) its mean
+    rank among the ranked rows on the datasets it has, computed here with scipy's rankdata."""
+    from treebench.leaderboard.imbalanced import build_view
+
+    means = pd.DataFrame({"a": [0.9, 0.7, 0.8], "b": [0.8, 0.75, 0.6], "c": [0.7, 0.6, 0.9],
+                          "partial": [0.95, np.nan, 0.65]}, index=["d1", "d2", "d3"])
+    view = build_view({"d1": 0.1, "d2": 0.05, "d3": 0.01}, {"balanced_accuracy": means, "roc_auc_ovr": None})
+    ranking = view.rankings["balanced_accuracy"]
+    assert ranking.ranked == ["a", "b", "c"] and "partial" not in ranking.ranks.index
+    on_its_sets = means.loc[["d1", "d3"]]
+    expected = np.apply_along_axis(stats.rankdata, 1, -on_its_sets.to_numpy()).mean(axis=0)[3]  # (1 + 3) / 2
+    assert ranking.ranks_where_applicable["partial"] == pytest.approx(expected) == 2.0
+    table = view.table().set_index("algorithm")
+    assert math.isnan(table.loc["partial", "mean_rank_balanced_accuracy"])
+    assert table.loc["partial", "mean_rank_where_applicable_balanced_accuracy"] == pytest.approx(2.0)
+    assert math.isnan(table.loc["a", "mean_rank_where_applicable_balanced_accuracy"])
+    from treebench.leaderboard.page import _imbalanced
+
+    line = next(x for x in _imbalanced(view) if x.startswith("| partial "))
+    assert "(2.00)" in line

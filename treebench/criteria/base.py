@@ -270,6 +270,15 @@ class Criterion:
         return f"{type(self).__name__}({args})"
 
     # -- scoring ---------------------------------------------------------
+    def dataset_limit(self, classes: int, nominal_features: int) -> str | None:
+        """Why this criterion, as parametrised, cannot grow a tree on a dataset of ``classes``
+        classes and ``nominal_features`` nominal features split multiway (``None``: it can).
+
+        Asked before a board plans its trials, so a known limit is listed as "not applicable"
+        with its reason instead of failing trial by trial.  The default: no limit.
+        """
+        return None
+
     def node_value(self, counts: np.ndarray) -> float:
         """The paper's measure of one node (entropy, Gini, certainty, ...)."""
         raise NotImplementedError

@@ -170,7 +170,8 @@ def not_applicable(algorithm: Algorithm, meta: DatasetMeta) -> str | None:
 
     Checked before anything runs, from the learner kind's known limits:
     minimum entropy-of-error trees split finite numeric features only and
-    grow a table of candidate class sets that must stay within its limit.
+    grow a table of candidate class sets that must stay within its limit;
+    a criterion states its own limits (:meth:`Criterion.dataset_limit`).
     Belief-function trees apply everywhere: a suite's crisp labels are their
     categorical masses (each example's whole mass on its class), as paper
     004's own crisp-label arm grows them.
@@ -178,6 +179,14 @@ def not_applicable(algorithm: Algorithm, meta: DatasetMeta) -> str | None:
     reason = unavailable(algorithm)
     if reason:
         return f"not available here: {reason}"
+    if algorithm.criterion is not None:
+        from treebench.criteria.registry import get
+
+        # the criterion's own known limit, at its default parameters (a grid point that lifts it
+        # would still be refused with the rest of the row)
+        reason = get(algorithm.criterion).dataset_limit(meta.classes, meta.n_nominal)
+        if reason:
+            return reason
     kind = algorithm.learner_kind
     if kind == "mee":
         from treebench.trees.mee import MAX_CLASS_SETS, count_class_sets

@@ -6,7 +6,10 @@ literature are the class-averaged recall (balanced accuracy) and the ranking
 quality of the class probabilities (one-vs-rest ROC AUC).  The view takes the
 board's datasets whose minority/majority class-count ratio is below
 :data:`IMBALANCED_BELOW` and ranks, per metric, the rows with a complete
-cell on every one of them (Friedman test as on the accuracy board).
+cell on every one of them (Friedman test as on the accuracy board).  A row
+with cells on some of them only (a criterion not applicable to one, e.g.
+Hellinger distance on a many-class nominal set) gets, as on the accuracy
+board, its rank among the ranked rows on the datasets it has.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class MetricRanking:
         :class:`treebench.stats.across.FriedmanResult`, or ``None`` (``note`` says why).
     note
         Why a row or the test is missing, for the page.
+    ranks_where_applicable
+        The other rows with some cells: each one's mean rank among the ranked rows on its datasets.
     """
 
     means: pd.DataFrame
@@ -54,6 +59,7 @@ class MetricRanking:
     ranks: pd.Series
     friedman: Any = None
     note: str = ""
+    ranks_where_applicable: pd.Series = field(default_factory=lambda: pd.Series(dtype=float))
 
 
 @dataclass
@@ -76,6 +82,9 @@ class ImbalancedView:
             for metric, ranking in self.rankings.items():
                 values = ranking.means[name].dropna() if name in ranking.means.columns else pd.Series(dtype=float)
                 row[f"mean_rank_{metric}"] = float(ranking.ranks[name]) if name in ranking.ranks.index else math.nan
+                partial = ranking.ranks_where_applicable
+                row[f"mean_rank_where_applicable_{metric}"] = (
+                    float(partial[name]) if name in partial.index else math.nan)
                 row[f"mean_{metric}"] = float(values.mean()) if len(values) else math.nan
                 row[f"n_datasets_{metric}"] = int(len(values))
             rows.append(row)
@@ -117,10 +126,14 @@ def build_view(ratios: dict[str, float], tables: dict[str, pd.DataFrame | None],
         ranked = [n for n in names if means[n].notna().all()]
         left_out = [n for n in names if n not in ranked and means[n].notna().any()]
         absent = [n for n in names if not means[n].notna().any()]
-        notes = [f"not ranked (no complete cell on every dataset of the view): {', '.join(left_out)}"] * bool(left_out)
+        notes = [f"not ranked (no complete cell on every dataset of the view; in brackets: the rank among the "
+                 f"ranked rows on the datasets it has, and its mean is over those): {', '.join(left_out)}"] * bool(left_out)
         notes += [f"no values for {', '.join(absent)}" + (" (rows that give class labels only have no ROC AUC)"
                                                           if metric == "roc_auc_ovr" else "")] * bool(absent)
         ranks = average_ranks(means[ranked]) if len(ranked) >= 2 else pd.Series(dtype=float)
+        partial = pd.Series({
+            n: float(average_ranks(means.loc[means[n].notna(), [*ranked, n]])[n]) for n in left_out if ranked
+        }, dtype=float)
         result = None
         if len(ranked) < 3:
             notes.append(f"{len(ranked)} row(s) ranked: the Friedman test needs 3")
@@ -128,5 +141,5 @@ def build_view(ratios: dict[str, float], tables: dict[str, pd.DataFrame | None],
             notes.append(f"{len(datasets)} dataset(s): the Friedman test needs {min_datasets}")
         else:
             result = friedman(means[ranked])
-        view.rankings[metric] = MetricRanking(means, ranked, ranks, result, "; ".join(notes))
+        view.rankings[metric] = MetricRanking(means, ranked, ranks, result, "; ".join(notes), partial)
     return view

@@ -227,7 +227,9 @@ def _imbalanced(view: ImbalancedView) -> list[str]:
         row = [r.algorithm]
         for metric in order:
             label, scale, digits = IMBALANCED_METRICS[metric]
-            row += [num(getattr(r, f"mean_rank_{metric}")), num(getattr(r, f"mean_{metric}"), digits, scale)]
+            rank, partial = getattr(r, f"mean_rank_{metric}"), getattr(r, f"mean_rank_where_applicable_{metric}")
+            shown = num(rank) if not _missing(rank) else (f"({num(partial)})" if not _missing(partial) else "–")
+            row += [shown, num(getattr(r, f"mean_{metric}"), digits, scale)]
         rows.append(row)
     lines += md_table(header, rows, right=tuple(range(1, len(header))))
     for metric in order:

@@ -215,6 +215,16 @@ class Hellinger(Criterion):
         if self.reading == "one-vs-rest":
             self.kernel_id = ONE_VS_REST  # type: ignore[misc]  # an instance's own scan
 
+    def dataset_limit(self, classes: int, nominal_features: int) -> str | None:
+        # the exhaustive grouping of a multiway split is refused above MAX_GROUPING_CLASSES present;
+        # all of them are present at the root, where every nominal feature is tried
+        if self.reading == "grouping" and nominal_features and classes > MAX_GROUPING_CLASSES:
+            return (f"{classes} classes and {nominal_features} nominal feature(s): a multiway split's best "
+                    f"grouping would try {2 ** (classes - 1) - 1:,} groupings per node (at most "
+                    f"{MAX_GROUPING_CLASSES} classes present; reading='one-vs-rest' and nominal_split='binary' have no "
+                    "such limit)")
+        return None
+
     def node_value(self, counts: np.ndarray) -> float:
         return 0.0
 
