@@ -227,11 +227,24 @@ def test_feature_importances_by_hand():
     assert root > 0 and second > 0
     np.testing.assert_allclose(certainty.feature_importances_, np.array([root, second, 0.0]) / (root + second))
     assert (TreeClassifier(max_depth=0).fit(X, y).feature_importances_ == 0).all()
+    # Hellinger distance has no node value (0 everywhere): each split adds its size times its d_H,
+    # d_H from the module's numpy oracle on the children's counts
+    from treebench.criteria.builtin.hellinger import split_value
+
+    hellinger = TreeClassifier("hellinger").fit(X, y)
+    tree = hellinger.tree_
+    by_hand = np.zeros(3)
+    for node in np.flatnonzero(~tree.is_leaf):
+        table = tree.counts[np.asarray(tree.children(node))]
+        by_hand[tree.int_nodes[node, L.FEATURE]] += tree.counts[node].sum() * split_value(table)
+    assert by_hand.sum() > 0
+    np.testing.assert_allclose(hellinger.feature_importances_, by_hand / by_hand.sum())
 
 
 @pytest.mark.parametrize(
     "estimator",
-    [TreeClassifier("possibilistic"), TreeClassifier("tsallis", q=2.5), OnlineTreeClassifier("entropy"), MEETreeClassifier(), BeliefTreeClassifier()],
+    [TreeClassifier("possibilistic"), TreeClassifier("tsallis", q=2.5), TreeClassifier("hellinger"),
+     OnlineTreeClassifier("entropy"), MEETreeClassifier(), BeliefTreeClassifier()],
 )
 def test_feature_importances_are_a_distribution_over_used_features(estimator):
     X, y = load_iris(return_X_y=True)

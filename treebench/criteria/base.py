@@ -234,6 +234,10 @@ class Criterion:
     #: Whether :meth:`node_value` grows with purity (certainty) rather than
     #: with impurity; ``feature_importances_`` then counts its increase.
     node_value_is_purity: ClassVar[bool] = False
+    #: Whether ``feature_importances_`` sum each split's score weighted by its node's size instead
+    #: of a decrease of :meth:`node_value`: for a criterion that scores a split as a whole and has no
+    #: node value to decrease (Hellinger distance: every node's value is 0).
+    importance_from_split_score: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -258,7 +258,9 @@ class FittedTreeMixin:
         (weighted) number of training samples of a node and ``v`` the
         criterion's :meth:`~treebench.criteria.Criterion.node_value` of its
         class counts, negated for a purity (certainty); the totals are divided
-        by their sum (all zeros for a single leaf).  What ``v`` is for each
+        by their sum (all zeros for a single leaf).  A criterion scored as a
+        whole split, with no node value (``importance_from_split_score``:
+        Hellinger distance), adds ``w_t`` times its split's score instead.  What ``v`` is for each
         criterion is listed in ``docs/criteria.md`` ("Estimators").
         """
         check_fitted(self)
@@ -269,9 +271,13 @@ class FittedTreeMixin:
         weights = counts.sum(axis=1)
         values = np.array([sign * criterion.node_value(row) if w > 0 else 0.0 for row, w in zip(counts, weights)])
         importances = np.zeros(self.n_features_in_)
+        by_score = criterion.importance_from_split_score
         for node in np.flatnonzero(~tree.is_leaf):
-            children = np.asarray(tree.children(node))
-            decrease = weights[node] * values[node] - float(np.dot(weights[children], values[children]))
+            if by_score:  # a criterion without a node value to decrease: its split's own score
+                decrease = weights[node] * float(tree.float_nodes[node, L.SCORE])
+            else:
+                children = np.asarray(tree.children(node))
+                decrease = weights[node] * values[node] - float(np.dot(weights[children], values[children]))
             importances[tree.int_nodes[node, L.FEATURE]] += decrease
         total = importances.sum()
         return importances / total if total > 0 else importances

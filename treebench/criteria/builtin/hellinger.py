@@ -45,8 +45,9 @@ total``.  Here the node alone has the value 0 (one branch holds everything: ``ro
 (``d_H`` scaled by the node weight, negated), so the gain -- the reported score -- is ``d_H``
 itself.  The value is a function of the whole split, not a sum over its branches
 (``whole_split`` in :mod:`treebench.criteria.builtin.spec`): the builders hand the module the
-whole split (:func:`pair_mass` for two branches, :func:`split_mass` for a multiway split).  A
-consequence: ``feature_importances_``, a decrease of ``node_value``, is 0 for every feature.
+whole split (:func:`pair_mass` for two branches, :func:`split_mass` for a multiway split).  With
+no node value to decrease, ``feature_importances_`` add up each split's ``d_H`` weighted by its
+node's size (``importance_from_split_score``).
 """
 
 from __future__ import annotations
@@ -209,6 +210,7 @@ class Hellinger(Criterion):
         ),
     )
     kernel_id = GROUPING
+    importance_from_split_score = True  # node_value is 0 everywhere: nothing to decrease
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
