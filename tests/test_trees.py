@@ -11,8 +11,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from treebench import TreeClassifier, criteria
 from treebench.criteria import Criterion, SplitContext
-from treebench.criteria.classic import gini_rows
 from treebench.criteria.builtin import criterion_classes
+from treebench.criteria.classic import gini_rows
 from treebench.kernels import layout as L
 from treebench.trees import Tree
 from treebench.trees.builder import Presorted
