@@ -170,6 +170,29 @@ def test_compiled_values_on_many_classes_equal_the_oracle(weighted):
         assert compiled_pair(table, "one-vs-rest") == pytest.approx(hd.best_one_vs_rest(table), abs=1e-12), table
 
 
+def test_the_integer_and_weighted_implementations_each_equal_the_oracle():
+    """The two implementations behind each compiled value (the counts' type picks one: exact
+    integer sums, or weights summed afresh), called directly on the same integer tables, the
+    weighted one with the counts as floats."""
+    rng = np.random.default_rng(90)
+    for table in block_tables(rng, 150, weighted=False):
+        left, parent = table[0], table.sum(axis=0)
+        floats, float_parent = left.astype(float), parent.astype(float)
+        scratch = np.empty(parent.shape[0])
+        grouping, ovr = hd.best_sorted_cut(table), hd.best_one_vs_rest(table)
+        assert math.sqrt(hd._sorted_cut_integer(left, parent, scratch)) == pytest.approx(grouping, abs=1e-12)
+        assert math.sqrt(hd._sorted_cut_summed(floats, float_parent, scratch)) == pytest.approx(grouping, abs=1e-12)
+        assert math.sqrt(hd._one_vs_rest_integer(left, parent)) == pytest.approx(ovr, abs=1e-12)
+        assert math.sqrt(hd._one_vs_rest_summed(floats, float_parent)) == pytest.approx(ovr, abs=1e-12)
+        two = np.ascontiguousarray(table[:, parent > 0][:, :2])
+        if two.shape[1] == 2:
+            expected = hd.two_class_value(two)
+            assert math.sqrt(hd._two_integer(two[0].copy(), two.sum(axis=0))) == pytest.approx(expected, abs=1e-12)
+            two_floats = two.astype(float)
+            assert math.sqrt(hd._two_summed(two_floats[0].copy(), two_floats.sum(axis=0))) == pytest.approx(
+                expected, abs=1e-12)
+
+
 @pytest.mark.parametrize("reading", hd.READINGS)
 def test_a_threshold_scan_reusing_its_scratch_equals_the_oracle(reading):
     """The scan's use: one sample at a time moved left, every candidate scored with the same

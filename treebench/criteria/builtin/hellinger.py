@@ -298,22 +298,6 @@ def _after(c_left_count, c_parent, i_left_count, i_parent) -> bool:
     return c_right * (i_left + i_right) < i_right * (c_left + c_right)
 
 
-def integer_counts(counts: np.ndarray) -> bool:
-    """Whether ``counts`` holds integers (a fit without weights), a compile-time constant.
-
-    Compiled code only; the overload below answers from the array's type.  Sums of integer
-    counts are exact, so a super-class's count may be a total minus the others' (an empty
-    side is then exactly 0); sums of weights are not, and are accumulated instead.
-    """
-    raise NotImplementedError("integer_counts is for numba-compiled code")
-
-
-@overload(integer_counts, inline="always")
-def _integer_counts(counts):
-    exact = isinstance(counts.dtype, types.Integer)
-    return lambda counts: exact
-
-
 @njit(cache=True, inline="always")
 def _sorted_cut_integer(left: np.ndarray, parent: np.ndarray, order: np.ndarray) -> float:
     """The largest ``d_H^2`` over the sorted cuts, integer counts (a fit without weights).
@@ -380,7 +364,7 @@ def _sorted_cut_integer(left: np.ndarray, parent: np.ndarray, order: np.ndarray)
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sorted_cut_summed(left: np.ndarray, parent: np.ndarray, order: np.ndarray) -> float:
     """:func:`_sorted_cut_integer` for weighted counts, where sums round: each class's sides
     snapped (:func:`_sides`), the blocks those with a snapped side of 0, the others sorted by
@@ -445,14 +429,60 @@ def _sorted_cut_summed(left: np.ndarray, parent: np.ndarray, order: np.ndarray) 
 
 
 @njit(cache=True, inline="always")
-def two_class_distance(left: np.ndarray, parent: np.ndarray) -> float:
-    """``d_H`` of a two-branch split of a node of two classes, both present: both readings'
-    value (most imbalanced problems; a third of the time in the papers' benchmarks)."""
-    if integer_counts(left):  # nothing to snap
-        return math.sqrt(_squared(left[0], parent[0] - left[0], left[1], parent[1] - left[1]))
+def _two_integer(left: np.ndarray, parent: np.ndarray) -> float:
+    """``d_H^2`` of two classes, integer counts (nothing to snap)."""
+    return _squared(left[0], parent[0] - left[0], left[1], parent[1] - left[1])
+
+
+@njit(cache=True, inline="always")
+def _two_summed(left: np.ndarray, parent: np.ndarray) -> float:
+    """``d_H^2`` of two classes, weighted counts (each side snapped, :func:`_sides`)."""
     a, a_right = _sides(left[0], parent[0])
     b, b_right = _sides(left[1], parent[1])
-    return math.sqrt(_squared(a, a_right, b, b_right))
+    return _squared(a, a_right, b, b_right)
+
+
+# Integer counts (a fit without weights) and weighted ones take different code: sums of
+# integers are exact, so a super-class's count may be a total minus the other's; sums of
+# weights round, and are accumulated.  The overloads below choose by the type of the counts,
+# so each compiled version holds one of the two (a test on the type inside one function would
+# compile both into every scan).
+
+
+def two_class_squared(left: np.ndarray, parent: np.ndarray) -> float:
+    """``d_H^2`` of a two-branch split of a node of two classes, both present (compiled code only)."""
+    raise NotImplementedError("for numba-compiled code")
+
+
+def sorted_cut_squared(left: np.ndarray, parent: np.ndarray, order: np.ndarray) -> float:
+    """The largest ``d_H^2`` over the sorted cuts, ``order`` the scratch (compiled code only)."""
+    raise NotImplementedError("for numba-compiled code")
+
+
+def one_vs_rest_squared(left: np.ndarray, parent: np.ndarray) -> float:
+    """The largest ``d_H^2`` of one present class against the rest (compiled code only)."""
+    raise NotImplementedError("for numba-compiled code")
+
+
+@overload(two_class_squared, inline="always")
+def _two_class_squared(left, parent):
+    if isinstance(left.dtype, types.Integer):
+        return lambda left, parent: _two_integer(left, parent)
+    return lambda left, parent: _two_summed(left, parent)
+
+
+@overload(sorted_cut_squared, inline="always")
+def _sorted_cut_squared(left, parent, order):
+    if isinstance(left.dtype, types.Integer):
+        return lambda left, parent, order: _sorted_cut_integer(left, parent, order)
+    return lambda left, parent, order: _sorted_cut_summed(left, parent, order)
+
+
+@overload(one_vs_rest_squared, inline="always")
+def _one_vs_rest_squared(left, parent):
+    if isinstance(left.dtype, types.Integer):
+        return lambda left, parent: _one_vs_rest_integer(left, parent)
+    return lambda left, parent: _one_vs_rest_summed(left, parent)
 
 
 @njit(cache=True, inline="always")
@@ -464,10 +494,8 @@ def sorted_cut_value(left: np.ndarray, parent: np.ndarray, scratch: np.ndarray) 
     sums, ``O(m)`` for ``m`` present classes.
     """
     if parent.shape[0] == 2 and parent[0] > 0 and parent[1] > 0:
-        return two_class_distance(left, parent)  # one grouping, no sort
-    if integer_counts(left):
-        return math.sqrt(_sorted_cut_integer(left, parent, scratch))
-    return math.sqrt(_sorted_cut_summed(left, parent, scratch))
+        return math.sqrt(two_class_squared(left, parent))  # one grouping, no sort
+    return math.sqrt(sorted_cut_squared(left, parent, scratch))
 
 
 @njit(cache=True, inline="always")
@@ -491,7 +519,7 @@ def _one_vs_rest_integer(left: np.ndarray, parent: np.ndarray) -> float:
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _one_vs_rest_summed(left: np.ndarray, parent: np.ndarray) -> float:
     """:func:`_one_vs_rest_integer` for weighted counts: the rest is summed afresh for each
     class, never a total minus the class, so an empty side is exactly 0 and a small one is not
@@ -526,10 +554,8 @@ def one_vs_rest_value(left: np.ndarray, parent: np.ndarray) -> float:
     """:func:`best_one_vs_rest` of the two-branch split ``left`` / ``parent - left`` (compiled):
     ``O(k)`` for integer counts (the rest is the totals minus the class), ``O(k^2)`` with weights."""
     if parent.shape[0] == 2 and parent[0] > 0 and parent[1] > 0:
-        return two_class_distance(left, parent)  # either class against the other: one value
-    if integer_counts(left):
-        return math.sqrt(_one_vs_rest_integer(left, parent))
-    return math.sqrt(_one_vs_rest_summed(left, parent))
+        return math.sqrt(two_class_squared(left, parent))  # either class against the other: one value
+    return math.sqrt(one_vs_rest_squared(left, parent))
 
 
 @njit(cache=True, inline="always")
