@@ -31,13 +31,17 @@ D}`` separates them, ``d_H = sqrt(2)``; one class against the rest, ``(1, 0)`` a
 How it is searched
     A threshold, or one nominal value against the rest, has two branches: the best grouping is
     then a cut of the present classes sorted by their left share ``left_c / total_c`` (proved in
-    docs/investigations.md), at most ``k - 1`` two-class values per candidate after an
-    insertion sort of the classes (``O(k^2)`` comparisons, no division: the classes are ``k``
-    and few).  A multiway nominal split has no such order: every grouping of the ``m`` classes
-    present is tried, ``2^(m-1) - 1`` of them, each in ``O(branches * m)``, once per nominal
-    feature and node; above :data:`MAX_GROUPING_CLASSES` classes present that is refused with a
-    one-line error (use ``nominal_split="binary"`` or ``reading="one-vs-rest"``, ``O(m *
-    branches)``).  One-vs-rest costs ``O(k)`` per threshold.
+    docs/investigations.md).  Per candidate the classes wholly on one side are two blocks,
+    first and last, unsorted; only those on both sides are insertion-sorted (no division);
+    the cuts are then one pass of running sums, ``O(m)`` two-class values for ``m`` present
+    classes, and a cut whose bound cannot beat the best so far skips its square roots
+    (:func:`_raised`).  With weights the second super-class is summed afresh at each cut,
+    ``O(m^2)`` in the classes on both sides.  A multiway nominal split has no such order: every
+    grouping of the ``m`` classes present is tried, ``2^(m-1) - 1`` of them, each in
+    ``O(branches * m)``, once per nominal feature and node; above
+    :data:`MAX_GROUPING_CLASSES` classes present that is refused with a one-line error (use
+    ``nominal_split="binary"`` or ``reading="one-vs-rest"``, ``O(m * branches)``).
+    One-vs-rest costs ``O(k)`` per threshold (``O(k^2)`` with weights).
 
 Compiled form.  The kernels minimise a mass and score ``gain = impurity(parent) - mass /
 total``.  Here the node alone has the value 0 (one branch holds everything: ``row_mass`` is
