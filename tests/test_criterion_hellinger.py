@@ -140,6 +140,97 @@ def test_compiled_multiway_values_equal_the_oracle(weighted, branches):
         assert compiled_split(table, "one-vs-rest") == pytest.approx(hd.best_one_vs_rest(table), abs=1e-12), table
 
 
+def block_tables(rng: np.random.Generator, n: int, weighted: bool):
+    """Two-branch tables of 8 to 40 classes, each absent, wholly left, wholly right, or on both
+    sides (a third of those at a shared share 1/4, 1/2 or 3/4): the blocks the sorted cut
+    treats without sorting, and ties among the classes it sorts."""
+    for _ in range(n):
+        k = int(rng.choice([8, 12, 26, 40]))
+        kind = rng.integers(0, 4, k)
+        parent = rng.integers(1, 30, k) * 4
+        left = np.where(kind == 1, parent, 0)
+        mixed = kind == 3
+        left[mixed] = rng.integers(1, parent[mixed])
+        shared = mixed & (rng.random(k) < 0.35)
+        left[shared] = parent[shared] * rng.integers(1, 4, shared.sum()) // 4
+        parent[kind == 0] = 0
+        left[kind == 0] = 0
+        table = np.stack([left, parent - left])
+        yield table * rng.gamma(1.0, 1.0, size=table.shape) if weighted else table
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_compiled_values_on_many_classes_equal_the_oracle(weighted):
+    """Up to 40 classes: the sorted cut (blocks of shares 0 and 1, ties, the bound that skips
+    cuts) and one-vs-rest against the oracle; the exhaustive search itself up to 12 classes."""
+    rng = np.random.default_rng(60 + weighted)
+    for table in block_tables(rng, 300, weighted):
+        expected = hd.best_grouping(table) if table.shape[1] <= 12 else hd.best_sorted_cut(table)
+        assert compiled_pair(table) == pytest.approx(expected, abs=1e-12), table
+        assert compiled_pair(table, "one-vs-rest") == pytest.approx(hd.best_one_vs_rest(table), abs=1e-12), table
+
+
+def test_the_integer_and_weighted_implementations_each_equal_the_oracle():
+    """The two implementations behind each compiled value (the counts' type picks one: exact
+    integer sums, or weights summed afresh), called directly on the same integer tables, the
+    weighted one with the counts as floats."""
+    rng = np.random.default_rng(90)
+    for table in block_tables(rng, 150, weighted=False):
+        left, parent = table[0], table.sum(axis=0)
+        floats, float_parent = left.astype(float), parent.astype(float)
+        scratch = np.empty(parent.shape[0])
+        grouping, ovr = hd.best_sorted_cut(table), hd.best_one_vs_rest(table)
+        assert math.sqrt(hd._sorted_cut_integer(left, parent, scratch)) == pytest.approx(grouping, abs=1e-12)
+        assert math.sqrt(hd._sorted_cut_summed(floats, float_parent, scratch)) == pytest.approx(grouping, abs=1e-12)
+        assert math.sqrt(hd._one_vs_rest_integer(left, parent)) == pytest.approx(ovr, abs=1e-12)
+        assert math.sqrt(hd._one_vs_rest_summed(floats, float_parent)) == pytest.approx(ovr, abs=1e-12)
+        two = np.ascontiguousarray(table[:, parent > 0][:, :2])
+        if two.shape[1] == 2:
+            expected = hd.two_class_value(two)
+            assert math.sqrt(hd._two_integer(two[0].copy(), two.sum(axis=0))) == pytest.approx(expected, abs=1e-12)
+            two_floats = two.astype(float)
+            assert math.sqrt(hd._two_summed(two_floats[0].copy(), two_floats.sum(axis=0))) == pytest.approx(
+                expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("reading", hd.READINGS)
+def test_a_threshold_scan_reusing_its_scratch_equals_the_oracle(reading):
+    """The scan's use: one sample at a time moved left, every candidate scored with the same
+    scratch (whatever the previous candidate left in it), 26 classes, some rare."""
+    rng = np.random.default_rng(70)
+    weights = np.r_[np.full(20, 9.0), np.full(6, 1.0)]
+    labels = rng.choice(26, size=400, p=weights / weights.sum())
+    parent = np.bincount(labels, minlength=26).astype(np.int64)
+    left = np.zeros(26, np.int64)
+    scratch = np.full(26, np.nan)
+    function = hd.pair_mass if reading == "grouping" else hd.pair_mass_ovr
+    oracle = hd.best_sorted_cut if reading == "grouping" else hd.best_one_vs_rest
+    total = parent.sum()
+    for label in labels[:-1]:
+        left[label] += 1
+        value = -function(left, parent, np.zeros(26, np.int64), left.sum(), total, 0.0, scratch) / total
+        assert value == pytest.approx(oracle(np.stack([left, parent - left])), abs=1e-12)
+
+
+def test_the_bound_that_skips_a_cut_holds():
+    """``d_H^2 <= 2 D^2 / (P_1 P_2)``, at least half of it (``_raised``'s skip rule), checked with
+    the oracle's two-class value on random integer groupings, lopsided ones included."""
+    rng = np.random.default_rng(80)
+    for _ in range(3000):
+        high = [5, 5, 5000, 5000] if rng.random() < 0.3 else [60] * 4
+        a, a_right, b, b_right = (int(v) for v in rng.integers(0, high))
+        if a + a_right == 0 or b + b_right == 0:
+            continue
+        value = hd.two_class_value([[a, b], [a_right, b_right]]) ** 2
+        delta = a * (b + b_right) - b * (a + a_right)
+        first = a * (b + b_right) + b * (a + a_right)
+        second = a_right * (b + b_right) + b_right * (a + a_right)
+        bound = 2.0 * delta * delta / (first * second) if first and second else 0.0
+        assert bound / 2 - 1e-12 <= value <= bound + 1e-12, (a, a_right, b, b_right)
+        for best in (0.0, value / 2, value * 0.999, value, value * 1.5):
+            assert hd._raised(a, a_right, b, b_right, best) == pytest.approx(max(best, value), abs=1e-12)
+
+
 def test_a_multiway_split_of_too_many_classes_is_refused_in_one_line():
     table = np.ones((3, hd.MAX_GROUPING_CLASSES + 1))
     with pytest.raises(TreebenchError, match="at most 12 classes"):
