@@ -2,30 +2,12 @@
 
 Count tables have one row per branch and one column per class.
 
-Worked by hand
---------------
-Table 1, two classes (negative, positive) over two branches::
-
-            neg  pos
-    left     16    9
-    right     9   16
-
-The negatives' shares of the branches are (16/25, 9/25), square roots (4/5, 3/5); the positives'
-are (9/25, 16/25), roots (3/5, 4/5).  d_H^2 = (1/5)^2 + (1/5)^2 = 2/25, d_H = sqrt(2)/5 = 0.2828427.
-Multiplying the positives by 7 (63 and 112) changes neither distribution, so neither the value.
-Moving the left positives right and dividing them by 4 ((16, 0) / (9, 4)): roots (4/5, 3/5)
-against (0, 1), d_H^2 = 16/25 + 4/25, d_H = 2/sqrt(5) = 0.8944272.
-
-Table 2, four classes A, B, C, D over two branches::
-
-            A  B  C  D
-    left    5  5  0  0
-    right   0  0  5  5
-
-Grouping {A, B} against {C, D}: pooled distributions (1, 0) and (0, 1), d_H = sqrt(2), the largest
-value there is.  One class against the rest, A against {B, C, D}: (1, 0) against (1/3, 2/3),
-d_H^2 = (1 - sqrt(1/3))^2 + 2/3 = 2 - 2/sqrt(3), d_H = 0.9194017 (every class alone alike).  So the
-grouping reading scores sqrt(2) and the one-vs-rest reading 0.9194.
+Worked by hand: tables 1 and 2 of tests/test_hellinger_oracle.py's docstring (the same tables as
+the module's docstring), worked there step by step.  Table 1, two classes over two branches, left
+(16, 9) and right (9, 16): d_H = sqrt(2)/5 = 0.2828427, also with the positives multiplied by 7; left
+(16, 0) and right (9, 4): d_H = 2/sqrt(5) = 0.8944272.  Table 2, four classes, left (5, 5, 0, 0) and
+right (0, 0, 5, 5): the grouping reading scores sqrt(2), the one-vs-rest reading 2 - 2/sqrt(3) under
+the root, 0.9194017.
 
 What each test pins: the two-class formula (hand values, river, skew); the grouping reading (table
 2, and the compiled sorted cut and multiway search against the exhaustive oracle); the one-vs-rest
@@ -40,6 +22,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hellinger_peer import river_criterion, two_class_tables
 
 from treebench import TreeClassifier
 from treebench.criteria import get
@@ -253,21 +236,11 @@ def test_skew_insensitive_for_two_classes():
 
 
 def test_equals_river_on_two_class_tables():
-    try:
-        from river.tree.split_criterion import HellingerDistanceCriterion
-    except ImportError:
-        pytest.skip("river is not installed (pip install 'river>=0.21'): the peer comparison needs it")
-    rng = np.random.default_rng(43)
+    river = river_criterion()
     compared = 0
-    for integer in (True, False):
-        for _ in range(300):
-            table = rng.integers(0, 50, size=(2, 2)).astype(float) if integer else rng.gamma(0.5, 30, size=(2, 2))
-            if np.any(table.sum(axis=0) == 0):
-                continue
-            # river is right for labels 0/1 given in every branch's dict (see investigations/hellinger_river.py)
-            dist = [{0: table[j, 0], 1: table[j, 1]} for j in range(2)]
-            assert HellingerDistanceCriterion.compute_hellinger(dist) == pytest.approx(compiled_pair(table), abs=1e-12)
-            compared += 1
+    for table, dist in two_class_tables():
+        assert river.compute_hellinger(dist) == pytest.approx(compiled_pair(table), abs=1e-12)
+        compared += 1
     assert compared > 500
 
 
