@@ -72,7 +72,7 @@ from treebench.kernels.scoring import (
 )
 from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
-from treebench.kernels.weights import is_weighted, zero_counts
+from treebench.kernels.weights import zero_counts
 
 #: Positions in the workspace tuple (:func:`split_workspace`) of the arrays callers read.
 SCRATCH = 2
@@ -131,10 +131,10 @@ def search_node(
     params: np.ndarray,
     table: np.ndarray,
     rules: tuple,
-    histogram: np.ndarray,
+    histogram: Any,
     histogram_rows: int,
-    bound_table: np.ndarray,
-    bounds: np.ndarray,
+    bound_table: Any,
+    bounds: Any,
     label_masses: Any,
     prefix: np.ndarray,
     suffix: np.ndarray,
@@ -148,7 +148,9 @@ def search_node(
     one stays constant below).  ``parent`` holds the node's class counts,
     ``total`` their sum and ``impurity`` the criterion's value of them;
     ``n_levels[f]`` is feature ``f``'s NaN rank.  ``histogram_rows`` is the
-    number of rows the histogram scan may use (the builder's allocation).
+    number of rows the histogram scan may use (the builder's allocation);
+    ``histogram``, ``bound_table`` and ``bounds`` are ``None`` in a weighted
+    fit, which runs neither scan of integer counts (and so compiles neither).
     ``label_masses``, ``prefix``, ``suffix``: as in
     :func:`treebench.kernels.induction.build` (``None`` and unused arrays
     without label masses).  ``tie_stream``: ``None``, or the random tie-break's
@@ -190,13 +192,15 @@ def search_node(
                     sorted_rank[f], sorted_index[f], start, end, n_levels[f], label_masses, params[B_LAM],
                     params[B_PRINTED], min_samples_leaf, prefix, suffix,
                 )
-            elif not is_weighted(weights) and few_values:
+            # the scans of integer counts: their buffers are None in a weighted build, which then
+            # compiles neither (see weights.unweighted_only; ``is not None`` prunes by type)
+            elif histogram is not None and few_values:
                 gain, n_left, tie, w_left = scan_numeric_histogram(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                     params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
                     parent_entropy, whole,
                 )
-            elif weights is None and has_bounded_scan(cid):  # ``is None``: pruned from weighted builds
+            elif bounds is not None and has_bounded_scan(cid):
                 gain, n_left, tie, w_left = scan_possibilistic_bounded(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params, table,
                     min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,

@@ -206,7 +206,7 @@ def feed(
     """
     n_features = X.shape[1]
     k = counts.shape[1]
-    max_cats = 1
+    max_cats = np.int64(1)  # not the literal 1: split_workspace would compile once more for it
     for f in range(n_features):
         if is_nominal[f] and n_categories[f] > max_cats:
             max_cats = n_categories[f]
