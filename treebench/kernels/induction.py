@@ -83,7 +83,7 @@ from treebench.kernels.scoring import (
 from treebench.kernels.weights import is_weighted, row_total, sample_weight, unweighted_only, zero_counts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
     """``arr`` with room for ``needed`` rows (doubling); the new rows are not initialised.
 
@@ -97,7 +97,7 @@ def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
     return new
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _is_terminal(
     class_counts: np.ndarray, size: int, depth: int, max_depth: int, min_samples_split: int,
     min_samples_leaf: int,
@@ -114,7 +114,7 @@ def _is_terminal(
     return present <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def build(
     sorted_index: np.ndarray,
     sorted_rank: np.ndarray,

@@ -86,7 +86,7 @@ BEST_LEFT = 13  # each feature's best left child size
 BEST_CATEGORY = 14  # each feature's best category (binary nominal splits)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def split_workspace(n_features: int, k: int, max_cats: int, weights: Any):
     """Scratch and per-feature results of :func:`search_node` (counts in the type ``weights`` gives)."""
     bound_work, bound_block = bound_workspace(k)
@@ -111,7 +111,7 @@ def split_workspace(n_features: int, k: int, max_cats: int, weights: Any):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def search_node(
     sorted_index: np.ndarray,
     sorted_rank: np.ndarray,
@@ -285,7 +285,7 @@ def search_node(
     return chosen, best, n_kept
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def accepts(score: float, min_gain: float, strict: bool) -> bool:
     """Whether a node's best split is made (:meth:`treebench.criteria.base.Criterion.accepts`).
 
@@ -297,7 +297,7 @@ def accepts(score: float, min_gain: float, strict: bool) -> bool:
     return not score < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _choose_feature(
     candidate_best, split_best, tie_best, tie_break, average_gain_rule, strict_accept, min_gain, random_ties,
     tie_stream,

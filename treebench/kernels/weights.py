@@ -54,7 +54,7 @@ def _is_weighted(weights):
     return lambda weights: weighted
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def row_total(row: np.ndarray):
     """Sum of a count row, in the row's type (a node's size, or its weight)."""
     acc = row[0] - row[0]
