@@ -80,7 +80,13 @@ from treebench.kernels.scoring import (
     reported_node_value,
     scores_label_masses,
 )
-from treebench.kernels.weights import is_weighted, row_total, sample_weight, unweighted_only, zero_counts
+from treebench.kernels.weights import (
+    is_weighted,
+    row_total,
+    sample_weight,
+    unweighted_only,
+    zero_counts,
+)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
