@@ -120,7 +120,9 @@ def moved_terms(cid: int, params: np.ndarray, table: np.ndarray, count: Any, res
     return d_left, d_right
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+# inlined (a test and a call): numba links each compiled callee's code into its caller and
+# optimises it again there, so a separate scan_numeric was one more pass over both scans
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def scan_numeric(
     ranks: np.ndarray,
     labels: np.ndarray,

@@ -231,7 +231,8 @@ def tie_score_binary(parent_entropy: float, left: np.ndarray, right: np.ndarray,
     return parent_entropy - (n_left * entropy_bits(left, n_left) + n_right * entropy_bits(right, n_right)) / n
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+# inlined, as scan.scan_numeric: a separate function re-optimised child_mass's code once more
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def node_impurity(
     cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, n: int, scratch: np.ndarray
 ) -> float:
