@@ -6,11 +6,15 @@ Each scenario runs in its own process with ``NUMBA_CACHE_DIR`` an empty
 temporary folder, and reports the process's CPU time (user + system: on a
 shared machine the wall time measures the neighbours).  ``--against PATH``
 runs the same scenarios on another checkout (``git worktree add /tmp/ref REV``)
-in interleaved pairs, the way a change to the kernels is judged.
+in interleaved rounds, the way a change to the kernels is judged; given several
+times, every round runs every checkout, each round starting one further along the
+list, and each round is printed with the load average (other processes on the
+cores slow a compile down: compare checkouts within a round).
 
 Usage::
 
-    python benchmarks/bench_first_compile.py [--repeat 3] [--against /tmp/ref] [--scenario batch]
+    python benchmarks/bench_first_compile.py [--repeat 3] [--against /tmp/ref [--against /tmp/ref2]]
+        [--scenario batch]
 """
 
 from __future__ import annotations
@@ -75,19 +79,28 @@ def _positive(text: str) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=_positive, default=1, help="interleaved runs per scenario (default 1)")
-    parser.add_argument("--against", type=Path, help="another checkout to compare with, in interleaved pairs")
+    parser.add_argument("--against", type=Path, action="append", default=[],
+                        help="another checkout to compare with, in interleaved rounds (may be repeated)")
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append",
                         help="only these scenarios (default: all)")
     args = parser.parse_args()
-    if args.against and not (args.against / "treebench" / "__init__.py").is_file():
-        parser.error(f"--against {args.against}: not a treebench checkout (no treebench/__init__.py); "
-                     "accepted: a folder made by git worktree add PATH REV")
-    checkouts = {"this": ROOT, **({"against": args.against.resolve()} if args.against else {})}
+    for against in args.against:
+        if not (against / "treebench" / "__init__.py").is_file():
+            parser.error(f"--against {against}: not a treebench checkout (no treebench/__init__.py); "
+                         "accepted: a folder made by git worktree add PATH REV")
+    checkouts = {"this": ROOT}
+    for number, against in enumerate(args.against):
+        checkouts["against" if len(args.against) == 1 else f"against{number + 1} ({against.name})"] = against.resolve()
+    names = list(checkouts)
     for scenario in args.scenario or list(SCENARIOS):
         times: dict[str, list[float]] = {name: [] for name in checkouts}
-        for _ in range(args.repeat):
-            for name, checkout in checkouts.items():
-                times[name].append(cpu_seconds(checkout, scenario))
+        for round_ in range(args.repeat):
+            order = names[round_ % len(names):] + names[:round_ % len(names)]
+            for name in order:
+                times[name].append(cpu_seconds(checkouts[name], scenario))
+            if len(names) > 1:
+                shown = "  ".join(f"{name} {times[name][-1]:.1f}" for name in order)
+                print(f"  round {round_ + 1} (load {os.getloadavg()[0]:.1f}): {shown}", flush=True)
         shown = "  ".join(f"{name} {statistics.median(t):.1f} s ({', '.join(f'{x:.1f}' for x in t)})"
                           for name, t in times.items())
         print(f"first compile, {scenario}: {shown}")

@@ -16,7 +16,7 @@ from numba import njit
 LOG2 = math.log(2.0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def insert_sorted(ascending: np.ndarray, filled: int, value: Any) -> None:
     """Insert ``value`` into the increasing ``ascending[:filled]`` (one step of an insertion sort)."""
     j = filled - 1

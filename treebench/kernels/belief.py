@@ -42,7 +42,7 @@ from treebench.kernels.candidates import SKIP, STOP, better, candidate_step
 B_SHARE, B_LAM, B_PRINTED, B_LOG_FRAME, B_G_SCALE = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _count_axes(labels, index, start, end):
     """Number of examples among ``index[start:end]`` that can grow Q along the ``a`` and the ``x`` axis."""
     grow_a = 0
@@ -59,7 +59,7 @@ def _count_axes(labels, index, start, end):
     return grow_a, grow_x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _masses(q, dj, dk, r, s):
     """``(bel(S), bel(F), m(Omega))`` of ``a^r x^s Q`` with ``Q`` of degrees ``dj, dk``."""
     bs = 0.0
@@ -79,7 +79,7 @@ def _masses(q, dj, dk, r, s):
     return bs, bf, bo
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _multiply(q, dj, dk, ms, mf, mo):
     """Multiply ``Q`` in place by ``ms*a + mf*x + mo``; returns the new degrees.
 
@@ -102,7 +102,7 @@ def _multiply(q, dj, dk, ms, mf, mo):
     return nj, nk
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def sweep_masses(labels, index, start, end, forward, out):
     """Belief structures of the growing runs of the examples ``index[start:end]``.
 
@@ -139,7 +139,7 @@ def sweep_masses(labels, index, start, end, forward, out):
         out[i + 1, 2] = bo
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def prefix_masses(labels):
     """Belief structure of every prefix ``labels[:p]``, ``p = 0 .. n``.
 
@@ -160,7 +160,7 @@ def prefix_masses(labels):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def two_class_uncertainty(bel_s: float, bel_f: float, m_omega: float, lam: float, printed: float) -> float:
     """``u_lambda`` of one two-class belief structure: ``treebench.criteria.belief.uncertainty``'s
     arithmetic, in the same order (``log2 k = 1``; ``printed`` is 1.0 or 0.0)."""
@@ -175,7 +175,7 @@ def two_class_uncertainty(bel_s: float, bel_f: float, m_omega: float, lam: float
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scan_label_masses(ranks, index, start, end, missing, labels, lam, printed, min_leaf, prefix, suffix):
     """Best threshold of one numeric feature on ``[start, end)`` scored on the examples' label masses.
 
@@ -209,7 +209,7 @@ def scan_label_masses(ranks, index, start, end, missing, labels, lam, printed, m
     return best, best_left, 0.0, best_left
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def multiway_label_masses(codes, index, start, end, labels, lam, printed, work):
     """Goodness of the multiway split of ``[start, end)`` (rows sorted by category code) on label masses.
 

@@ -13,7 +13,7 @@ from numba import njit
 from treebench.kernels.tolerances import TIE_TOLERANCE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def better(score: float, best: float) -> bool:
     """Strictly better beyond the tie tolerance (ties keep the earlier candidate)."""
     if best == -np.inf:
@@ -21,7 +21,7 @@ def better(score: float, best: float) -> bool:
     return score > best + TIE_TOLERANCE * max(1.0, abs(best))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def ties(a: float, b: float) -> bool:
     """Equal within the tie tolerance."""
     return not better(a, b) and not better(b, a)
@@ -31,7 +31,7 @@ def ties(a: float, b: float) -> bool:
 SKIP, STOP, SCORE = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def candidate_step(n_left: int, n: int, min_leaf: int, here: int, after: int, missing: int) -> int:
     """Whether the cut after the current position is scored, skipped or ends the scan (scalars only).
 

@@ -80,10 +80,16 @@ from treebench.kernels.scoring import (
     reported_node_value,
     scores_label_masses,
 )
-from treebench.kernels.weights import is_weighted, row_total, sample_weight, zero_counts
+from treebench.kernels.weights import (
+    is_weighted,
+    row_total,
+    sample_weight,
+    unweighted_only,
+    zero_counts,
+)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
     """``arr`` with room for ``needed`` rows (doubling); the new rows are not initialised.
 
@@ -97,7 +103,7 @@ def _grow(arr: np.ndarray, needed: int) -> np.ndarray:
     return new
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _is_terminal(
     class_counts: np.ndarray, size: int, depth: int, max_depth: int, min_samples_split: int,
     min_samples_leaf: int,
@@ -114,7 +120,7 @@ def _is_terminal(
     return present <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def build(
     sorted_index: np.ndarray,
     sorted_rank: np.ndarray,
@@ -177,7 +183,7 @@ def build(
         mass_rows = n + 1
     prefix = np.empty((mass_rows, 3))
     suffix = np.empty((mass_rows, 3))
-    max_cats = 1
+    max_cats = np.int64(1)  # not the literal 1: split_workspace would compile once more for it
     for f in range(n_features):
         if is_nominal[f] and n_categories[f] > max_cats:
             max_cats = n_categories[f]
@@ -266,8 +272,9 @@ def build(
         # it is neither scanned nor partitioned below (as scikit-learn does).
         f, best, n_child_active = search_node(
             sorted_index, sorted_rank, sorted_label, weights, start, end, n_levels, parent, total, impurity,
-            node_active, n_node_active, child_active, is_nominal, cid, params, table, rules, histogram,
-            histogram.shape[0], bound_table, bounds, label_masses, prefix, suffix, tie_stream, work,
+            node_active, n_node_active, child_active, is_nominal, cid, params, table, rules,
+            unweighted_only(weights, histogram), histogram.shape[0], unweighted_only(weights, bound_table),
+            unweighted_only(weights, bounds), label_masses, prefix, suffix, tie_stream, work,
         )
         if f < 0:
             continue

@@ -72,7 +72,7 @@ from treebench.kernels.scoring import (
 )
 from treebench.kernels.ties import pick_tied
 from treebench.kernels.tolerances import TIE_TOLERANCE
-from treebench.kernels.weights import is_weighted, zero_counts
+from treebench.kernels.weights import zero_counts
 
 #: Positions in the workspace tuple (:func:`split_workspace`) of the arrays callers read.
 SCRATCH = 2
@@ -86,7 +86,7 @@ BEST_LEFT = 13  # each feature's best left child size
 BEST_CATEGORY = 14  # each feature's best category (binary nominal splits)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def split_workspace(n_features: int, k: int, max_cats: int, weights: Any):
     """Scratch and per-feature results of :func:`search_node` (counts in the type ``weights`` gives)."""
     bound_work, bound_block = bound_workspace(k)
@@ -111,7 +111,7 @@ def split_workspace(n_features: int, k: int, max_cats: int, weights: Any):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def search_node(
     sorted_index: np.ndarray,
     sorted_rank: np.ndarray,
@@ -131,10 +131,10 @@ def search_node(
     params: np.ndarray,
     table: np.ndarray,
     rules: tuple,
-    histogram: np.ndarray,
+    histogram: Any,
     histogram_rows: int,
-    bound_table: np.ndarray,
-    bounds: np.ndarray,
+    bound_table: Any,
+    bounds: Any,
     label_masses: Any,
     prefix: np.ndarray,
     suffix: np.ndarray,
@@ -148,7 +148,9 @@ def search_node(
     one stays constant below).  ``parent`` holds the node's class counts,
     ``total`` their sum and ``impurity`` the criterion's value of them;
     ``n_levels[f]`` is feature ``f``'s NaN rank.  ``histogram_rows`` is the
-    number of rows the histogram scan may use (the builder's allocation).
+    number of rows the histogram scan may use (the builder's allocation);
+    ``histogram``, ``bound_table`` and ``bounds`` are ``None`` in a weighted
+    fit, which runs neither scan of integer counts (and so compiles neither).
     ``label_masses``, ``prefix``, ``suffix``: as in
     :func:`treebench.kernels.induction.build` (``None`` and unused arrays
     without label masses).  ``tie_stream``: ``None``, or the random tie-break's
@@ -190,13 +192,15 @@ def search_node(
                     sorted_rank[f], sorted_index[f], start, end, n_levels[f], label_masses, params[B_LAM],
                     params[B_PRINTED], min_samples_leaf, prefix, suffix,
                 )
-            elif not is_weighted(weights) and few_values:
+            # the scans of integer counts: their buffers are None in a weighted build, which then
+            # compiles neither (see weights.unweighted_only; ``is not None`` prunes by type)
+            elif histogram is not None and few_values:
                 gain, n_left, tie, w_left = scan_numeric_histogram(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                     params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,
                     parent_entropy, whole,
                 )
-            elif weights is None and has_bounded_scan(cid):  # ``is None``: pruned from weighted builds
+            elif bounds is not None and has_bounded_scan(cid):
                 gain, n_left, tie, w_left = scan_possibilistic_bounded(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, params, table,
                     min_samples_leaf, left, right, scratch, bound_table, bounds, bound_work, bound_block, BAND,
@@ -281,7 +285,7 @@ def search_node(
     return chosen, best, n_kept
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def accepts(score: float, min_gain: float, strict: bool) -> bool:
     """Whether a node's best split is made (:meth:`treebench.criteria.base.Criterion.accepts`).
 
@@ -293,7 +297,7 @@ def accepts(score: float, min_gain: float, strict: bool) -> bool:
     return not score < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _choose_feature(
     candidate_best, split_best, tie_best, tie_break, average_gain_rule, strict_accept, min_gain, random_ties,
     tie_stream,

@@ -76,7 +76,7 @@ META_SPLITS = 4
 N_META = 5
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _grown(arr: np.ndarray, needed: int, fill) -> np.ndarray:
     """``arr`` with at least ``needed`` rows (doubling), new rows set to ``fill``."""
     if needed <= arr.shape[0]:
@@ -87,7 +87,7 @@ def _grown(arr: np.ndarray, needed: int, fill) -> np.ndarray:
     return new
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _reserve_ranges(arena, segments, int_nodes, n_nodes, meta, room):
     """First position of ``room`` free positions in every arena row; compacts or grows the arena when full.
 
@@ -127,7 +127,7 @@ def _reserve_ranges(arena, segments, int_nodes, n_nodes, meta, room):
 CEILING_SLACK = 1e-9
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _gain_ceiling(ceiling, old_mass, parent_mass, old_counts, label, size, params, table, scratch):
     """A bound on every candidate gain of a leaf after one example (class ``label``) joined it.
 
@@ -164,7 +164,7 @@ def _gain_ceiling(ceiling, old_mass, parent_mass, old_counts, label, size, param
     return max(derived, single)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def feed(
     X: np.ndarray,
     y: np.ndarray,
@@ -206,7 +206,7 @@ def feed(
     """
     n_features = X.shape[1]
     k = counts.shape[1]
-    max_cats = 1
+    max_cats = np.int64(1)  # not the literal 1: split_workspace would compile once more for it
     for f in range(n_features):
         if is_nominal[f] and n_categories[f] > max_cats:
             max_cats = n_categories[f]

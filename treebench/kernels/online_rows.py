@@ -34,7 +34,7 @@ SEG_SIZE = 2
 MIN_CAPACITY = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _after(value: float, x: float) -> bool:
     """Whether a stored ``value`` sorts after the new ``x`` (NaN sorts last; equal values stay before)."""
     if math.isnan(value):
@@ -42,7 +42,7 @@ def _after(value: float, x: float) -> bool:
     return value > x
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def insert_example(
     values: np.ndarray, ranks: np.ndarray, labels: np.ndarray, index: np.ndarray, f: int, start: int, size: int,
     levels: np.ndarray, nominal: bool, x: float, label: int, sample: int,
@@ -90,7 +90,7 @@ def insert_example(
     return new
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rerank(values: np.ndarray, ranks: np.ndarray, f: int, start: int, size: int) -> int:
     """Dense ranks of a numeric row ``[start, start + size)`` (sorted, NaN last); returns its NaN rank."""
     rank = -1
@@ -107,7 +107,7 @@ def rerank(values: np.ndarray, ranks: np.ndarray, f: int, start: int, size: int)
     return rank + 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_arena(n_features: int, capacity: int):
     """Empty arena rows: values, ranks, labels, arrival numbers, each ``(d, capacity)``."""
     return (
@@ -118,7 +118,7 @@ def new_arena(n_features: int, capacity: int):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def copy_range(source, target, f: int, start: int, at: int, size: int) -> None:
     """Copy ``source[f, start:start + size]`` to ``target[f, at:at + size]`` (one arena array)."""
     for p in range(size):

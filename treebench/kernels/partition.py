@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def fill_sorted_row(column, order, labels, nominal, index_row, rank_row, label_row) -> int:
     """One feature's sorted row in one pass: sample ids, value ranks and labels.
 
@@ -45,7 +45,7 @@ def fill_sorted_row(column, order, labels, nominal, index_row, rank_row, label_r
     return rank + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def copy_into(target: np.ndarray, at: int, source: np.ndarray, count: int) -> None:
     """``target[at:at + count] = source[:count]`` as a plain loop.
 
@@ -58,7 +58,7 @@ def copy_into(target: np.ndarray, at: int, source: np.ndarray, count: int) -> No
         target[at + i] = source[i]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
     """Record which of two children ``sample`` goes to (one bit per sample)."""
     byte = sample >> 3
@@ -66,7 +66,7 @@ def set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
     side_bits[byte] = (side_bits[byte] & ~np.uint8(1 << bit)) | np.uint8(side << bit)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def partition_two(
     index, rank, label, start, end, n_first, side_bits, keep_first, keep_second,
     buf_index, buf_rank, buf_label,
@@ -126,7 +126,7 @@ def partition_two(
             high -= c
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def partition_multiway(
     index, rank, label, start, end, child_of, sizes, n_children, offsets, buf_index, buf_rank, buf_label,
 ):

@@ -92,7 +92,7 @@ BOUND_SLACK = 1e-9
 FLOAT32_RAISE = 2.0**-23
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def x_log_x_table(n: int) -> np.ndarray:
     """``x ln x`` for ``x = 0..n`` (0 at 0): the table of the bound."""
     table = np.empty(n + 1)
@@ -103,7 +103,7 @@ def x_log_x_table(n: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bound_workspace(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     """Scratch of :func:`scan_possibilistic_bounded`, allocated once per fit.
 
@@ -116,7 +116,7 @@ def bound_workspace(n_classes: int) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((3, n_classes), np.int64), np.empty((n_classes + 4, 2 * BLOCK))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _sorted_rows(left: np.ndarray, parent: np.ndarray, left_sorted: np.ndarray, right_sorted: np.ndarray) -> None:
     """Both children's counts in increasing order: insertion sorts (k is small).
 
@@ -129,7 +129,7 @@ def _sorted_rows(left: np.ndarray, parent: np.ndarray, left_sorted: np.ndarray, 
         insert_sorted(right_sorted, c, parent[c] - left[c])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def block_mass_bounds(block: np.ndarray, n_children: int, z: float, table: np.ndarray) -> None:
     """Lower bounds of ``k ln 2`` times the mass of the first ``n_children`` columns of ``block``.
 
@@ -152,7 +152,7 @@ def block_mass_bounds(block: np.ndarray, n_children: int, z: float, table: np.nd
 
 
 # error_model="numpy": no zero-division check per division, so the loops vectorise
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, no_cfunc_wrapper=True, error_model="numpy")
 def _add_divergence_bounds(block: np.ndarray, n_children: int, z: float) -> None:
     """Add each child's bound on its terms' ``n KL(a || b)`` to row ``k + 2`` of ``block``."""
     k = block.shape[0] - 4
@@ -175,7 +175,7 @@ def _add_divergence_bounds(block: np.ndarray, n_children: int, z: float) -> None
             block[k + 2, child] += size * d * d * (3.0 * (1.0 - a) + a + 2.0 * b) / ((2.0 * a + 4.0 * b) * (1.0 - a))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _upper_bounds(ranks, labels, start, end, missing, parent, parent_impurity, min_leaf, z, table, bounds, work, block):
     """First pass: an upper bound of every position's gain into ``bounds`` (``-inf``: no candidate).
 
@@ -236,7 +236,7 @@ def _upper_bounds(ranks, labels, start, end, missing, parent, parent_impurity, m
     return written, top_at
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _exact_gain(left, right, parent, n_left, n, parent_impurity, params, criterion_table, scratch):
     """The candidate's gain as the full scan computes it, to the last bit.
 
@@ -254,7 +254,7 @@ def _exact_gain(left, right, parent, n_left, n, parent_impurity, params, criteri
     return parent_impurity - mass / n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scan_possibilistic_bounded(
     ranks, labels, start, end, missing, parent, parent_impurity, params, criterion_table, min_leaf, left, right,
     scratch, table, bounds, work, block, band,

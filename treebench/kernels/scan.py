@@ -63,7 +63,7 @@ from treebench.kernels.scoring import (
 from treebench.kernels.weights import sample_weight
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right, w_left, total):
     """Whether a candidate replaces the best so far, and its tie score.
 
@@ -81,7 +81,7 @@ def take_candidate(gain, best, best_tie, tie_break, parent_entropy, left, right,
     return better(tie, best_tie), tie
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def feature_value(values: np.ndarray, by_row: bool, f: int, sample: int) -> float:
     """Value of feature ``f`` for ``sample``: ``values`` is (n, d) when ``by_row``, else (d, n)."""
     if by_row:
@@ -89,7 +89,7 @@ def feature_value(values: np.ndarray, by_row: bool, f: int, sample: int) -> floa
     return values[f, sample]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def threshold_at(
     values: np.ndarray, by_row: bool, f: int, low_sample: int, high_sample: int, high_missing: bool, midpoint: bool
 ) -> float:
@@ -109,7 +109,7 @@ def threshold_at(
     return threshold
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def moved_terms(cid: int, params: np.ndarray, table: np.ndarray, count: Any, rest: Any, w: Any):
     """Changes of ``sum g(left)`` and ``sum g(right)`` when one sample of weight ``w`` moves left.
 
@@ -120,7 +120,9 @@ def moved_terms(cid: int, params: np.ndarray, table: np.ndarray, count: Any, res
     return d_left, d_right
 
 
-@njit(cache=True)
+# inlined (a test and a call): numba links each compiled callee's code into its caller and
+# optimises it again there, so a separate scan_numeric was one more pass over both scans
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def scan_numeric(
     ranks: np.ndarray,
     labels: np.ndarray,
@@ -176,7 +178,7 @@ def scan_numeric(
 RESUM_FRACTION: float = 1.0 / 16.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def _right_sum(cid, params, table, parent, left):
     """``sum_i g(parent_i - left_i)``: the right child's ``G`` summed from its counts."""
     acc = 0.0
@@ -185,7 +187,7 @@ def _right_sum(cid, params, table, parent, left):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _scan_additive(
     ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params, table,
     min_leaf, left,
@@ -241,7 +243,7 @@ def _scan_additive(
     return best, best_left, 0.0, best_w_left
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _scan_rows(slot, args):
     """:func:`scan_numeric` for the row-scored criterion ``slot``, a literal kernel id.
 
@@ -309,7 +311,7 @@ def _scan_rows(slot, args):
     return best, best_left, best_tie, best_w_left
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def scan_numeric_histogram(
     ranks: np.ndarray,
     labels: np.ndarray,
@@ -389,7 +391,7 @@ def scan_numeric_histogram(
     return best, best_left, best_tie, best_left
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def tabulate_categories(
     codes: np.ndarray, labels: np.ndarray, index: np.ndarray, weights: Any, start: int, end: int,
     cat_counts: np.ndarray, cat_sizes: np.ndarray, cat_weights: np.ndarray, present: np.ndarray,

@@ -96,7 +96,7 @@ __all__ = [  # the generated dispatch, re-exported: callers import the scoring f
 ]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def make_table(cid: int, params: np.ndarray, n: int) -> np.ndarray:
     """``g(c)`` for ``c = 0..n`` (see :func:`g_value`).
 
@@ -113,7 +113,7 @@ def make_table(cid: int, params: np.ndarray, n: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rest_sum(cid: int, params: np.ndarray, table: np.ndarray, row: np.ndarray, s: Any) -> float:
     """``sum_j g(s - c_j)`` of one-vs-rest: the "rest" side of every class pair of a child of size ``s``."""
     acc = 0.0
@@ -122,7 +122,7 @@ def rest_sum(cid: int, params: np.ndarray, table: np.ndarray, row: np.ndarray, s
     return acc
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def one_vs_rest_pair_mass(
     cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, parent: np.ndarray, w_left: Any,
     total: Any, g_left: float, g_right: float,
@@ -143,7 +143,7 @@ def one_vs_rest_pair_mass(
     )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def child_mass(
     cid: int,
     params: np.ndarray,
@@ -174,7 +174,7 @@ def child_mass(
     return row_mass(cid, params, row, s, n_branches, scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def multiway_mass(
     cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, rows: np.ndarray, weights: np.ndarray,
     n_branches: int, parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
@@ -196,7 +196,7 @@ def multiway_mass(
     return mass
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def two_way_mass(
     cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, right: np.ndarray, w_left: Any,
     parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
@@ -211,7 +211,7 @@ def two_way_mass(
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def entropy_bits(row: np.ndarray, s: int) -> float:
     """Shannon entropy (bits) of one count row of ``s`` samples."""
     if s == 0:
@@ -224,14 +224,15 @@ def entropy_bits(row: np.ndarray, s: int) -> float:
     return acc / LOG2
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def tie_score_binary(parent_entropy: float, left: np.ndarray, right: np.ndarray, n_left: int, n: int) -> float:
     """Entropy gain (bits) of a two-way split: the second key of certainty."""
     n_right = n - n_left
     return parent_entropy - (n_left * entropy_bits(left, n_left) + n_right * entropy_bits(right, n_right)) / n
 
 
-@njit(cache=True)
+# inlined, as scan.scan_numeric: a separate function re-optimised child_mass's code once more
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def node_impurity(
     cid: int, params: np.ndarray, table: np.ndarray, counts: np.ndarray, n: int, scratch: np.ndarray
 ) -> float:
@@ -241,13 +242,13 @@ def node_impurity(
     return child_mass(cid, params, table, counts, n, np.int64(1), scratch) / n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def reported_node_value(cid: int, impurity: float) -> float:
     """The paper's node measure from the internal impurity (a purity gets its sign back)."""
     return -impurity if is_purity(cid) else impurity
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def final_score(
     cid: int, params: np.ndarray, gain: float, sizes: np.ndarray, n_branches: int, n: int
 ) -> float:
@@ -260,7 +261,7 @@ def final_score(
     return gain / split_info
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def score_children(cid: int, params: np.ndarray, parent: np.ndarray, children: np.ndarray):
     """Candidate and split scores of ``children`` (m, r, k) -- used to test the
     kernels against the numpy reference criteria."""

@@ -44,7 +44,7 @@ def tie_state(seed: int) -> np.ndarray:
     return np.array([int(seed) % 2**64], dtype=np.uint64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def next_u64(state: np.ndarray) -> np.uint64:
     """Advance the SplitMix64 stream in ``state[0]`` and return its next 64-bit output."""
     z = state[0] + _GOLDEN
@@ -54,7 +54,7 @@ def next_u64(state: np.ndarray) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def replaces_tied(state: np.ndarray, n_tied: int) -> bool:
     """Whether the ``n_tied``-th tied candidate (counting the kept one) replaces the kept one.
 
@@ -65,7 +65,7 @@ def replaces_tied(state: np.ndarray, n_tied: int) -> bool:
     return u * n_tied < 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def pick_tied(
     chosen: int,
     candidate_best: np.ndarray,

@@ -54,10 +54,29 @@ def _is_weighted(weights):
     return lambda weights: weighted
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def row_total(row: np.ndarray):
     """Sum of a count row, in the row's type (a node's size, or its weight)."""
     acc = row[0] - row[0]
     for i in range(row.shape[0]):
         acc += row[i]
     return acc
+
+
+def unweighted_only(weights: Any, value: Any) -> Any:
+    """``value`` in a fit without weights, ``None`` in a weighted one (compiled code only).
+
+    For the buffers of the scans of integer counts (the histogram scan, the bounded possibilistic
+    scan), which a weighted fit never runs: handed to :func:`treebench.kernels.node_split.search_node`
+    through this function, they are ``None`` in its weighted version, where numba then prunes the
+    scans' branches (a test of ``weights is None`` is pruned only in the version where ``weights``
+    *is* ``None``: the weighted builders compiled both scans, with their callees, for nothing).
+    """
+    raise NotImplementedError("unweighted_only is for numba-compiled code")
+
+
+@overload(unweighted_only, inline="always")
+def _unweighted_only(weights, value):
+    if isinstance(weights, types.NoneType):
+        return lambda weights, value: value
+    return lambda weights, value: None

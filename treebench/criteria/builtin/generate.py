@@ -91,7 +91,7 @@ _USED: dict[str, str] = {}
 
 CLASS_PARAMS = '''
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def class_params(cid: int, params: np.ndarray, k: int):
     """``(cid, params)`` for ``k`` classes: completed by the criteria that need the class count, and
     widened to :data:`PARAMS_WIDTH` (zeros appended).  Every builder calls it before scoring."""
@@ -159,13 +159,13 @@ def _params_read(width: int) -> list[str]:
 
 def _predicate(name: str, doc: str, ids: Sequence[int]) -> str:
     body = f"return {_condition(ids)}" if ids else "return False"
-    return (f'\n\n@njit(cache=True, inline="always")\ndef {name}(cid: int) -> bool:\n'
+    return (f'\n\n@njit(cache=True, no_cfunc_wrapper=True, inline="always")\ndef {name}(cid: int) -> bool:\n'
             f'    """{doc}"""\n    {body}\n')
 
 
 def _function(signature: str, doc: str, lines: Sequence[str], default: str, inline: bool = True,
               prologue: Sequence[str] = ()) -> str:
-    decorator = '@njit(cache=True, inline="always")' if inline else "@njit(cache=True)"
+    decorator = '@njit(cache=True, no_cfunc_wrapper=True, inline="always")' if inline else "@njit(cache=True, no_cfunc_wrapper=True)"
     body = "\n".join([*prologue, *lines, f"    return {default}"])
     return f'\n\n{decorator}\ndef {signature}:\n    """{doc}"""\n{body}\n'
 

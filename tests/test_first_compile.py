@@ -1,0 +1,75 @@
+"""What a cold first fit compiles: no specialisation the fit never runs (issue 40's compile budget).
+
+A fresh process with an empty kernel cache fits one weighted entropy tree and records numba's
+compile events.  numba compiles every function a builder's code reaches by type, whether or not
+the fit runs it, so a scan a weighted fit never takes, or a second specialisation of a helper,
+shows up here as compile time a user pays once per version (benchmarks/bench_first_compile.py
+measures the total).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_CODE = """
+import json
+import numpy as np
+from numba.core import event
+from treebench import TreeClassifier
+
+recorded = event.RecordingListener()
+event.register("numba:compile", recorded)
+rng = np.random.default_rng(0)
+X = rng.normal(size=(80, 3))
+X[:, 2] = np.round(X[:, 2])  # few distinct values: the histogram scan's case, had the fit no weights
+y = (X[:, 0] + X[:, 2] > 0).astype(int)
+TreeClassifier(criterion="entropy").fit(X, y, sample_weight=rng.uniform(0.5, 1.5, len(y)))
+print(json.dumps([
+    [e.data["dispatcher"].py_func.__module__ + "." + e.data["dispatcher"].py_func.__qualname__,
+     str(e.data["args"])]
+    for _, e in recorded.buffer if e.is_start
+]))
+"""
+
+
+@pytest.fixture(scope="module")
+def weighted_compiles(tmp_path_factory) -> list[tuple[str, str]]:
+    """``(function, argument types)`` of every compile of a cold weighted fit."""
+    cache = tmp_path_factory.mktemp("cold-cache")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _CODE], env=env, cwd=cache, capture_output=True, text=True,
+                          check=True)
+    return [tuple(pair) for pair in json.loads(done.stdout.splitlines()[-1])]
+
+
+def _compiles_of(compiles: list[tuple[str, str]], function: str) -> list[str]:
+    return [types for name, types in compiles if name == function]
+
+
+def test_the_weighted_fit_compiled_its_builder(weighted_compiles):
+    """The listener saw the compile (else the assertions below would hold vacuously)."""
+    assert len(_compiles_of(weighted_compiles, "treebench.kernels.induction.build")) == 1
+    assert len(_compiles_of(weighted_compiles, "treebench.kernels.node_split.search_node")) == 1
+
+
+def test_a_weighted_fit_compiles_no_scan_of_integer_counts(weighted_compiles):
+    """The histogram and bounded possibilistic scans run on integer counts only."""
+    for function in ("treebench.kernels.scan.scan_numeric_histogram",
+                     "treebench.kernels.possibilistic_bound.scan_possibilistic_bounded"):
+        assert _compiles_of(weighted_compiles, function) == []
+
+
+def test_the_split_workspace_compiles_once_per_count_type(weighted_compiles):
+    """Not a second time for a literal ``max_cats`` seen on type inference's first pass."""
+    compiles = _compiles_of(weighted_compiles, "treebench.kernels.node_split.split_workspace")
+    assert len(compiles) == 1 and "Literal" not in compiles[0]
