@@ -211,7 +211,7 @@ def grow(
             weights,
             None if sample_data is None else np.ascontiguousarray(sample_data, dtype=np.float64),
             tie_stream,
-            whole_split_marker(criterion.kernel_id),  # None for all but Hellinger: its code is not compiled
+            whole_split_marker(criterion.kernel_id),  # None but for a criterion scored whole
         )
     elif tie_stream is None and _compiled_impurity(criterion, engine, sample_data, weights, is_nominal, X):
         # a plugin criterion given by a compiled impurity function: grown by its compiled scan

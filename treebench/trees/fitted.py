@@ -269,16 +269,18 @@ class FittedTreeMixin:
         sign = -1.0 if criterion.node_value_is_purity else 1.0
         counts = np.asarray(tree.counts, dtype=np.float64)
         weights = counts.sum(axis=1)
-        values = np.array([sign * criterion.node_value(row) if w > 0 else 0.0 for row, w in zip(counts, weights)])
-        importances = np.zeros(self.n_features_in_)
-        by_score = criterion.importance_from_split_score
-        for node in np.flatnonzero(~tree.is_leaf):
-            if by_score:  # a criterion without a node value to decrease: its split's own score
-                decrease = weights[node] * float(tree.float_nodes[node, L.SCORE])
-            else:
+        splits = np.flatnonzero(~tree.is_leaf)
+        if criterion.importance_from_split_score:
+            # no node value to decrease (every node's is 0): each split adds its size times its score
+            decreases = weights[splits] * tree.float_nodes[splits, L.SCORE]
+        else:
+            values = np.array([sign * criterion.node_value(row) if w > 0 else 0.0 for row, w in zip(counts, weights)])
+            decreases = np.empty(len(splits))
+            for i, node in enumerate(splits):
                 children = np.asarray(tree.children(node))
-                decrease = weights[node] * values[node] - float(np.dot(weights[children], values[children]))
-            importances[tree.int_nodes[node, L.FEATURE]] += decrease
+                decreases[i] = weights[node] * values[node] - float(np.dot(weights[children], values[children]))
+        importances = np.zeros(self.n_features_in_)
+        np.add.at(importances, tree.int_nodes[splits, L.FEATURE], decreases)  # in node order, as before
         total = importances.sum()
         return importances / total if total > 0 else importances
 
