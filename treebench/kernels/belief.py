@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.candidates import SKIP, STOP, better, candidate_step
+from treebench.kernels.refcount import COUNTS_REFERENCES
 
 #: Columns of the belief criterion's parameters once its ``class_params``
 #: (:mod:`treebench.criteria.builtin.belief`) has completed them for ``k``
@@ -102,7 +103,7 @@ def _multiply(q, dj, dk, ms, mf, mo):
     return nj, nk
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, **COUNTS_REFERENCES)  # allocates; search_node counts none
 def sweep_masses(labels, index, start, end, forward, out):
     """Belief structures of the growing runs of the examples ``index[start:end]``.
 

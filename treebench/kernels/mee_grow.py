@@ -61,6 +61,7 @@ from treebench.kernels.layout import (
 )
 from treebench.kernels.mee_scan import best_node_split
 from treebench.kernels.mee_ties import child_key, tied_node_split
+from treebench.kernels.sort_order import stable_order
 
 
 def presort(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -77,7 +78,7 @@ def presort(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     values, level_start = [], np.zeros(d + 1, np.int64)
     for f in range(d):
         column = np.ascontiguousarray(X[:, f])
-        order = np.argsort(column, kind="stable")
+        order = stable_order(column)
         ordered = column[order]
         new = np.empty(n, bool)
         new[0] = True

@@ -54,6 +54,7 @@ from treebench.kernels.possibilistic_bound import (
     bound_workspace,
     scan_possibilistic_bounded,
 )
+from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.scan import (
     better,
     scan_numeric,
@@ -111,7 +112,7 @@ def split_workspace(n_features: int, k: int, max_cats: int, weights: Any):
     )
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def search_node(
     sorted_index: np.ndarray,
     sorted_rank: np.ndarray,
@@ -297,7 +298,7 @@ def accepts(score: float, min_gain: float, strict: bool) -> bool:
     return not score < min_gain - TIE_TOLERANCE * max(1.0, abs(min_gain))
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def _choose_feature(
     candidate_best, split_best, tie_best, tie_break, average_gain_rule, strict_accept, min_gain, random_ties,
     tie_stream,

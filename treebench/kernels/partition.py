@@ -14,8 +14,10 @@ import math
 import numpy as np
 from numba import njit
 
+from treebench.kernels.refcount import NO_REFCOUNT
 
-@njit(cache=True, no_cfunc_wrapper=True)
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def fill_sorted_row(column, order, labels, nominal, index_row, rank_row, label_row) -> int:
     """One feature's sorted row in one pass: sample ids, value ranks and labels.
 
@@ -66,7 +68,7 @@ def set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
     side_bits[byte] = (side_bits[byte] & ~np.uint8(1 << bit)) | np.uint8(side << bit)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def partition_two(
     index, rank, label, start, end, n_first, side_bits, keep_first, keep_second,
     buf_index, buf_rank, buf_label,
@@ -126,7 +128,7 @@ def partition_two(
             high -= c
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def partition_multiway(
     index, rank, label, start, end, child_of, sizes, n_children, offsets, buf_index, buf_rank, buf_label,
 ):

@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from treebench.kernels.candidates import SKIP, STOP, better, candidate_step, ties
+from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.scoring import (
     ENTROPY,
     child_mass,
@@ -89,7 +90,7 @@ def feature_value(values: np.ndarray, by_row: bool, f: int, sample: int) -> floa
     return values[f, sample]
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def threshold_at(
     values: np.ndarray, by_row: bool, f: int, low_sample: int, high_sample: int, high_missing: bool, midpoint: bool
 ) -> float:
@@ -187,7 +188,7 @@ def _right_sum(cid, params, table, parent, left):
     return acc
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def _scan_additive(
     ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, cid, params, table,
     min_leaf, left,
@@ -243,7 +244,7 @@ def _scan_additive(
     return best, best_left, 0.0, best_w_left
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def _scan_rows(slot, args):
     """:func:`scan_numeric` for the row-scored criterion ``slot``, a literal kernel id.
 
@@ -311,7 +312,7 @@ def _scan_rows(slot, args):
     return best, best_left, best_tie, best_w_left
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def scan_numeric_histogram(
     ranks: np.ndarray,
     labels: np.ndarray,
@@ -391,7 +392,7 @@ def scan_numeric_histogram(
     return best, best_left, best_tie, best_left
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def tabulate_categories(
     codes: np.ndarray, labels: np.ndarray, index: np.ndarray, weights: Any, start: int, end: int,
     cat_counts: np.ndarray, cat_sizes: np.ndarray, cat_weights: np.ndarray, present: np.ndarray,

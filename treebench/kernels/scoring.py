@@ -83,6 +83,7 @@ from treebench.kernels.dispatch import (
     whole_split_mass,
     with_row_slot,
 )
+from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.tolerances import SPLIT_INFO_FLOOR
 
 __all__ = [  # the generated dispatch, re-exported: callers import the scoring from one place
@@ -143,7 +144,7 @@ def one_vs_rest_pair_mass(
     )
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def child_mass(
     cid: int,
     params: np.ndarray,
@@ -196,7 +197,7 @@ def multiway_mass(
     return mass
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def two_way_mass(
     cid: int, params: np.ndarray, table: np.ndarray, left: np.ndarray, right: np.ndarray, w_left: Any,
     parent: np.ndarray, total: Any, scratch: np.ndarray, whole: Any,
@@ -224,7 +225,7 @@ def entropy_bits(row: np.ndarray, s: int) -> float:
     return acc / LOG2
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def tie_score_binary(parent_entropy: float, left: np.ndarray, right: np.ndarray, n_left: int, n: int) -> float:
     """Entropy gain (bits) of a two-way split: the second key of certainty."""
     n_right = n - n_left
@@ -248,7 +249,7 @@ def reported_node_value(cid: int, impurity: float) -> float:
     return -impurity if is_purity(cid) else impurity
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def final_score(
     cid: int, params: np.ndarray, gain: float, sizes: np.ndarray, n_branches: int, n: int
 ) -> float:

@@ -21,6 +21,7 @@ from treebench.errors import TreebenchError
 from treebench.kernels.arrays import read_only
 from treebench.kernels.induction import build
 from treebench.kernels.partition import fill_sorted_row
+from treebench.kernels.sort_order import stable_order
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.generic import build_generic
 from treebench.trees.settings import GrowSettings, validate_tree_param
@@ -77,11 +78,11 @@ class Presorted:
         scratch = None
         for f in range(d):
             # Column by column, one contiguous copy alive at a time: numpy's
-            # 2-D argsort along rows is about twice as slow here, and its
-            # stable sort (timsort) is the fastest on real columns, which
-            # have long runs of equal values.
+            # 2-D argsort along rows is about twice as slow here.  Whole
+            # numbers of a narrow span are radix-sorted, the others timsorted
+            # (the fastest on real columns, with their long runs of equal values).
             column = read_only(np.ascontiguousarray(X[:, f], dtype=np.float64))
-            order = np.argsort(column, kind="stable")
+            order = stable_order(column)
             if rank.dtype == np.uint16 and n > RANK16_MAX and not nominal[f]:
                 scratch = np.empty(n, np.int32) if scratch is None else scratch
                 n_levels[f] = fill_sorted_row(column, order, labels, False, index[f], scratch, label[f])

@@ -47,6 +47,7 @@ from treebench.kernels.c45_build import DN, DST, EMPTY, FEAT, KID, NKID, NOM
 from treebench.kernels.c45_scan import first_record
 from treebench.kernels.c45_split import choose_tied
 from treebench.kernels.c45_sums import last_below
+from treebench.kernels.sort_order import stable_order
 from treebench.kernels.ties import tie_state
 from treebench.trees.encoding import FeatureEncoder, as_2d_input
 from treebench.trees.fitted import (
@@ -575,7 +576,7 @@ class _Compiled:
         numeric = np.flatnonzero(self.n_values == 0)
         order = np.empty((len(numeric) + 1, X.shape[0]), dtype=np.int64)
         for at, j in enumerate(numeric):  # each column contiguous (X is column-major): no gathered copy
-            order[at] = _stable_order(X[:, j])
+            order[at] = stable_order(X[:, j])
         order[-1] = np.arange(X.shape[0])
         column = np.full(X.shape[1], -1, dtype=np.int64)
         column[numeric] = np.arange(len(numeric))
@@ -617,17 +618,6 @@ class _Compiled:
         order = order[: c45_prune.top_down(nodes, order)]
         leaves, deepest = c45_predict.leaves_and_depth(nodes, order)
         return TreeInfo(None, leaves, len(order), deepest, FinalTree(nodes, thr, dist, k, order, segment, rows, wts))
-
-
-def _stable_order(column: np.ndarray) -> np.ndarray:
-    """``np.argsort(column, kind="stable")`` of a column without NaN.  Whole numbers within the
-    int16 range are sorted as int16, which numpy radix-sorts: the same order (equal values keep
-    their row order either way) in a third of the time on a thousand rows."""
-    if column.size and -32768.0 <= column.min() and column.max() <= 32767.0:  # no cast out of range
-        small = column.astype(np.int16)
-        if (small == column).all():
-            return np.argsort(small, kind="stable")
-    return np.argsort(column, kind="stable")
 
 
 def _as_nodes(tree: FinalTree) -> Node:

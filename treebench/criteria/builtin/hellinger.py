@@ -65,6 +65,7 @@ from numba.extending import overload
 from treebench.criteria.base import Criterion, Param, SplitContext, as_children
 from treebench.criteria.builtin.spec import ROWS, Kernel
 from treebench.errors import TreebenchError
+from treebench.kernels.refcount import COUNTS_REFERENCES
 
 #: The multi-class readings; the first is the default.
 READINGS = ("grouping", "one-vs-rest")
@@ -615,7 +616,7 @@ def _grouping_squared(first: np.ndarray, second: np.ndarray, n_branches: int) ->
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, **COUNTS_REFERENCES)
 def split_mass(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int, parent: np.ndarray,
                total, scratch: np.ndarray) -> float:
     """``-total * d_H`` of a multiway split, grouping reading: every grouping of the present classes.
@@ -653,7 +654,7 @@ def split_mass(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branc
     return -total * math.sqrt(best)
 
 
-@njit(cache=True)
+@njit(cache=True, **COUNTS_REFERENCES)
 def split_mass_ovr(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int,
                    parent: np.ndarray, total, scratch: np.ndarray) -> float:
     """``-total * d_H`` of a multiway split, one-vs-rest reading: ``O(m^2 * n_branches)``."""
