@@ -14,6 +14,8 @@ wrapper, boxing a tuple of sixteen arrays, alone took half a second): numba
 builds and optimises each wrapper on a first compile for nothing (a cold
 batch fit's compile went from 34.8 to 33.1 CPU s, medians of 4 interleaved
 rounds).  A function a test or Python code calls keeps its Python wrapper.
+Those called once per node and feature are also compiled without reference
+counting (``**NO_REFCOUNT``, :mod:`treebench.kernels.refcount`).
 """
 
 from treebench.kernels.kernel_cache import install_when_numba_loads

@@ -616,7 +616,7 @@ def _grouping_squared(first: np.ndarray, second: np.ndarray, n_branches: int) ->
     return acc
 
 
-@njit(cache=True, **COUNTS_REFERENCES)
+@njit(cache=True, **COUNTS_REFERENCES)  # allocates its per-branch sums; search_node counts no references
 def split_mass(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int, parent: np.ndarray,
                total, scratch: np.ndarray) -> float:
     """``-total * d_H`` of a multiway split, grouping reading: every grouping of the present classes.
@@ -654,7 +654,7 @@ def split_mass(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branc
     return -total * math.sqrt(best)
 
 
-@njit(cache=True, **COUNTS_REFERENCES)
+@njit(cache=True, **COUNTS_REFERENCES)  # allocates, as split_mass
 def split_mass_ovr(params: np.ndarray, counts: np.ndarray, rows: np.ndarray, n_branches: int,
                    parent: np.ndarray, total, scratch: np.ndarray) -> float:
     """``-total * d_H`` of a multiway split, one-vs-rest reading: ``O(m^2 * n_branches)``."""
