@@ -6,7 +6,7 @@ Data: ``sklearn.datasets.make_classification`` with 4 classes and fixed seeds:
 ``TREEBENCH_BENCH_BIG=1`` (or pick with ``--sizes 10000x16 500000x10``).
 
 For each size, every count criterion of treebench (entropy, gini, gain_ratio, tsallis q=2.5,
-tsallis_gain_ratio q=2.5, certainty, possibilistic gamma=0.05) is compared with scikit-learn's fully
+tsallis_gain_ratio q=2.5, certainty, possibilistic gamma=0.05, hellinger) is compared with scikit-learn's fully
 grown ``DecisionTreeClassifier`` (entropy; gini against gini):
 
 * **time ratio**: all learners fit in *this* process, interleaved (one fit of every learner per
@@ -45,6 +45,8 @@ PAIRS = [
     ("tsallis_gain_ratio q=2.5", "tsallis_gain_ratio", {"q": 2.5}, "entropy"),
     ("certainty", "certainty", {}, "entropy"),
     ("possibilistic gamma=0.05", "possibilistic", {"gamma": 0.05}, "entropy"),
+    # issue 40's target on dense continuous data: Hellinger distance at most 0.5x the entropy tree
+    ("hellinger", "hellinger", {}, "entropy"),
 ]
 BEGIN, END = "<!-- bench_synthetic -->", "<!-- /bench_synthetic -->"
 
@@ -121,7 +123,7 @@ def main() -> int:
     parser.add_argument("--big", action="store_true", default=os.environ.get("TREEBENCH_BENCH_BIG") == "1",
                         help="Also 500k x 10 and 1M x 10 (env TREEBENCH_BENCH_BIG=1).")
     parser.add_argument("--sizes", nargs="*", type=parse_size, help="e.g. 10000x16 500000x10 (overrides --big)")
-    parser.add_argument("--criteria", nargs="*", help="treebench criteria to run (default: all seven)")
+    parser.add_argument("--criteria", nargs="*", help="treebench criteria to run (default: all eight)")
     parser.add_argument("--repeats", type=int, default=0, help="0: 5 below 100k rows, 3 below 500k, else 1")
     parser.add_argument("--no-memory", action="store_true", help="Skip the child-process memory fits.")
     parser.add_argument("--no-write", action="store_true", help="Print only; leave results.md alone.")
