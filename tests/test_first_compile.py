@@ -9,17 +9,10 @@ measures the total).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from cold_process import cold_json
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[1]
 
 _CODE = """
 import json
@@ -45,11 +38,7 @@ print(json.dumps([
 @pytest.fixture(scope="module")
 def weighted_compiles(tmp_path_factory) -> list[tuple[str, str]]:
     """``(function, argument types)`` of every compile of a cold weighted fit."""
-    cache = tmp_path_factory.mktemp("cold-cache")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _CODE], env=env, cwd=cache, capture_output=True, text=True,
-                          check=True)
-    return [tuple(pair) for pair in json.loads(done.stdout.splitlines()[-1])]
+    return [tuple(pair) for pair in cold_json(_CODE, tmp_path_factory.mktemp("cold-cache"))]
 
 
 def _compiles_of(compiles: list[tuple[str, str]], function: str) -> list[str]:

@@ -9,16 +9,9 @@ types only when it is compiled, not when its caller is loaded from the cache).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from cold_process import cold_json
 from numba import types
-
-ROOT = Path(__file__).resolve().parents[1]
 
 _HOLDS_ARRAY = """
 def holds_array(typ):
@@ -59,11 +52,7 @@ print(json.dumps(found))
 @pytest.fixture(scope="module")
 def return_types(tmp_path_factory) -> dict[str, list[tuple[str, bool]]]:
     """Each kernel without reference counting: ``(return type, holds an array)`` of each compile."""
-    cache = tmp_path_factory.mktemp("cold-cache")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _CODE], env=env, cwd=cache, capture_output=True, text=True,
-                          check=True)
-    return json.loads(done.stdout.splitlines()[-1])
+    return cold_json(_CODE, tmp_path_factory.mktemp("cold-cache"))
 
 
 @pytest.mark.slow

@@ -4,8 +4,9 @@ numba counts references to every array a compiled function holds: on entry it in
 count of each array argument and of each view it takes, on exit it decrements them, each an
 atomic operation (``lock xadd``) that also waits for the core's pending stores to drain.  A
 kernel called once per node and feature (a scan, a partition) with half a dozen arrays paid
-a dozen of them per call, right after its loop had filled the store buffer: about a tenth of
-a letter fit (entropy 29.9 -> 26.5 ms measured with this option on four kernels).
+a dozen of them per call, right after its loop had filled the store buffer: a fifth of a
+letter fit or more (entropy 29.9 -> 23.2 ms, min of 15 fits, with the kernels listed in
+docs/architecture.md compiled this way).
 
 ``_nrt=False`` compiles a function with no reference counting at all (numba's own option; its
 maintainers use it to show this cost, numba issue #2350).  That is safe for a kernel that only
