@@ -65,11 +65,25 @@ from treebench.kernels.node_split import (
     CHILD_WEIGHTS,
     PRESENT,
     SCRATCH,
+    few_values,
     search_node,
     split_workspace,
 )
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import x_log_x_table
+from treebench.kernels.rank_tables import (
+    count_samples,
+    count_sorted_row,
+    cut_ranks,
+    left_counts,
+    partition_ids_multiway,
+    partition_ids_two,
+    rank_by_sample,
+    restore_row,
+    route_by_rank,
+    subtract_table,
+    trim_table,
+)
 from treebench.kernels.scan import tabulate_categories, threshold_at
 from treebench.kernels.scoring import (
     class_params,
@@ -247,6 +261,53 @@ def build(
     child_counts = zero_counts(weights, (max(max_cats, 2), k))
     is_open = np.zeros(max(max_cats, 2), np.bool_)
 
+    # -- (rank, class) tables kept per node (kernels/rank_tables.py) --------------------------
+    # Numeric features the histogram scan reads at the root start in table mode: their rows are
+    # then neither scanned nor partitioned while their node has few values for its size (integer
+    # counts only: not with weights or label masses).
+    table_at = np.full(n_features, -1, np.int64)  # the node's table of a feature (-1: row mode)
+    table_lo = np.zeros(n_features, np.int64)  # its first rank
+    table_span = np.zeros(n_features, np.int64)  # its number of ranks
+    sample_row = np.full(n_features, -1, np.int64)  # the feature's row of ``rank_of``
+    n_table_features = 0
+    pool_rows = 0
+    if not is_weighted(weights) and label_masses is None:
+        for f in range(n_features):
+            span = np.int64(sorted_rank[f, n - 1]) - np.int64(sorted_rank[f, 0]) + 1
+            if not is_nominal[f] and span > 1 and few_values(cid, span, k, n, histogram.shape[0]):
+                sample_row[f] = n_table_features
+                n_table_features += 1
+                table_at[f] = pool_rows
+                table_lo[f] = np.int64(sorted_rank[f, 0])
+                table_span[f] = span
+                pool_rows += span
+    with_tables = n_table_features > 0
+    rank_of = np.empty((n_table_features, n if with_tables else 0), sorted_rank.dtype)  # ranks by sample id
+    label_of = np.empty(n if with_tables else 0, sorted_label.dtype)
+    ids = np.empty(n if with_tables else 0, sorted_index.dtype)  # each node's sample ids, increasing
+    id_buffer = np.empty(n if with_tables else 0, sorted_index.dtype)
+    pool = np.empty((max(pool_rows, 1), k), np.int32)
+    rank_offsets = np.empty(histogram.shape[0] + 1, np.int64)
+    child_at = np.full((max(max_cats, 2), n_features), -1, np.int64)
+    child_end = np.zeros(max(max_cats, 2), np.int64)
+    if with_tables:
+        for f in range(n_features):
+            if sample_row[f] >= 0:
+                rank_by_sample(sorted_index[f], sorted_rank[f], rank_of[sample_row[f]])
+                count_sorted_row(sorted_rank[f], sorted_label[f], 0, n, table_lo[f], table_span[f], pool, table_at[f])
+        for p in range(n):
+            ids[p] = p
+            label_of[sorted_index[0, p]] = sorted_label[0, p]
+    # each stack entry's tables, and the end of the pool rows they use
+    stack_at = np.full((64, n_features), -1, np.int64)
+    stack_lo = np.zeros((64, n_features), np.int64)
+    stack_span = np.zeros((64, n_features), np.int64)
+    stack_end = np.zeros(64, np.int64)
+    copy_into(stack_at[0], 0, table_at, n_features)
+    copy_into(stack_lo[0], 0, table_lo, n_features)
+    copy_into(stack_span[0], 0, table_span, n_features)
+    stack_end[0] = pool_rows
+
     while n_stack > 0:
         n_stack -= 1
         node = stack[n_stack, 0]
@@ -256,6 +317,12 @@ def build(
         copy_into(node_active, 0, active[n_stack], n_node_active)
         depth = int_nodes[node, DEPTH]
         size = end - start
+        node_end = stack_end[n_stack]  # the pool rows up to here may hold this node's tables
+        for a in range(n_node_active):
+            f = node_active[a]
+            table_at[f] = stack_at[n_stack, f]
+            table_lo[f] = stack_lo[n_stack, f]
+            table_span[f] = stack_span[n_stack, f]
 
         copy_into(parent, 0, counts[node], k)
         total = row_total(parent)  # the node's weight; its size without weights
@@ -267,6 +334,23 @@ def build(
         if _is_terminal(parent, size, depth, max_depth, min_samples_split, min_samples_leaf):
             continue
 
+        # -- tables: trimmed to the node's ranks; a feature whose node no longer has few values for
+        # its size gets its sorted row back and stays in row mode below
+        for a in range(n_node_active):
+            f = node_active[a]
+            if table_at[f] < 0:
+                continue
+            first, rows = trim_table(pool, table_at[f], table_span[f])
+            table_at[f] += first
+            table_lo[f] += first
+            table_span[f] = rows
+            if rows > 1 and not few_values(cid, rows, k, size, histogram.shape[0]):
+                restore_row(
+                    ids, start, end, rank_of[sample_row[f]], label_of, pool, table_at[f], table_lo[f], rows,
+                    rank_offsets, sorted_index[f], sorted_rank[f], sorted_label[f],
+                )
+                table_at[f] = -1
+
         # -- the split (kernels/node_split.py) ---------------------------------
         # A feature constant in this node is constant in its whole subtree:
         # it is neither scanned nor partitioned below (as scikit-learn does).
@@ -275,24 +359,35 @@ def build(
             node_active, n_node_active, child_active, is_nominal, cid, params, table, rules,
             unweighted_only(weights, histogram), histogram.shape[0], unweighted_only(weights, bound_table),
             unweighted_only(weights, bounds), label_masses, prefix, suffix, tie_stream, work,
+            unweighted_only(weights, pool), table_at, table_lo, table_span,
         )
         if f < 0:
             continue
 
         # -- route the samples to children -------------------------------------
         threshold = 0.0
+        f_table = table_at[f] >= 0  # the chosen feature is in table mode (numeric)
+        last_rank = np.int64(0)
         if not is_nominal[f]:
             kind = NUMERIC
             n_children = 2
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
-            last_left = start + best_left[f] - 1
-            threshold = threshold_at(
-                values, values_by_row, np.int64(f), sorted_index[f, last_left], sorted_index[f, last_left + 1],
-                sorted_rank[f, last_left + 1] == n_levels[f], midpoint,
-            )
-            for p in range(start, end):
-                set_side(side_bits, sorted_index[f, p], 0 if p - start < best_left[f] else 1)
+            if f_table:
+                last_rank, next_rank = cut_ranks(pool, table_at[f], table_lo[f], table_span[f], best_left[f])
+                low, high = route_by_rank(ids, start, end, rank_of[sample_row[f]], last_rank, next_rank, side_bits)
+                threshold = threshold_at(
+                    values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
+                    midpoint,
+                )
+            else:
+                last_left = start + best_left[f] - 1
+                threshold = threshold_at(
+                    values, values_by_row, np.int64(f), np.int64(sorted_index[f, last_left]),
+                    np.int64(sorted_index[f, last_left + 1]), sorted_rank[f, last_left + 1] == n_levels[f], midpoint,
+                )
+                for p in range(start, end):
+                    set_side(side_bits, sorted_index[f, p], 0 if p - start < best_left[f] else 1)
         elif nominal_binary:
             kind = NOMINAL_BINARY
             n_children = 2
@@ -331,7 +426,11 @@ def build(
         # -- the children's class counts, and which of them are leaves already --
         for j in range(n_children):
             child_counts[j, :] = 0
-        if kind == NUMERIC:
+        if kind == NUMERIC and f_table:
+            left_counts(pool, table_at[f], last_rank - table_lo[f] + 1, child_counts[0])
+            for i in range(k):
+                child_counts[1, i] = parent[i] - child_counts[0, i]
+        elif kind == NUMERIC:
             middle = start + sizes[0]
             for p in range(start, middle):
                 child_counts[0, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
@@ -358,6 +457,8 @@ def build(
             if n_open == 0:
                 break
             g = child_active[a]
+            if table_at[g] >= 0:
+                continue  # in table mode: its table follows, its row is not read
             if g == f and kind != NOMINAL_BINARY:
                 continue  # already grouped by child in the chosen feature's order
             if kind != NOMINAL_MULTIWAY:  # two-way splits route by side bits
@@ -370,6 +471,52 @@ def build(
                 sorted_index[g], sorted_rank[g], sorted_label[g], start, end, child_of, sizes, n_children,
                 offsets, buffer_index, buffer_rank, buffer_label,
             )
+
+        # -- the open children's tables: the largest child's is its parent's minus the others' --
+        n_child_tables = 0
+        for a in range(n_child_active):
+            n_child_tables += table_at[child_active[a]] >= 0
+        if n_child_tables > 0 and n_open > 0:
+            if kind == NOMINAL_MULTIWAY:
+                partition_ids_multiway(ids, start, end, child_of, sizes, n_children, offsets, id_buffer)
+            else:
+                partition_ids_two(ids, start, end, sizes[0], side_bits, id_buffer)
+            largest = 0
+            for j in range(1, n_children):
+                if sizes[j] > sizes[largest]:
+                    largest = j
+            top = node_end  # new tables go above every live one
+            for e in range(n_stack):
+                top = max(top, stack_end[e])
+            rows = 0
+            for a in range(n_child_active):
+                g = child_active[a]
+                if table_at[g] >= 0:
+                    rows += table_span[g]
+            pool = _grow(pool, top + rows * (n_children - 1))
+            position = start
+            for j in range(n_children):
+                if j != largest and (is_open[j] or is_open[largest]):
+                    for a in range(n_child_active):
+                        g = child_active[a]
+                        if table_at[g] >= 0:
+                            count_samples(
+                                ids, position, position + sizes[j], rank_of[sample_row[g]], label_of, table_lo[g],
+                                table_span[g], pool, top,
+                            )
+                            child_at[j, g] = top
+                            top += table_span[g]
+                    child_end[j] = top
+                position += sizes[j]
+            if is_open[largest]:
+                for a in range(n_child_active):
+                    g = child_active[a]
+                    if table_at[g] >= 0:
+                        for j in range(n_children):
+                            if j != largest:
+                                subtract_table(pool, table_at[g], child_at[j, g], table_span[g])
+                        child_at[largest, g] = table_at[g]
+                child_end[largest] = node_end
 
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
@@ -390,6 +537,10 @@ def build(
         float_nodes[node, SCORE] = best
         stack = _grow(stack, n_stack + n_children)
         active = _grow(active, n_stack + n_children)
+        stack_at = _grow(stack_at, n_stack + n_children)
+        stack_lo = _grow(stack_lo, n_stack + n_children)
+        stack_span = _grow(stack_span, n_stack + n_children)
+        stack_end = _grow(stack_end, n_stack + n_children)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j
@@ -412,6 +563,12 @@ def build(
                 stack[n_stack, 2] = offsets[j + 1]
                 stack[n_stack, 3] = n_child_active
                 copy_into(active[n_stack], 0, child_active, n_child_active)
+                stack_end[n_stack] = child_end[j] if n_child_tables > 0 else node_end
+                for a in range(n_child_active):
+                    g = child_active[a]
+                    stack_at[n_stack, g] = child_at[j, g] if table_at[g] >= 0 else -1
+                    stack_lo[n_stack, g] = table_lo[g]
+                    stack_span[n_stack, g] = table_span[g]
                 n_stack += 1
 
     # views, not copies: a copy would double the tree's memory at the peak

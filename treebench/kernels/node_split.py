@@ -59,6 +59,7 @@ from treebench.kernels.scan import (
     better,
     scan_numeric,
     scan_numeric_histogram,
+    scan_rank_table,
     tabulate_categories,
     take_candidate,
     ties,
@@ -85,6 +86,14 @@ CHILD_WEIGHTS = 7
 CANDIDATE_BEST = 11  # each feature's best gain (-inf: no candidate)
 BEST_LEFT = 13  # each feature's best left child size
 BEST_CATEGORY = 14  # each feature's best category (binary nominal splits)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def few_values(cid: int, span: int, k: int, size: int, histogram_rows: int) -> bool:
+    """Whether a numeric feature of ``span`` ranks is scanned from its (rank, class) counts in a node of
+    ``size`` samples and ``k`` classes: few values against the node size (any criterion), or, for the
+    possibilistic criterion, few candidates in number, where bounding them would not pay."""
+    return span * k * 2 <= size or (has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram_rows))
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -141,6 +150,10 @@ def search_node(
     suffix: np.ndarray,
     tie_stream: Any,
     work: tuple,
+    tables: Any = None,
+    table_at: Any = None,
+    table_lo: Any = None,
+    table_span: Any = None,
 ):
     """The split of the node ``[start, end)``: ``(feature, score, n_kept)``, ``feature = -1`` for a leaf.
 
@@ -162,6 +175,10 @@ def search_node(
     ``work``: ``work[BEST_LEFT][feature]`` samples left (numeric; binary
     nominal), ``work[BEST_CATEGORY][feature]`` the left category (binary
     nominal); ``work[CANDIDATE_BEST]`` holds every feature's best gain.
+    ``tables``: ``None``, or the batch builder's pool of (rank, class) tables
+    (:mod:`treebench.kernels.rank_tables`): a feature ``f`` with ``table_at[f] >= 0`` is
+    scanned from rows ``table_at[f] ..`` of it (``table_span[f]`` ranks from ``table_lo[f]``,
+    trimmed to the node's), its sorted row being stale.
     """
     min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, random_ties, whole = rules
     (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
@@ -176,26 +193,33 @@ def search_node(
     n_kept = 0
     for a in range(n_features):
         f = features[a]
-        if sorted_rank[f, start] == sorted_rank[f, end - 1]:
+        in_table = False
+        if tables is not None:  # ``is not None``: the online learner's version has no tables
+            in_table = table_at[f] >= 0
+        if in_table:
+            if table_span[f] <= 1:
+                continue
+        elif sorted_rank[f, start] == sorted_rank[f, end - 1]:
             continue
         kept[n_kept] = f
         n_kept += 1
         if not is_nominal[f]:
-            span = np.int64(sorted_rank[f, end - 1]) - np.int64(sorted_rank[f, start]) + 1
-            # few values against the node size: count them first (any criterion); the
-            # possibilistic criterion also when its candidates are few in number, where
-            # bounding them would not pay
-            few_values = span * k * 2 <= size or (
-                has_bounded_scan(cid) and span <= min(FEW_CANDIDATES, histogram_rows)
-            )
-            if label_masses is not None:
+            if in_table:  # the builder keeps tables only where the histogram scan reads them
+                gain, n_left, tie, w_left = scan_rank_table(
+                    tables, table_at[f], table_lo[f], table_span[f], np.int64(size), n_levels[f], parent,
+                    impurity, cid, params, table, min_samples_leaf, left, right, scratch, tie_break,
+                    parent_entropy, whole,
+                )
+            elif label_masses is not None:
                 gain, n_left, tie, w_left = scan_label_masses(
                     sorted_rank[f], sorted_index[f], start, end, n_levels[f], label_masses, params[B_LAM],
                     params[B_PRINTED], min_samples_leaf, prefix, suffix,
                 )
             # the scans of integer counts: their buffers are None in a weighted build, which then
             # compiles neither (see weights.unweighted_only; ``is not None`` prunes by type)
-            elif histogram is not None and few_values:
+            elif histogram is not None and few_values(
+                cid, np.int64(sorted_rank[f, end - 1]) - np.int64(sorted_rank[f, start]) + 1, k, size, histogram_rows
+            ):
                 gain, n_left, tie, w_left = scan_numeric_histogram(
                     sorted_rank[f], sorted_label[f], start, end, n_levels[f], parent, impurity, cid,
                     params, table, min_samples_leaf, left, right, scratch, histogram, tie_break,

@@ -336,19 +336,55 @@ def scan_numeric_histogram(
     """:func:`scan_numeric` for a node with few distinct values (integer counts only).
 
     One pass counts (rank, class) pairs -- a single increment per sample --
-    then candidates are scored per distinct value, O(k) each.  Worth it when
-    ``distinct values * k`` is well below the node size (the caller decides);
-    it finds the same candidates with the same scores.  Same return values as
-    :func:`scan_numeric` (``w_left = n_left``); ``whole`` as in :func:`scan_numeric`.
+    then :func:`scan_rank_table` scores candidates per distinct value, O(k)
+    each.  Worth it when ``distinct values * k`` is well below the node size
+    (the caller decides); it finds the same candidates with the same scores.
+    Same return values as :func:`scan_numeric` (``w_left = n_left``);
+    ``whole`` as in :func:`scan_numeric`.
     """
-    k = parent.shape[0]
-    n = end - start
     # ranks may be uint16: signed arithmetic (numba types uint - uint as uint64)
     first_rank = np.int64(ranks[start])
     span = np.int64(ranks[end - 1]) - first_rank + 1
     histogram[:span, :] = 0
     for p in range(start, end):
         histogram[np.int64(ranks[p]) - first_rank, labels[p]] += 1
+    return scan_rank_table(
+        histogram, np.int64(0), first_rank, span, np.int64(end - start), missing, parent, parent_impurity, cid,
+        params, table, min_leaf, left, right, scratch, tie_break, parent_entropy, whole,
+    )
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
+def scan_rank_table(
+    histogram: np.ndarray,
+    at: int,
+    first_rank: int,
+    span: int,
+    n: int,
+    missing: int,
+    parent: np.ndarray,
+    parent_impurity: float,
+    cid: int,
+    params: np.ndarray,
+    table: np.ndarray,
+    min_leaf: int,
+    left: np.ndarray,
+    right: np.ndarray,
+    scratch: np.ndarray,
+    tie_break: bool,
+    parent_entropy: float,
+    whole: Any,
+):
+    """The best threshold of one feature from its node's (rank, class) counts (integer counts only).
+
+    Row ``at + r`` of ``histogram`` holds the class counts of rank ``first_rank + r``, for
+    ``span`` ranks; the node has ``n`` samples.  Candidates are scored per distinct value,
+    O(k) each.  Used by :func:`scan_numeric_histogram` (counts just made from the sorted rows)
+    and by the batch builder's tables kept per node (:mod:`treebench.kernels.rank_tables`):
+    one scan, so both find the same candidates with the same scores.  Same return values as
+    :func:`scan_numeric` (``w_left = n_left``).
+    """
+    k = parent.shape[0]
     for i in range(k):
         left[i] = 0
     best = -np.inf
@@ -360,7 +396,7 @@ def scan_numeric_histogram(
         rank = first_rank + r
         size = 0
         for i in range(k):
-            size += histogram[r, i]
+            size += histogram[at + r, i]
         if size == 0:
             continue
         if seen and n_left >= min_leaf:
@@ -386,7 +422,7 @@ def scan_numeric_histogram(
         if rank == missing or n - n_left - size < min_leaf:
             break
         for i in range(k):
-            left[i] += histogram[r, i]
+            left[i] += histogram[at + r, i]
         n_left += size
         seen = True
     return best, best_left, best_tie, best_left

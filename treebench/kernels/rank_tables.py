@@ -1,0 +1,230 @@
+"""Compiled (rank, class) tables kept per node: a split's larger child by subtraction.
+
+The batch builder (:mod:`treebench.kernels.induction`) keeps every feature's
+rows sorted within each node by stably partitioning them at every split: one
+pass over the node per feature.  A feature with few distinct values against
+the node's size is scanned from its node's (rank, class) counts instead
+(:func:`treebench.kernels.scan.scan_rank_table`), and those counts need no
+sorted row: the children's tables follow from the parent's.  The smaller
+child's table is counted from its samples (one gather per sample and
+feature) and the larger child's is the parent's minus it, whatever the
+larger child's size -- LightGBM's histogram subtraction, on exact ranks.  So
+a split that peels a few samples off a large node costs one pass over the
+node's sample ids and a few of those samples per feature, not a pass over
+the node per feature (kddcup99: Hellinger distance peels).
+
+A feature is in one of two modes at a node, and the choice changes no
+result, only the cost:
+
+* *table*: its table is in the pool at ``table_at[f]`` (rows
+  ``table_lo[f] .. table_lo[f] + table_span[f] - 1`` of the ranks), its
+  sorted row in the node's range is stale;
+* *row*: ``table_at[f] = -1``, its sorted row is valid (partitioned at every
+  split, as before).
+
+Features start in table mode at the root when the histogram scan would read
+them there (:func:`treebench.kernels.node_split.few_values`); one whose
+node no longer has few values for its size gets its sorted row back by a
+counting sort of the node's sample ids (:func:`restore_row`) and stays in
+row mode below.  The node's sample ids are kept in increasing order (a
+stable partition of ``0..n-1``), so the restored row is the row the
+partitions would have made: ranks increasing, ties by sample id.
+
+Integer counts only: weighted fits and fits with label masses stay in row
+mode.  Nominal features too: their scans tabulate categories per node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from treebench.kernels.partition import set_side
+from treebench.kernels.refcount import NO_REFCOUNT
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def rank_by_sample(index_row: np.ndarray, rank_row: np.ndarray, out: np.ndarray) -> None:
+    """``out[sample] = rank`` of one feature, from its sorted row at the root."""
+    for p in range(index_row.shape[0]):
+        out[index_row[p]] = rank_row[p]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def count_sorted_row(
+    rank_row: np.ndarray, label_row: np.ndarray, start: int, end: int, first_rank: int, span: int,
+    pool: np.ndarray, at: int,
+) -> None:
+    """Rows ``at .. at + span - 1`` of ``pool``: the (rank, class) counts of a sorted range."""
+    for r in range(span):
+        for i in range(pool.shape[1]):
+            pool[at + r, i] = 0
+    for p in range(start, end):
+        pool[at + np.int64(rank_row[p]) - first_rank, label_row[p]] += 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def count_samples(
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, label_of: np.ndarray, first_rank: int,
+    span: int, pool: np.ndarray, at: int,
+) -> None:
+    """Rows ``at .. at + span - 1`` of ``pool``: the (rank, class) counts of the samples
+    ``ids[start:end]``, whose ranks ``rank_of[sample]`` lie in ``first_rank .. first_rank + span - 1``."""
+    for r in range(span):
+        for i in range(pool.shape[1]):
+            pool[at + r, i] = 0
+    for p in range(start, end):
+        sample = ids[p]
+        pool[at + np.int64(rank_of[sample]) - first_rank, label_of[sample]] += 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def subtract_table(pool: np.ndarray, at: int, other_at: int, span: int) -> None:
+    """Rows ``at ..`` of ``pool`` minus rows ``other_at ..`` (``span`` rows), in place."""
+    for r in range(span):
+        for i in range(pool.shape[1]):
+            pool[at + r, i] -= pool[other_at + r, i]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def trim_table(pool: np.ndarray, at: int, span: int):
+    """``(first, rows)``: the offset of the first non-empty row of a table and the number of rows
+    up to its last non-empty one (``(0, 0)`` when all are empty)."""
+    k = pool.shape[1]
+    first = 0
+    while first < span:
+        size = 0
+        for i in range(k):
+            size += pool[at + first, i]
+        if size > 0:
+            break
+        first += 1
+    last = span - 1
+    while last > first:
+        size = 0
+        for i in range(k):
+            size += pool[at + last, i]
+        if size > 0:
+            break
+        last -= 1
+    if first == span:
+        return 0, 0
+    return first, last - first + 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def restore_row(
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, label_of: np.ndarray, pool: np.ndarray, at: int,
+    first_rank: int, span: int, offsets: np.ndarray, index_row: np.ndarray, rank_row: np.ndarray,
+    label_row: np.ndarray,
+) -> None:
+    """One feature's sorted row over ``[start, end)`` from the node's sample ids and its table.
+
+    A counting sort: the table gives each rank's first position, and the ids, visited in
+    increasing order, fill each rank's block in that order -- the stable order the
+    partitions keep.  ``offsets`` needs ``span`` entries.
+    """
+    position = start
+    for r in range(span):
+        offsets[r] = position
+        for i in range(pool.shape[1]):
+            position += pool[at + r, i]
+    for p in range(start, end):
+        sample = ids[p]
+        r = np.int64(rank_of[sample]) - first_rank
+        q = offsets[r]
+        offsets[r] = q + 1
+        index_row[q] = sample
+        rank_row[q] = rank_of[sample]
+        label_row[q] = label_of[sample]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def route_by_rank(
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, last_left: int, next_rank: int,
+    side_bits: np.ndarray,
+):
+    """Send the node's samples of rank above ``last_left`` right (one bit each,
+    :func:`treebench.kernels.partition.set_side`), and return ``(low, high)``: the samples on
+    either side of the cut in the sorted order -- the last of rank ``last_left`` (the largest
+    id) and the first of rank ``next_rank`` (the smallest id) -- for the threshold."""
+    low = -1
+    high = -1
+    for p in range(start, end):
+        sample = ids[p]
+        rank = np.int64(rank_of[sample])
+        set_side(side_bits, sample, 1 if rank > last_left else 0)
+        if rank == last_left:
+            low = sample
+        elif rank == next_rank and high < 0:
+            high = sample
+    return low, high
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def cut_ranks(pool: np.ndarray, at: int, first_rank: int, span: int, n_left: int):
+    """``(last_left, next_rank)``: the last rank of the first ``n_left`` samples of a table and
+    the next rank present."""
+    k = pool.shape[1]
+    seen = 0
+    r = 0
+    while r < span:
+        for i in range(k):
+            seen += pool[at + r, i]
+        if seen >= n_left:
+            break
+        r += 1
+    last_left = r
+    r += 1
+    while r < span:
+        size = 0
+        for i in range(k):
+            size += pool[at + r, i]
+        if size > 0:
+            break
+        r += 1
+    return first_rank + last_left, first_rank + r
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def left_counts(pool: np.ndarray, at: int, rows: int, out: np.ndarray) -> None:
+    """``out[i]``: the class counts summed over the first ``rows`` rows of a table."""
+    for i in range(pool.shape[1]):
+        out[i] = 0
+    for r in range(rows):
+        for i in range(pool.shape[1]):
+            out[i] += pool[at + r, i]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def partition_ids_two(ids: np.ndarray, start: int, end: int, n_first: int, side_bits: np.ndarray,
+                      buffer: np.ndarray) -> None:
+    """Stable two-way partition of the node's sample ids by their side bits."""
+    first = start
+    second = 0
+    for p in range(start, end):
+        sample = ids[p]
+        if (side_bits[sample >> 3] >> (sample & 7)) & 1:
+            buffer[second] = sample
+            second += 1
+        else:
+            ids[first] = sample
+            first += 1
+    for j in range(second):
+        ids[start + n_first + j] = buffer[j]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+def partition_ids_multiway(ids: np.ndarray, start: int, end: int, child_of: np.ndarray, sizes: np.ndarray,
+                           n_children: int, offsets: np.ndarray, buffer: np.ndarray) -> None:
+    """Stable partition of the node's sample ids into ``n_children`` blocks (``child_of[sample]``)."""
+    offsets[0] = 0
+    for j in range(n_children):
+        offsets[j + 1] = offsets[j] + sizes[j]
+    for p in range(start, end):
+        sample = ids[p]
+        j = child_of[sample]
+        buffer[offsets[j]] = sample
+        offsets[j] += 1
+    for p in range(end - start):
+        ids[start + p] = buffer[p]
