@@ -19,6 +19,7 @@ from treebench.criteria import Criterion
 from treebench.criteria.builtin import whole_split_marker
 from treebench.errors import TreebenchError
 from treebench.kernels.arrays import read_only
+from treebench.kernels.counted_row import fill_counted_row
 from treebench.kernels.induction import build
 from treebench.kernels.partition import fill_sorted_row
 from treebench.kernels.sort_order import stable_order
@@ -76,12 +77,23 @@ class Presorted:
         wide = bool(nominal.any()) and float(np.nanmax(X[:, nominal], initial=0.0)) > RANK16_MAX
         rank = np.empty((d, n), np.int32 if wide or n > RANK16_MAX else np.uint16)
         scratch = None
+        slot_of = np.empty(n, np.int64)
         for f in range(d):
             # Column by column, one contiguous copy alive at a time: numpy's
-            # 2-D argsort along rows is about twice as slow here.  Whole
-            # numbers of a narrow span are radix-sorted, the others timsorted
-            # (the fastest on real columns, with their long runs of equal values).
+            # 2-D argsort along rows is about twice as slow here.  A column of
+            # few distinct values is sorted by counting; whole numbers of a
+            # narrow span are radix-sorted, the others timsorted (the fastest
+            # on real columns, with their long runs of equal values).
             column = read_only(np.ascontiguousarray(X[:, f], dtype=np.float64))
+            if not nominal[f]:
+                levels = fill_counted_row(column, column.view(np.uint64), labels, index[f], rank[f], label[f], slot_of)
+                if levels >= 0:
+                    n_levels[f] = levels
+                    if f == 0 and not wide and n > RANK16_MAX:  # at most MAX_COUNTED levels: narrow
+                        narrow = np.empty((d, n), np.uint16)
+                        narrow[0] = rank[0]
+                        rank = narrow
+                    continue
             order = stable_order(column)
             if rank.dtype == np.uint16 and n > RANK16_MAX and not nominal[f]:
                 scratch = np.empty(n, np.int32) if scratch is None else scratch
