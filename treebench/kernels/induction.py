@@ -235,6 +235,7 @@ def build(
     buffer_label = np.empty(max(n, 1), sorted_label.dtype)
 
     parent = zero_counts(weights, k)
+    child_row = zero_counts(weights, k)  # one child's counts, copied out of child_counts
     work = split_workspace(n_features, k, max_cats, weights)
     # a tie stream is drawn from whenever there is one
     rules = (min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, True, whole)
@@ -314,7 +315,10 @@ def build(
         start = stack[n_stack, 1]
         end = stack[n_stack, 2]
         n_node_active = stack[n_stack, 3]
-        copy_into(node_active, 0, active[n_stack], n_node_active)
+        # element by element: a row view (active[n_stack]) costs this reference-counting function an
+        # atomic increment and decrement, and these run once or more per node
+        for a in range(n_node_active):
+            node_active[a] = active[n_stack, a]
         depth = int_nodes[node, DEPTH]
         size = end - start
         node_end = stack_end[n_stack]  # the pool rows up to here may hold this node's tables
@@ -324,7 +328,8 @@ def build(
             table_lo[f] = stack_lo[n_stack, f]
             table_span[f] = stack_span[n_stack, f]
 
-        copy_into(parent, 0, counts[node], k)
+        for i in range(k):
+            parent[i] = counts[node, i]
         total = row_total(parent)  # the node's weight; its size without weights
         impurity = node_impurity(cid, params, table, parent, total, scratch)
         float_nodes[node, IMPURITY] = reported_node_value(cid, impurity)
@@ -346,8 +351,8 @@ def build(
             table_span[f] = rows
             if rows > 1 and not few_values(cid, rows, k, size, histogram.shape[0]):
                 restore_row(
-                    ids, start, end, rank_of[sample_row[f]], label_of, pool, table_at[f], table_lo[f], rows,
-                    rank_offsets, sorted_index[f], sorted_rank[f], sorted_label[f],
+                    ids, start, end, rank_of, sample_row[f], label_of, pool, table_at[f], table_lo[f], rows,
+                    rank_offsets, sorted_index, sorted_rank, sorted_label, f,
                 )
                 table_at[f] = -1
 
@@ -375,7 +380,7 @@ def build(
             sizes[1] = size - best_left[f]
             if f_table:
                 last_rank, next_rank = cut_ranks(pool, table_at[f], table_lo[f], table_span[f], best_left[f])
-                low, high = route_by_rank(ids, start, end, rank_of[sample_row[f]], last_rank, next_rank, side_bits)
+                low, high = route_by_rank(ids, start, end, rank_of, sample_row[f], last_rank, next_rank, side_bits)
                 threshold = threshold_at(
                     values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
                     midpoint,
@@ -427,7 +432,7 @@ def build(
         for j in range(n_children):
             child_counts[j, :] = 0
         if kind == NUMERIC and f_table:
-            left_counts(pool, table_at[f], last_rank - table_lo[f] + 1, child_counts[0])
+            left_counts(pool, table_at[f], last_rank - table_lo[f] + 1, child_counts, 0)
             for i in range(k):
                 child_counts[1, i] = parent[i] - child_counts[0, i]
         elif kind == NUMERIC:
@@ -447,8 +452,10 @@ def build(
                 child_counts[child, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
         n_open = 0
         for j in range(n_children):
+            for i in range(k):
+                child_row[i] = child_counts[j, i]
             is_open[j] = n_child_active > 0 and not _is_terminal(
-                child_counts[j], sizes[j], depth + 1, max_depth, min_samples_split, min_samples_leaf
+                child_row, sizes[j], depth + 1, max_depth, min_samples_split, min_samples_leaf
             )
             n_open += is_open[j]
 
@@ -463,7 +470,7 @@ def build(
                 continue  # already grouped by child in the chosen feature's order
             if kind != NOMINAL_MULTIWAY:  # two-way splits route by side bits
                 partition_two(
-                    sorted_index[g], sorted_rank[g], sorted_label[g], start, end, sizes[0],
+                    sorted_index, sorted_rank, sorted_label, g, start, end, sizes[0],
                     side_bits, is_open[0], is_open[1], buffer_index, buffer_rank, buffer_label,
                 )
                 continue
@@ -501,7 +508,7 @@ def build(
                         g = child_active[a]
                         if table_at[g] >= 0:
                             count_samples(
-                                ids, position, position + sizes[j], rank_of[sample_row[g]], label_of, table_lo[g],
+                                ids, position, position + sizes[j], rank_of, sample_row[g], label_of, table_lo[g],
                                 table_span[g], pool, top,
                             )
                             child_at[j, g] = top
@@ -546,11 +553,11 @@ def build(
             child = first_child + j
             offsets[j + 1] = offsets[j] + sizes[j]
             int_nodes[child, DEPTH] = depth + 1
-            copy_into(counts[child], 0, child_counts[j], k)
+            for i in range(k):
+                counts[child, i] = child_counts[j, i]
+                child_row[i] = child_counts[j, i]
             if not is_open[j]:
-                leaf_impurity = node_impurity(
-                    cid, params, table, child_counts[j], row_total(child_counts[j]), scratch
-                )
+                leaf_impurity = node_impurity(cid, params, table, child_row, row_total(child_row), scratch)
                 float_nodes[child, IMPURITY] = reported_node_value(cid, leaf_impurity)
                 int_nodes[child, KIND] = LEAF
                 int_nodes[child, FEATURE] = -1
@@ -562,7 +569,8 @@ def build(
                 stack[n_stack, 1] = offsets[j]
                 stack[n_stack, 2] = offsets[j + 1]
                 stack[n_stack, 3] = n_child_active
-                copy_into(active[n_stack], 0, child_active, n_child_active)
+                for a in range(n_child_active):
+                    active[n_stack, a] = child_active[a]
                 stack_end[n_stack] = child_end[j] if n_child_tables > 0 else node_end
                 for a in range(n_child_active):
                     g = child_active[a]

@@ -70,10 +70,14 @@ def set_side(side_bits: np.ndarray, sample: int, side: int) -> None:
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def partition_two(
-    index, rank, label, start, end, n_first, side_bits, keep_first, keep_second,
+    sorted_index, sorted_rank, sorted_label, f, start, end, n_first, side_bits, keep_first, keep_second,
     buf_index, buf_rank, buf_label,
 ):
-    """Stable two-way partition of one feature's range, moving only what is kept.
+    """Stable two-way partition of feature ``f``'s range, moving only what is kept.
+
+    The builder hands over the three (d, n) arrays and the feature, not the rows: a row view
+    made in the (reference-counting) builder costs an atomic increment and decrement, this
+    function none.
 
     The side of each sample is one bit (``side_bits``): the table is read in
     random sample order, and at n/8 bytes it stays in cache where a byte or int
@@ -84,6 +88,9 @@ def partition_two(
     positions advance without branches (the side is unpredictable).  The scan
     is memory-bound, so every byte not moved counts.
     """
+    index = sorted_index[f]
+    rank = sorted_rank[f]
+    label = sorted_label[f]
     if keep_first and keep_second:
         low = start
         high = 0

@@ -65,17 +65,20 @@ def count_sorted_row(
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def count_samples(
-    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, label_of: np.ndarray, first_rank: int,
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, label_of: np.ndarray, first_rank: int,
     span: int, pool: np.ndarray, at: int,
 ) -> None:
     """Rows ``at .. at + span - 1`` of ``pool``: the (rank, class) counts of the samples
-    ``ids[start:end]``, whose ranks ``rank_of[sample]`` lie in ``first_rank .. first_rank + span - 1``."""
+    ``ids[start:end]``, whose ranks ``rank_of[row, sample]`` lie in ``first_rank .. first_rank + span - 1``.
+
+    The kernels here take a 2-D array and a row rather than the row itself: a row view made in the
+    (reference-counting) builder costs an atomic increment and decrement per call."""
     for r in range(span):
         for i in range(pool.shape[1]):
             pool[at + r, i] = 0
     for p in range(start, end):
         sample = ids[p]
-        pool[at + np.int64(rank_of[sample]) - first_rank, label_of[sample]] += 1
+        pool[at + np.int64(rank_of[row, sample]) - first_rank, label_of[sample]] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
@@ -114,11 +117,12 @@ def trim_table(pool: np.ndarray, at: int, span: int):
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def restore_row(
-    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, label_of: np.ndarray, pool: np.ndarray, at: int,
-    first_rank: int, span: int, offsets: np.ndarray, index_row: np.ndarray, rank_row: np.ndarray,
-    label_row: np.ndarray,
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, label_of: np.ndarray, pool: np.ndarray,
+    at: int, first_rank: int, span: int, offsets: np.ndarray, sorted_index: np.ndarray, sorted_rank: np.ndarray,
+    sorted_label: np.ndarray, f: int,
 ) -> None:
-    """One feature's sorted row over ``[start, end)`` from the node's sample ids and its table.
+    """Feature ``f``'s sorted row over ``[start, end)`` from the node's sample ids and its table
+    (its ranks by sample in ``rank_of[row]``).
 
     A counting sort: the table gives each rank's first position, and the ids, visited in
     increasing order, fill each rank's block in that order -- the stable order the
@@ -131,17 +135,18 @@ def restore_row(
             position += pool[at + r, i]
     for p in range(start, end):
         sample = ids[p]
-        r = np.int64(rank_of[sample]) - first_rank
+        rank = rank_of[row, sample]
+        r = np.int64(rank) - first_rank
         q = offsets[r]
         offsets[r] = q + 1
-        index_row[q] = sample
-        rank_row[q] = rank_of[sample]
-        label_row[q] = label_of[sample]
+        sorted_index[f, q] = sample
+        sorted_rank[f, q] = rank
+        sorted_label[f, q] = label_of[sample]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def route_by_rank(
-    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, last_left: int, next_rank: int,
+    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, last_left: int, next_rank: int,
     side_bits: np.ndarray,
 ):
     """Send the node's samples of rank above ``last_left`` right (one bit each,
@@ -152,7 +157,7 @@ def route_by_rank(
     high = -1
     for p in range(start, end):
         sample = ids[p]
-        rank = np.int64(rank_of[sample])
+        rank = np.int64(rank_of[row, sample])
         set_side(side_bits, sample, 1 if rank > last_left else 0)
         if rank == last_left:
             low = sample
@@ -187,29 +192,29 @@ def cut_ranks(pool: np.ndarray, at: int, first_rank: int, span: int, n_left: int
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
-def left_counts(pool: np.ndarray, at: int, rows: int, out: np.ndarray) -> None:
-    """``out[i]``: the class counts summed over the first ``rows`` rows of a table."""
+def left_counts(pool: np.ndarray, at: int, rows: int, out: np.ndarray, j: int) -> None:
+    """``out[j, i]``: the class counts summed over the first ``rows`` rows of a table."""
     for i in range(pool.shape[1]):
-        out[i] = 0
+        out[j, i] = 0
     for r in range(rows):
         for i in range(pool.shape[1]):
-            out[i] += pool[at + r, i]
+            out[j, i] += pool[at + r, i]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def partition_ids_two(ids: np.ndarray, start: int, end: int, n_first: int, side_bits: np.ndarray,
                       buffer: np.ndarray) -> None:
-    """Stable two-way partition of the node's sample ids by their side bits."""
+    """Stable two-way partition of the node's sample ids by their side bits (no branch on the side,
+    which is unpredictable: as :func:`treebench.kernels.partition.partition_two`)."""
     first = start
     second = 0
     for p in range(start, end):
         sample = ids[p]
-        if (side_bits[sample >> 3] >> (sample & 7)) & 1:
-            buffer[second] = sample
-            second += 1
-        else:
-            ids[first] = sample
-            first += 1
+        c = np.int64((side_bits[sample >> 3] >> (sample & 7)) & 1)
+        ids[first] = sample
+        buffer[second] = sample
+        first += 1 - c
+        second += c
     for j in range(second):
         ids[start + n_first + j] = buffer[j]
 
