@@ -500,7 +500,8 @@ def build(
                 g = child_active[a]
                 if table_at[g] >= 0:
                     rows += table_span[g]
-            pool = _grow(pool, top + rows * (n_children - 1))
+            if top + rows * (n_children - 1) > pool.shape[0]:
+                pool = _grow(pool, top + rows * (n_children - 1))
             position = start
             for j in range(n_children):
                 if j != largest and (is_open[j] or is_open[largest]):
@@ -528,9 +529,12 @@ def build(
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
         n_nodes += n_children
-        int_nodes = _grow(int_nodes, n_nodes)
-        float_nodes = _grow(float_nodes, n_nodes)
-        counts = _grow(counts, n_nodes)
+        # grown only when full: a call passing arrays costs this reference-counting function atomic
+        # increments and decrements even when nothing grows
+        if n_nodes > int_nodes.shape[0]:
+            int_nodes = _grow(int_nodes, n_nodes)
+            float_nodes = _grow(float_nodes, n_nodes)
+            counts = _grow(counts, n_nodes)
         int_nodes[first_child:n_nodes] = -1
         float_nodes[first_child:n_nodes] = 0.0
         counts[first_child:n_nodes] = 0
@@ -542,12 +546,13 @@ def build(
             int_nodes[node, CATEGORY] = best_category[f]
         float_nodes[node, THRESHOLD] = threshold if kind == NUMERIC else 0.0
         float_nodes[node, SCORE] = best
-        stack = _grow(stack, n_stack + n_children)
-        active = _grow(active, n_stack + n_children)
-        stack_at = _grow(stack_at, n_stack + n_children)
-        stack_lo = _grow(stack_lo, n_stack + n_children)
-        stack_span = _grow(stack_span, n_stack + n_children)
-        stack_end = _grow(stack_end, n_stack + n_children)
+        if n_stack + n_children > stack.shape[0]:
+            stack = _grow(stack, n_stack + n_children)
+            active = _grow(active, n_stack + n_children)
+            stack_at = _grow(stack_at, n_stack + n_children)
+            stack_lo = _grow(stack_lo, n_stack + n_children)
+            stack_span = _grow(stack_span, n_stack + n_children)
+            stack_end = _grow(stack_end, n_stack + n_children)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j
