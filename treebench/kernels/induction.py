@@ -66,6 +66,7 @@ from treebench.kernels.node_split import (
     PRESENT,
     SCRATCH,
     few_values,
+    histogram_rows,
     search_node,
     split_workspace,
 )
@@ -251,10 +252,10 @@ def build(
     sizes = np.zeros(max(max_cats, 2), np.int64)
     offsets = np.zeros(max(max_cats, 2) + 1, np.int64)
 
-    # (rank, class) counts for the histogram scan, used when ranks * k <= size / 2
+    # (rank, class) counts for the histogram scan, used when a node has few values (few_values)
     # (integer counts only: a weighted fit always scans sample by sample)
     # not zeroed here: each use clears the rows it needs (untouched pages stay out of memory)
-    histogram = np.empty((1 if is_weighted(weights) else n // (2 * k) + 1, k), np.int32)
+    histogram = np.empty((1 if is_weighted(weights) else histogram_rows(cid, n, k), k), np.int32)
     # the possibilistic scan scores most candidates by a tabulated bound (integer counts only)
     bounded = has_bounded_scan(cid) and not is_weighted(weights)
     bound_table = x_log_x_table(2 * n if bounded else 0)

@@ -29,6 +29,7 @@ from treebench.kernels.node_split import (
     BEST_LEFT,
     CANDIDATE_BEST,
     SCRATCH,
+    histogram_rows,
     search_node,
     split_workspace,
 )
@@ -284,7 +285,7 @@ def feed(
             table = make_table(cid, params, 2 * size)
             bound_table = x_log_x_table(4 * size if has_bounded_scan(cid) else 0)
             bounds = np.empty(2 * size, np.float32)
-            histogram = np.empty((2 * size // (2 * k) + 1, k), np.int32)
+            histogram = np.empty((histogram_rows(cid, 2 * size, k), k), np.int32)
         if bounded:
             parent_mass = child_mass(cid, params, table, counts[leaf], np.int64(size), np.int64(1), scratch)
             if ceiling < np.inf and not new_branch:
@@ -304,7 +305,8 @@ def feed(
         chosen, best, _ = search_node(
             index, ranks, labels, None, start, start + size, levels[leaf], parent, size,
             node_impurity(cid, params, table, parent, size, scratch), features, n_features, kept, is_nominal, cid,
-            params, table, rules, histogram, size // (2 * k) + 1, bound_table, bounds, None, no_masses, no_masses,
+            params, table, rules, histogram, histogram_rows(cid, size, k), bound_table, bounds, None, no_masses,
+            no_masses,
             tie_stream, work,
         )
         if chosen < 0:
