@@ -15,9 +15,16 @@ feature because a split *stably* partitions each row.  Split search
 :mod:`treebench.kernels.scan`) is then a linear scan per feature and node,
 with no sorting below the root.
 
+Numeric features with few values at the root are kept as per-node (rank,
+class) tables instead (:mod:`treebench.kernels.rank_tables`): their rows are
+neither scanned nor partitioned, the smaller child's table is counted from
+the node's sample ids and the larger child's is the parent's minus it, and a
+feature whose node no longer has few values gets its sorted row back by a
+counting sort of those ids.  The mode changes no result, only the cost.
+
 This module is the loop over nodes: search the node's split (the search the
-online learner shares), route the samples, partition the rows (:mod:`treebench.kernels.partition`), create
-the children.
+online learner shares), route the samples, partition the rows (:mod:`treebench.kernels.partition`)
+and the tables, create the children.
 
 Sample weights: ``build`` takes ``weights=None`` (class counts are integers,
 as they always were) or a float64 array indexed by sample id (class counts
