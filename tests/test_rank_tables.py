@@ -37,6 +37,14 @@ def _node(seed: int, n: int = 300, levels: int = 9, k: int = 4):
     return rank_of, label_of, ids
 
 
+def _node_table(seed: int, first: int = 2, span: int = 9, k: int = 4):
+    """A node and its table of feature 0 (ranks ``first .. first + span - 1``)."""
+    rank_of, label_of, ids = _node(seed)
+    pool = np.zeros((span, k), np.int32)
+    count_samples(ids, 0, ids.size, rank_of, 0, label_of, first, span, pool, 0)
+    return rank_of, label_of, ids, pool
+
+
 def _expected_table(rank_of, label_of, samples, first, span, k):
     table = np.zeros((span, k), np.int32)
     np.add.at(table, (rank_of[samples].astype(np.int64) - first, label_of[samples]), 1)
@@ -63,10 +71,8 @@ def test_counts_subtraction_and_trimming(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_restored_row_is_the_stable_sort_of_the_node(seed):
-    rank_of, label_of, ids = _node(seed)
-    k, first, span = 4, 2, 9
-    pool = np.zeros((span, k), np.int32)
-    count_samples(ids, 0, ids.size, rank_of, 0, label_of, first, span, pool, 0)
+    rank_of, label_of, ids, pool = _node_table(seed)
+    first, span = 2, 9
     d, n = 2, ids.size + 10
     index = np.full((d, n), -1, np.int32)
     rank = np.zeros((d, n), np.uint16)
@@ -82,10 +88,8 @@ def test_restored_row_is_the_stable_sort_of_the_node(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_cut_routing_threshold_samples_and_left_counts(seed):
-    rank_of, label_of, ids = _node(seed)
+    rank_of, label_of, ids, pool = _node_table(seed)
     k, first, span = 4, 2, 9
-    pool = np.zeros((span, k), np.int32)
-    count_samples(ids, 0, ids.size, rank_of, 0, label_of, first, span, pool, 0)
     ranks = rank_of[0, ids].astype(np.int64)
     present = np.unique(ranks)
     last_left = present[len(present) // 2]

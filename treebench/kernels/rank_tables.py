@@ -89,26 +89,24 @@ def subtract_table(pool: np.ndarray, at: int, other_at: int, span: int) -> None:
             pool[at + r, i] -= pool[other_at + r, i]
 
 
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def _row_size(pool: np.ndarray, row: int) -> int:
+    """The samples counted in one row of a table (one rank, every class)."""
+    size = 0
+    for i in range(pool.shape[1]):
+        size += pool[row, i]
+    return size
+
+
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def trim_table(pool: np.ndarray, at: int, span: int):
     """``(first, rows)``: the offset of the first non-empty row of a table and the number of rows
     up to its last non-empty one (``(0, 0)`` when all are empty)."""
-    k = pool.shape[1]
     first = 0
-    while first < span:
-        size = 0
-        for i in range(k):
-            size += pool[at + first, i]
-        if size > 0:
-            break
+    while first < span and _row_size(pool, at + first) == 0:
         first += 1
     last = span - 1
-    while last > first:
-        size = 0
-        for i in range(k):
-            size += pool[at + last, i]
-        if size > 0:
-            break
+    while last > first and _row_size(pool, at + last) == 0:
         last -= 1
     if first == span:
         return 0, 0
@@ -131,8 +129,7 @@ def restore_row(
     position = start
     for r in range(span):
         offsets[r] = position
-        for i in range(pool.shape[1]):
-            position += pool[at + r, i]
+        position += _row_size(pool, at + r)
     for p in range(start, end):
         sample = ids[p]
         rank = rank_of[row, sample]
@@ -170,23 +167,16 @@ def route_by_rank(
 def cut_ranks(pool: np.ndarray, at: int, first_rank: int, span: int, n_left: int):
     """``(last_left, next_rank)``: the last rank of the first ``n_left`` samples of a table and
     the next rank present."""
-    k = pool.shape[1]
     seen = 0
     r = 0
     while r < span:
-        for i in range(k):
-            seen += pool[at + r, i]
+        seen += _row_size(pool, at + r)
         if seen >= n_left:
             break
         r += 1
     last_left = r
     r += 1
-    while r < span:
-        size = 0
-        for i in range(k):
-            size += pool[at + r, i]
-        if size > 0:
-            break
+    while r < span and _row_size(pool, at + r) == 0:
         r += 1
     return first_rank + last_left, first_rank + r
 
