@@ -72,7 +72,6 @@ from treebench.kernels.node_split import (
     CHILD_WEIGHTS,
     PRESENT,
     SCRATCH,
-    few_values,
     histogram_rows,
     search_node,
     split_workspace,
@@ -80,17 +79,13 @@ from treebench.kernels.node_split import (
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import x_log_x_table
 from treebench.kernels.rank_tables import (
-    count_samples,
-    count_sorted_row,
     cut_ranks,
     left_counts,
-    partition_ids_multiway,
-    partition_ids_two,
-    rank_by_sample,
-    restore_row,
+    ready_tables,
+    root_tables,
     route_by_rank,
-    subtract_table,
-    trim_table,
+    split_tables,
+    tables_needed,
 )
 from treebench.kernels.scan import tabulate_categories, threshold_at
 from treebench.kernels.scoring import (
@@ -274,39 +269,13 @@ def build(
     # Numeric features the histogram scan reads at the root start in table mode: their rows are
     # then neither scanned nor partitioned while their node has few values for its size (integer
     # counts only: not with weights or label masses).
-    table_at = np.full(n_features, -1, np.int64)  # the node's table of a feature (-1: row mode)
-    table_lo = np.zeros(n_features, np.int64)  # its first rank
-    table_span = np.zeros(n_features, np.int64)  # its number of ranks
-    sample_row = np.full(n_features, -1, np.int64)  # the feature's row of ``rank_of``
-    n_table_features = 0
-    pool_rows = 0
-    if not is_weighted(weights) and label_masses is None:
-        for f in range(n_features):
-            span = np.int64(sorted_rank[f, n - 1]) - np.int64(sorted_rank[f, 0]) + 1
-            if not is_nominal[f] and span > 1 and few_values(cid, span, k, n, histogram.shape[0]):
-                sample_row[f] = n_table_features
-                n_table_features += 1
-                table_at[f] = pool_rows
-                table_lo[f] = np.int64(sorted_rank[f, 0])
-                table_span[f] = span
-                pool_rows += span
-    with_tables = n_table_features > 0
-    rank_of = np.empty((n_table_features, n if with_tables else 0), sorted_rank.dtype)  # ranks by sample id
-    label_of = np.empty(n if with_tables else 0, sorted_label.dtype)
-    ids = np.empty(n if with_tables else 0, sorted_index.dtype)  # each node's sample ids, increasing
-    id_buffer = np.empty(n if with_tables else 0, sorted_index.dtype)
-    pool = np.empty((max(pool_rows, 1), k), np.int32)
+    (table_at, table_lo, table_span, sample_row, rank_of, label_of, ids, id_buffer, pool, pool_rows) = root_tables(
+        sorted_index, sorted_rank, sorted_label, is_nominal, not is_weighted(weights) and label_masses is None, cid,
+        k, histogram.shape[0],
+    )
     rank_offsets = np.empty(histogram.shape[0] + 1, np.int64)
     child_at = np.full((max(max_cats, 2), n_features), -1, np.int64)
     child_end = np.zeros(max(max_cats, 2), np.int64)
-    if with_tables:
-        for f in range(n_features):
-            if sample_row[f] >= 0:
-                rank_by_sample(sorted_index[f], sorted_rank[f], rank_of[sample_row[f]])
-                count_sorted_row(sorted_rank[f], sorted_label[f], 0, n, table_lo[f], table_span[f], pool, table_at[f])
-        for p in range(n):
-            ids[p] = p
-            label_of[sorted_index[0, p]] = sorted_label[0, p]
     # each stack entry's tables, and the end of the pool rows they use
     stack_at = np.full((64, n_features), -1, np.int64)
     stack_lo = np.zeros((64, n_features), np.int64)
@@ -349,20 +318,10 @@ def build(
 
         # -- tables: trimmed to the node's ranks; a feature whose node no longer has few values for
         # its size gets its sorted row back and stays in row mode below
-        for a in range(n_node_active):
-            f = node_active[a]
-            if table_at[f] < 0:
-                continue
-            first, rows = trim_table(pool, table_at[f], table_span[f])
-            table_at[f] += first
-            table_lo[f] += first
-            table_span[f] = rows
-            if rows > 1 and not few_values(cid, rows, k, size, histogram.shape[0]):
-                restore_row(
-                    ids, start, end, rank_of, sample_row[f], label_of, pool, table_at[f], table_lo[f], rows,
-                    rank_offsets, sorted_index, sorted_rank, sorted_label, f,
-                )
-                table_at[f] = -1
+        ready_tables(
+            pool, table_at, table_lo, table_span, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
+            end, rank_of, sample_row, label_of, rank_offsets, sorted_index, sorted_rank, sorted_label,
+        )
 
         # -- the split (kernels/node_split.py) ---------------------------------
         # A feature constant in this node is constant in its whole subtree:
@@ -488,51 +447,17 @@ def build(
             )
 
         # -- the open children's tables: the largest child's is its parent's minus the others' --
-        n_child_tables = 0
-        for a in range(n_child_active):
-            n_child_tables += table_at[child_active[a]] >= 0
+        n_child_tables, top, rows = tables_needed(
+            table_at, table_span, child_active, n_child_active, n_children, stack_end, n_stack, node_end
+        )
         if n_child_tables > 0 and n_open > 0:
-            if kind == NOMINAL_MULTIWAY:
-                partition_ids_multiway(ids, start, end, child_of, sizes, n_children, offsets, id_buffer)
-            else:
-                partition_ids_two(ids, start, end, sizes[0], side_bits, id_buffer)
-            largest = 0
-            for j in range(1, n_children):
-                if sizes[j] > sizes[largest]:
-                    largest = j
-            top = node_end  # new tables go above every live one
-            for e in range(n_stack):
-                top = max(top, stack_end[e])
-            rows = 0
-            for a in range(n_child_active):
-                g = child_active[a]
-                if table_at[g] >= 0:
-                    rows += table_span[g]
-            if top + rows * (n_children - 1) > pool.shape[0]:
-                pool = _grow(pool, top + rows * (n_children - 1))
-            position = start
-            for j in range(n_children):
-                if j != largest and (is_open[j] or is_open[largest]):
-                    for a in range(n_child_active):
-                        g = child_active[a]
-                        if table_at[g] >= 0:
-                            count_samples(
-                                ids, position, position + sizes[j], rank_of, sample_row[g], label_of, table_lo[g],
-                                table_span[g], pool, top,
-                            )
-                            child_at[j, g] = top
-                            top += table_span[g]
-                    child_end[j] = top
-                position += sizes[j]
-            if is_open[largest]:
-                for a in range(n_child_active):
-                    g = child_active[a]
-                    if table_at[g] >= 0:
-                        for j in range(n_children):
-                            if j != largest:
-                                subtract_table(pool, table_at[g], child_at[j, g], table_span[g])
-                        child_at[largest, g] = table_at[g]
-                child_end[largest] = node_end
+            if top + rows > pool.shape[0]:
+                pool = _grow(pool, top + rows)
+            split_tables(
+                pool, top, table_at, table_lo, table_span, child_active, n_child_active, ids, start, end,
+                kind == NOMINAL_MULTIWAY, side_bits, child_of, sizes, n_children, offsets, id_buffer, is_open,
+                rank_of, sample_row, label_of, child_at, child_end, node_end,
+            )
 
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from treebench.kernels.node_split import few_values
 from treebench.kernels.partition import set_side
 from treebench.kernels.refcount import NO_REFCOUNT
 
@@ -223,3 +224,143 @@ def partition_ids_multiway(ids: np.ndarray, start: int, end: int, child_of: np.n
         offsets[j] += 1
     for p in range(end - start):
         ids[start + p] = buffer[p]
+
+
+# -- the builder's three steps (kernels/induction.py) ---------------------------------------------
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def root_tables(
+    sorted_index: np.ndarray, sorted_rank: np.ndarray, sorted_label: np.ndarray, is_nominal: np.ndarray,
+    with_tables: bool, cid: int, k: int, histogram_rows: int,
+):
+    """The root's tables: ``(table_at, table_lo, table_span, sample_row, rank_of, label_of, ids,
+    id_buffer, pool, pool_rows)``.
+
+    With ``with_tables`` (integer counts), every numeric feature the histogram scan reads at the
+    root (:func:`treebench.kernels.node_split.few_values`) gets its table at ``table_at[f]`` in
+    ``pool`` (``table_span[f]`` ranks from ``table_lo[f]``; ``pool_rows`` rows in use) and its ranks
+    by sample id in ``rank_of[sample_row[f]]``; ``label_of`` holds the labels by sample id and
+    ``ids`` the root's sample ids, ``0 .. n - 1``.  The other features have ``table_at[f] = -1``.
+    """
+    n_features, n = sorted_index.shape
+    table_at = np.full(n_features, -1, np.int64)
+    table_lo = np.zeros(n_features, np.int64)
+    table_span = np.zeros(n_features, np.int64)
+    sample_row = np.full(n_features, -1, np.int64)
+    n_tables = 0
+    pool_rows = 0
+    if with_tables:
+        for f in range(n_features):
+            span = np.int64(sorted_rank[f, n - 1]) - np.int64(sorted_rank[f, 0]) + 1
+            if not is_nominal[f] and span > 1 and few_values(cid, span, k, n, histogram_rows):
+                sample_row[f] = n_tables
+                n_tables += 1
+                table_at[f] = pool_rows
+                table_lo[f] = np.int64(sorted_rank[f, 0])
+                table_span[f] = span
+                pool_rows += span
+    kept = n if n_tables > 0 else 0  # no table: no per-sample arrays
+    rank_of = np.empty((n_tables, kept), sorted_rank.dtype)
+    label_of = np.empty(kept, sorted_label.dtype)
+    ids = np.empty(kept, sorted_index.dtype)
+    id_buffer = np.empty(kept, sorted_index.dtype)
+    pool = np.empty((max(pool_rows, 1), k), np.int32)
+    for f in range(n_features):
+        if sample_row[f] >= 0:
+            rank_by_sample(sorted_index[f], sorted_rank[f], rank_of[sample_row[f]])
+            count_sorted_row(sorted_rank[f], sorted_label[f], 0, n, table_lo[f], table_span[f], pool, table_at[f])
+    for p in range(kept):
+        ids[p] = p
+        label_of[sorted_index[0, p]] = sorted_label[0, p]
+    return table_at, table_lo, table_span, sample_row, rank_of, label_of, ids, id_buffer, pool, pool_rows
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
+def ready_tables(
+    pool, table_at, table_lo, table_span, features, n_active, cid, k, histogram_rows, ids, start, end, rank_of,
+    sample_row, label_of, offsets, sorted_index, sorted_rank, sorted_label,
+) -> None:
+    """Before a node's search: each of its tables trimmed to the ranks present, and a feature whose
+    node no longer has few values for its size given its sorted row back (:func:`restore_row`;
+    ``table_at[f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's."""
+    size = end - start
+    for a in range(n_active):
+        f = features[a]
+        if table_at[f] < 0:
+            continue
+        first, rows = trim_table(pool, table_at[f], table_span[f])
+        table_at[f] += first
+        table_lo[f] += first
+        table_span[f] = rows
+        if rows > 1 and not few_values(cid, rows, k, size, histogram_rows):
+            restore_row(
+                ids, start, end, rank_of, sample_row[f], label_of, pool, table_at[f], table_lo[f], rows, offsets,
+                sorted_index, sorted_rank, sorted_label, f,
+            )
+            table_at[f] = -1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
+def tables_needed(table_at, table_span, features, n_active, n_children, stack_end, n_stack, node_end):
+    """``(n_tables, top, rows)`` at a split: the features of the children kept as tables, the first
+    pool row free above every live table (this node's and the stack's), and the rows the
+    children's new tables take."""
+    n_tables = 0
+    rows = 0
+    for a in range(n_active):
+        f = features[a]
+        if table_at[f] >= 0:
+            n_tables += 1
+            rows += table_span[f]
+    top = node_end
+    for e in range(n_stack):
+        top = max(top, stack_end[e])
+    return n_tables, top, rows * (n_children - 1)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
+def split_tables(
+    pool, top, table_at, table_lo, table_span, features, n_active, ids, start, end, multiway, side_bits,
+    child_of, sizes, n_children, offsets, id_buffer, is_open, rank_of, sample_row, label_of, child_at,
+    child_end, node_end,
+) -> None:
+    """The children's tables at a split (``pool`` has room from row ``top``).
+
+    The node's ids are partitioned like its rows (by ``side_bits``, or ``child_of`` when
+    ``multiway``); every child but the largest that some open child needs is counted from its
+    ids into new rows, and the largest child's is the parent's minus theirs, in place.  Child
+    ``j``'s table of feature ``f`` is then at ``child_at[j, f]``, its rows ending before
+    ``child_end[j]``.
+    """
+    if multiway:
+        partition_ids_multiway(ids, start, end, child_of, sizes, n_children, offsets, id_buffer)
+    else:
+        partition_ids_two(ids, start, end, sizes[0], side_bits, id_buffer)
+    largest = 0
+    for j in range(1, n_children):
+        if sizes[j] > sizes[largest]:
+            largest = j
+    position = start
+    for j in range(n_children):
+        if j != largest and (is_open[j] or is_open[largest]):
+            for a in range(n_active):
+                f = features[a]
+                if table_at[f] >= 0:
+                    count_samples(
+                        ids, position, position + sizes[j], rank_of, sample_row[f], label_of, table_lo[f],
+                        table_span[f], pool, top,
+                    )
+                    child_at[j, f] = top
+                    top += table_span[f]
+            child_end[j] = top
+        position += sizes[j]
+    if is_open[largest]:
+        for a in range(n_active):
+            f = features[a]
+            if table_at[f] >= 0:
+                for j in range(n_children):
+                    if j != largest:
+                        subtract_table(pool, table_at[f], child_at[j, f], table_span[f])
+                child_at[largest, f] = table_at[f]
+        child_end[largest] = node_end
