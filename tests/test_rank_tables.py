@@ -15,12 +15,10 @@ from treebench import TreeClassifier
 from treebench.criteria.builtin import criterion_classes
 from treebench.kernels.rank_tables import (
     count_samples,
-    cut_ranks,
-    left_counts,
     partition_ids_multiway,
     partition_ids_two,
     restore_row,
-    route_by_rank,
+    route_by_table,
     subtract_table,
     trim_table,
 )
@@ -94,16 +92,19 @@ def test_cut_routing_threshold_samples_and_left_counts(seed):
     present = np.unique(ranks)
     last_left = present[len(present) // 2]
     n_left = int((ranks <= last_left).sum())
-    assert cut_ranks(pool, 0, first, span, n_left) == (last_left, present[len(present) // 2 + 1])
     side_bits = np.zeros(ids.max() // 8 + 2, np.uint8)
-    low, high = route_by_rank(ids, 0, ids.size, rank_of, 0, last_left, present[len(present) // 2 + 1], side_bits)
+    counts = np.full((2, k), -1, np.int64)
+    parent = np.bincount(label_of[ids], minlength=k).astype(np.int64)
+    low, high, next_rank = route_by_table(
+        pool, 0, first, span, n_left, ids, 0, ids.size, rank_of, 0, side_bits, counts, parent
+    )
+    assert next_rank == present[len(present) // 2 + 1]
     right = ((side_bits[ids >> 3] >> (ids & 7)) & 1).astype(bool)
     np.testing.assert_array_equal(right, ranks > last_left)
     order = ids[np.argsort(ranks, kind="stable")]  # the node's sorted row: the cut sits between low and high
     assert (low, high) == (order[n_left - 1], order[n_left])
-    out = np.zeros((2, k), np.int64)
-    left_counts(pool, 0, last_left - first + 1, out, 1)
-    np.testing.assert_array_equal(out[1], np.bincount(label_of[ids[~right]], minlength=k))
+    np.testing.assert_array_equal(counts[0], np.bincount(label_of[ids[~right]], minlength=k))
+    np.testing.assert_array_equal(counts[1], np.bincount(label_of[ids[right]], minlength=k))
     # the ids, partitioned by those bits, keep their order within each side
     buffer = np.empty(ids.size, np.int32)
     parted = ids.copy()

@@ -32,7 +32,6 @@ _SHIFT = np.uint64(64 - 13)  # 2**13 == _SLOTS
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing's multiplier
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
 def fill_counted_row(
     column: np.ndarray, bits: np.ndarray, labels: np.ndarray, index_row: np.ndarray, rank_row: np.ndarray,
     label_row: np.ndarray, slot_of: np.ndarray,
@@ -42,21 +41,33 @@ def fill_counted_row(
     ``bits`` is ``column`` viewed as uint64 (the hash keys); ``slot_of`` is scratch of the
     column's length.  Returns the NaN rank, the number of distinct values (as
     :func:`treebench.kernels.partition.fill_sorted_row`), or -1, the rows then unwritten, when
-    the column has more than :data:`MAX_COUNTED` distinct values.
+    the column has more than :data:`MAX_COUNTED` distinct values.  The distinct values are
+    sorted by numpy between the two compiled passes (numba's own sort would add half a second
+    to the first compile for a few thousand values).
     """
-    n = column.shape[0]
-    slot_keys = np.zeros(_SLOTS, np.uint64)
     slot_values = np.empty(_SLOTS)
-    slot_used = np.zeros(_SLOTS, np.bool_)
     slot_count = np.zeros(_SLOTS, np.int64)
-    used = np.empty(MAX_COUNTED, np.int64)  # the slots in use, in order of first sight
+    used = np.empty(MAX_COUNTED, np.int64)
+    n_distinct = _slots(column, bits, slot_of, slot_values, slot_count, used)
+    if n_distinct < 0:
+        return -1
+    order = np.argsort(slot_values[used[:n_distinct]])
+    _place(labels, slot_of, used, order, slot_count, index_row, rank_row, label_row)
+    return n_distinct
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _slots(column, bits, slot_of, slot_values, slot_count, used) -> int:
+    """First pass: each sample's slot in the hash table of distinct values (``-1`` for NaN), each
+    slot's value and count, and the slots in use in order of first sight; returns their number,
+    or -1 past :data:`MAX_COUNTED`."""
+    slot_keys = np.zeros(_SLOTS, np.uint64)
+    slot_used = np.zeros(_SLOTS, np.bool_)
     n_distinct = 0
-    n_missing = 0
-    for i in range(n):
+    for i in range(column.shape[0]):
         value = column[i]
         if math.isnan(value):
             slot_of[i] = -1
-            n_missing += 1
             continue
         key = bits[i] if value != 0.0 else np.uint64(0)  # -0.0 and 0.0: one value
         slot = np.int64((key * _GOLDEN) >> _SHIFT)
@@ -72,11 +83,13 @@ def fill_counted_row(
             n_distinct += 1
         slot_count[slot] += 1
         slot_of[i] = slot
-    # the distinct values in increasing order: each slot's rank, then its first position
-    distinct = np.empty(n_distinct)
-    for j in range(n_distinct):
-        distinct[j] = slot_values[used[j]]
-    order = np.argsort(distinct)
+    return n_distinct
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def _place(labels, slot_of, used, order, slot_count, index_row, rank_row, label_row) -> None:
+    """Second pass: each sample written, in row order, at its value's next position (NaN last)."""
+    n_distinct = order.shape[0]
     next_position = np.empty(_SLOTS, np.int64)
     rank_of_slot = np.empty(_SLOTS, np.int64)
     position = 0
@@ -86,7 +99,7 @@ def fill_counted_row(
         next_position[slot] = position
         position += slot_count[slot]
     missing_position = position
-    for i in range(n):
+    for i in range(slot_of.shape[0]):
         slot = slot_of[i]
         if slot < 0:
             p = missing_position
@@ -99,4 +112,3 @@ def fill_counted_row(
         index_row[p] = i
         rank_row[p] = rank
         label_row[p] = labels[i]
-    return n_distinct

@@ -79,11 +79,9 @@ from treebench.kernels.node_split import (
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import x_log_x_table
 from treebench.kernels.rank_tables import (
-    cut_ranks,
-    left_counts,
     ready_tables,
     root_tables,
-    route_by_rank,
+    route_by_table,
     split_tables,
     tables_needed,
 )
@@ -319,7 +317,7 @@ def build(
         # -- tables: trimmed to the node's ranks; a feature whose node no longer has few values for
         # its size gets its sorted row back and stays in row mode below
         ready_tables(
-            pool, table_at, table_lo, table_span, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
+            unweighted_only(weights, pool), table_at, table_lo, table_span, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
             end, rank_of, sample_row, label_of, rank_offsets, sorted_index, sorted_rank, sorted_label,
         )
 
@@ -339,15 +337,17 @@ def build(
         # -- route the samples to children -------------------------------------
         threshold = 0.0
         f_table = table_at[f] >= 0  # the chosen feature is in table mode (numeric)
-        last_rank = np.int64(0)
         if not is_nominal[f]:
             kind = NUMERIC
             n_children = 2
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
             if f_table:
-                last_rank, next_rank = cut_ranks(pool, table_at[f], table_lo[f], table_span[f], best_left[f])
-                low, high = route_by_rank(ids, start, end, rank_of, sample_row[f], last_rank, next_rank, side_bits)
+                # the children's counts too (from the table)
+                low, high, next_rank = route_by_table(
+                    unweighted_only(weights, pool), table_at[f], table_lo[f], table_span[f], best_left[f], ids, start,
+                    end, rank_of, sample_row[f], side_bits, child_counts, parent,
+                )
                 threshold = threshold_at(
                     values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
                     midpoint,
@@ -396,12 +396,11 @@ def build(
                 child_of[sorted_index[f, p]] = j
 
         # -- the children's class counts, and which of them are leaves already --
-        for j in range(n_children):
-            child_counts[j, :] = 0
+        if not (kind == NUMERIC and f_table):  # else counted from the table when routing
+            for j in range(n_children):
+                child_counts[j, :] = 0
         if kind == NUMERIC and f_table:
-            left_counts(pool, table_at[f], last_rank - table_lo[f] + 1, child_counts, 0)
-            for i in range(k):
-                child_counts[1, i] = parent[i] - child_counts[0, i]
+            pass
         elif kind == NUMERIC:
             middle = start + sizes[0]
             for p in range(start, middle):
@@ -454,7 +453,7 @@ def build(
             if top + rows > pool.shape[0]:
                 pool = _grow(pool, top + rows)
             split_tables(
-                pool, top, table_at, table_lo, table_span, child_active, n_child_active, ids, start, end,
+                unweighted_only(weights, pool), top, table_at, table_lo, table_span, child_active, n_child_active, ids, start, end,
                 kind == NOMINAL_MULTIWAY, side_bits, child_of, sizes, n_children, offsets, id_buffer, is_open,
                 rank_of, sample_row, label_of, child_at, child_end, node_end,
             )

@@ -143,14 +143,41 @@ def restore_row(
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
-def route_by_rank(
-    ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, last_left: int, next_rank: int,
-    side_bits: np.ndarray,
+def route_by_table(
+    pool, at: int, first_rank: int, span: int, n_left: int, ids: np.ndarray, start: int, end: int,
+    rank_of: np.ndarray, row: int, side_bits: np.ndarray, child_counts: np.ndarray, parent: np.ndarray,
 ):
-    """Send the node's samples of rank above ``last_left`` right (one bit each,
-    :func:`treebench.kernels.partition.set_side`), and return ``(low, high)``: the samples on
-    either side of the cut in the sorted order -- the last of rank ``last_left`` (the largest
-    id) and the first of rank ``next_rank`` (the smallest id) -- for the threshold."""
+    """A numeric split of a feature in table mode: its first ``n_left`` samples (by rank) go left.
+
+    Sends the node's samples of a rank above the cut right (one bit each,
+    :func:`treebench.kernels.partition.set_side`), writes the children's class counts to
+    ``child_counts[0]`` and ``[1]`` (from the table and ``parent``), and returns ``(low, high,
+    next_rank)``: the samples on either side of the cut in the sorted order -- the last of the
+    left's last rank (its largest id) and the first of the next rank present (its smallest id),
+    for the threshold -- and that next rank.  ``pool`` is ``None`` in a weighted build, which keeps
+    no tables (and then compiles nothing of this).
+    """
+    if pool is None:
+        return -1, -1, -1
+    k = pool.shape[1]
+    for i in range(k):
+        child_counts[0, i] = 0
+    seen = 0
+    r = 0
+    while r < span:
+        seen += _row_size(pool, at + r)
+        for i in range(k):
+            child_counts[0, i] += pool[at + r, i]
+        if seen >= n_left:
+            break
+        r += 1
+    last_left = first_rank + r
+    r += 1
+    while r < span and _row_size(pool, at + r) == 0:
+        r += 1
+    next_rank = first_rank + r
+    for i in range(k):
+        child_counts[1, i] = parent[i] - child_counts[0, i]
     low = -1
     high = -1
     for p in range(start, end):
@@ -161,35 +188,7 @@ def route_by_rank(
             low = sample
         elif rank == next_rank and high < 0:
             high = sample
-    return low, high
-
-
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
-def cut_ranks(pool: np.ndarray, at: int, first_rank: int, span: int, n_left: int):
-    """``(last_left, next_rank)``: the last rank of the first ``n_left`` samples of a table and
-    the next rank present."""
-    seen = 0
-    r = 0
-    while r < span:
-        seen += _row_size(pool, at + r)
-        if seen >= n_left:
-            break
-        r += 1
-    last_left = r
-    r += 1
-    while r < span and _row_size(pool, at + r) == 0:
-        r += 1
-    return first_rank + last_left, first_rank + r
-
-
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
-def left_counts(pool: np.ndarray, at: int, rows: int, out: np.ndarray, j: int) -> None:
-    """``out[j, i]``: the class counts summed over the first ``rows`` rows of a table."""
-    for i in range(pool.shape[1]):
-        out[j, i] = 0
-    for r in range(rows):
-        for i in range(pool.shape[1]):
-            out[j, i] += pool[at + r, i]
+    return low, high, next_rank
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
@@ -283,7 +282,10 @@ def ready_tables(
 ) -> None:
     """Before a node's search: each of its tables trimmed to the ranks present, and a feature whose
     node no longer has few values for its size given its sorted row back (:func:`restore_row`;
-    ``table_at[f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's."""
+    ``table_at[f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's.
+    ``pool`` is ``None`` in a weighted build (no tables, nothing compiled)."""
+    if pool is None:
+        return
     size = end - start
     for a in range(n_active):
         f = features[a]
@@ -331,8 +333,10 @@ def split_tables(
     ``multiway``); every child but the largest that some open child needs is counted from its
     ids into new rows, and the largest child's is the parent's minus theirs, in place.  Child
     ``j``'s table of feature ``f`` is then at ``child_at[j, f]``, its rows ending before
-    ``child_end[j]``.
+    ``child_end[j]``.  ``pool`` is ``None`` in a weighted build (no tables, nothing compiled).
     """
+    if pool is None:
+        return
     if multiway:
         partition_ids_multiway(ids, start, end, child_of, sizes, n_children, offsets, id_buffer)
     else:
