@@ -95,9 +95,8 @@ def test_cut_routing_threshold_samples_and_left_counts(seed):
     side_bits = np.zeros(ids.max() // 8 + 2, np.uint8)
     counts = np.full((2, k), -1, np.int64)
     parent = np.bincount(label_of[ids], minlength=k).astype(np.int64)
-    low, high, next_rank = route_by_table(
-        pool, 0, first, span, n_left, ids, 0, ids.size, rank_of, 0, side_bits, counts, parent
-    )
+    state = np.array([[-1, 0], [0, first], [0, span]], np.int64)  # feature 1's table at row 0 of the pool
+    low, high, next_rank = route_by_table(pool, state, 1, n_left, ids, 0, ids.size, rank_of, 0, side_bits, counts, parent)
     assert next_rank == present[len(present) // 2 + 1]
     right = ((side_bits[ids >> 3] >> (ids & 7)) & 1).astype(bool)
     np.testing.assert_array_equal(right, ranks > last_left)

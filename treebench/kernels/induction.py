@@ -72,6 +72,7 @@ from treebench.kernels.node_split import (
     CHILD_WEIGHTS,
     PRESENT,
     SCRATCH,
+    TABLE_AT,
     histogram_rows,
     search_node,
     split_workspace,
@@ -79,6 +80,8 @@ from treebench.kernels.node_split import (
 from treebench.kernels.partition import copy_into, partition_multiway, partition_two, set_side
 from treebench.kernels.possibilistic_bound import x_log_x_table
 from treebench.kernels.rank_tables import (
+    load_tables,
+    push_tables,
     ready_tables,
     root_tables,
     route_by_table,
@@ -267,22 +270,13 @@ def build(
     # Numeric features the histogram scan reads at the root start in table mode: their rows are
     # then neither scanned nor partitioned while their node has few values for its size (integer
     # counts only: not with weights or label masses).
-    (table_at, table_lo, table_span, sample_row, rank_of, label_of, ids, id_buffer, pool, pool_rows) = root_tables(
+    (state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool) = root_tables(
         sorted_index, sorted_rank, sorted_label, is_nominal, not is_weighted(weights) and label_masses is None, cid,
         k, histogram.shape[0],
     )
     rank_offsets = np.empty(histogram.shape[0] + 1, np.int64)
     child_at = np.full((max(max_cats, 2), n_features), -1, np.int64)
     child_end = np.zeros(max(max_cats, 2), np.int64)
-    # each stack entry's tables, and the end of the pool rows they use
-    stack_at = np.full((64, n_features), -1, np.int64)
-    stack_lo = np.zeros((64, n_features), np.int64)
-    stack_span = np.zeros((64, n_features), np.int64)
-    stack_end = np.zeros(64, np.int64)
-    copy_into(stack_at[0], 0, table_at, n_features)
-    copy_into(stack_lo[0], 0, table_lo, n_features)
-    copy_into(stack_span[0], 0, table_span, n_features)
-    stack_end[0] = pool_rows
 
     while n_stack > 0:
         n_stack -= 1
@@ -296,12 +290,8 @@ def build(
             node_active[a] = active[n_stack, a]
         depth = int_nodes[node, DEPTH]
         size = end - start
-        node_end = stack_end[n_stack]  # the pool rows up to here may hold this node's tables
-        for a in range(n_node_active):
-            f = node_active[a]
-            table_at[f] = stack_at[n_stack, f]
-            table_lo[f] = stack_lo[n_stack, f]
-            table_span[f] = stack_span[n_stack, f]
+        node_end = stack_ends[n_stack]  # the pool rows up to here may hold this node's tables
+        load_tables(stack_tables, n_stack, node_active, n_node_active, state)
 
         for i in range(k):
             parent[i] = counts[node, i]
@@ -317,7 +307,7 @@ def build(
         # -- tables: trimmed to the node's ranks; a feature whose node no longer has few values for
         # its size gets its sorted row back and stays in row mode below
         ready_tables(
-            unweighted_only(weights, pool), table_at, table_lo, table_span, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
+            unweighted_only(weights, pool), state, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
             end, rank_of, sample_row, label_of, rank_offsets, sorted_index, sorted_rank, sorted_label,
         )
 
@@ -329,14 +319,14 @@ def build(
             node_active, n_node_active, child_active, is_nominal, cid, params, table, rules,
             unweighted_only(weights, histogram), histogram.shape[0], unweighted_only(weights, bound_table),
             unweighted_only(weights, bounds), label_masses, prefix, suffix, tie_stream, work,
-            unweighted_only(weights, pool), table_at, table_lo, table_span,
+            unweighted_only(weights, pool), state,
         )
         if f < 0:
             continue
 
         # -- route the samples to children -------------------------------------
         threshold = 0.0
-        f_table = table_at[f] >= 0  # the chosen feature is in table mode (numeric)
+        f_table = state[TABLE_AT, f] >= 0  # the chosen feature is in table mode (numeric)
         if not is_nominal[f]:
             kind = NUMERIC
             n_children = 2
@@ -345,8 +335,8 @@ def build(
             if f_table:
                 # the children's counts too (from the table)
                 low, high, next_rank = route_by_table(
-                    unweighted_only(weights, pool), table_at[f], table_lo[f], table_span[f], best_left[f], ids, start,
-                    end, rank_of, sample_row[f], side_bits, child_counts, parent,
+                    unweighted_only(weights, pool), state, np.int64(f), best_left[f], ids, start, end, rank_of,
+                    sample_row[f], side_bits, child_counts, parent,
                 )
                 threshold = threshold_at(
                     values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
@@ -430,7 +420,7 @@ def build(
             if n_open == 0:
                 break
             g = child_active[a]
-            if table_at[g] >= 0:
+            if state[TABLE_AT, g] >= 0:
                 continue  # in table mode: its table follows, its row is not read
             if g == f and kind != NOMINAL_BINARY:
                 continue  # already grouped by child in the chosen feature's order
@@ -447,13 +437,13 @@ def build(
 
         # -- the open children's tables: the largest child's is its parent's minus the others' --
         n_child_tables, top, rows = tables_needed(
-            table_at, table_span, child_active, n_child_active, n_children, stack_end, n_stack, node_end
+            state, child_active, n_child_active, n_children, stack_ends, n_stack, node_end
         )
         if n_child_tables > 0 and n_open > 0:
             if top + rows > pool.shape[0]:
                 pool = _grow(pool, top + rows)
             split_tables(
-                unweighted_only(weights, pool), top, table_at, table_lo, table_span, child_active, n_child_active, ids, start, end,
+                unweighted_only(weights, pool), top, state, child_active, n_child_active, ids, start, end,
                 kind == NOMINAL_MULTIWAY, side_bits, child_of, sizes, n_children, offsets, id_buffer, is_open,
                 rank_of, sample_row, label_of, child_at, child_end, node_end,
             )
@@ -481,10 +471,8 @@ def build(
         if n_stack + n_children > stack.shape[0]:
             stack = _grow(stack, n_stack + n_children)
             active = _grow(active, n_stack + n_children)
-            stack_at = _grow(stack_at, n_stack + n_children)
-            stack_lo = _grow(stack_lo, n_stack + n_children)
-            stack_span = _grow(stack_span, n_stack + n_children)
-            stack_end = _grow(stack_end, n_stack + n_children)
+            stack_tables = _grow(stack_tables, n_stack + n_children)
+            stack_ends = _grow(stack_ends, n_stack + n_children)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j
@@ -508,12 +496,8 @@ def build(
                 stack[n_stack, 3] = n_child_active
                 for a in range(n_child_active):
                     active[n_stack, a] = child_active[a]
-                stack_end[n_stack] = child_end[j] if n_child_tables > 0 else node_end
-                for a in range(n_child_active):
-                    g = child_active[a]
-                    stack_at[n_stack, g] = child_at[j, g] if table_at[g] >= 0 else -1
-                    stack_lo[n_stack, g] = table_lo[g]
-                    stack_span[n_stack, g] = table_span[g]
+                stack_ends[n_stack] = child_end[j] if n_child_tables > 0 else node_end
+                push_tables(stack_tables, n_stack, child_active, n_child_active, state, child_at, j)
                 n_stack += 1
 
     # views, not copies: a copy would double the tree's memory at the peak

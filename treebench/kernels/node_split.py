@@ -88,6 +88,13 @@ CANDIDATE_BEST = 11  # each feature's best gain (-inf: no candidate)
 BEST_LEFT = 13  # each feature's best left child size
 BEST_CATEGORY = 14  # each feature's best category (binary nominal splits)
 
+#: Rows of a node's table state (:mod:`treebench.kernels.rank_tables`), an int64 array (3,
+#: n_features): where each feature's (rank, class) table starts in the pool (-1: the feature is in
+#: row mode), the rank of its first row, and its number of rows.
+TABLE_AT = 0
+TABLE_LO = 1
+TABLE_SPAN = 2
+
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def histogram_rows(cid: int, size: int, k: int) -> int:
@@ -174,9 +181,7 @@ def search_node(
     tie_stream: Any,
     work: tuple,
     tables: Any = None,
-    table_at: Any = None,
-    table_lo: Any = None,
-    table_span: Any = None,
+    table_state: Any = None,
 ):
     """The split of the node ``[start, end)``: ``(feature, score, n_kept)``, ``feature = -1`` for a leaf.
 
@@ -199,9 +204,9 @@ def search_node(
     nominal), ``work[BEST_CATEGORY][feature]`` the left category (binary
     nominal); ``work[CANDIDATE_BEST]`` holds every feature's best gain.
     ``tables``: ``None``, or the batch builder's pool of (rank, class) tables
-    (:mod:`treebench.kernels.rank_tables`): a feature ``f`` with ``table_at[f] >= 0`` is
-    scanned from rows ``table_at[f] ..`` of it (``table_span[f]`` ranks from ``table_lo[f]``,
-    trimmed to the node's), its sorted row being stale.
+    (:mod:`treebench.kernels.rank_tables`), ``table_state`` the node's (rows :data:`TABLE_AT`,
+    :data:`TABLE_LO`, :data:`TABLE_SPAN`): a feature in table mode is scanned from its table
+    (trimmed to the node's ranks), its sorted row being stale.
     """
     min_samples_leaf, nominal_binary, average_gain_rule, strict_accept, min_gain, random_ties, whole = rules
     (left, right, scratch, cat_counts, cat_sizes, cat_weights, present, child_weights, bound_work,
@@ -218,9 +223,9 @@ def search_node(
         f = features[a]
         in_table = False
         if tables is not None:  # ``is not None``: the online learner's version has no tables
-            in_table = table_at[f] >= 0
+            in_table = table_state[TABLE_AT, f] >= 0
         if in_table:
-            if table_span[f] <= 1:
+            if table_state[TABLE_SPAN, f] <= 1:
                 continue
         elif sorted_rank[f, start] == sorted_rank[f, end - 1]:
             continue
@@ -229,7 +234,7 @@ def search_node(
         if not is_nominal[f]:
             if in_table:  # the builder keeps tables only where the histogram scan reads them
                 gain, n_left, tie, w_left = scan_rank_table(
-                    tables, table_at[f], table_lo[f], table_span[f], np.int64(size), n_levels[f], parent,
+                    tables, table_state[TABLE_AT, f], table_state[TABLE_LO, f], table_state[TABLE_SPAN, f], np.int64(size), n_levels[f], parent,
                     impurity, cid, params, table, min_samples_leaf, left, right, scratch, tie_break,
                     parent_entropy, whole,
                 )

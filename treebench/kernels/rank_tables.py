@@ -32,6 +32,11 @@ partitions would have made: ranks increasing, ties by sample id.
 
 Integer counts only: weighted fits and fits with label masses stay in row
 mode.  Nominal features too: their scans tabulate categories per node.
+
+Only the builder's steps (:func:`root_tables`, :func:`ready_tables`, :func:`split_tables`,
+:func:`route_by_table`) are functions of their own; the kernels they call are inlined into them
+(``inline="always"``): every compiled function costs a first compile a fixed tenth of a second or
+so, whatever its size.
 """
 
 from __future__ import annotations
@@ -39,19 +44,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from treebench.kernels.node_split import few_values
+from treebench.kernels.node_split import TABLE_AT, TABLE_LO, TABLE_SPAN, few_values
 from treebench.kernels.partition import set_side
 from treebench.kernels.refcount import NO_REFCOUNT
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def rank_by_sample(index_row: np.ndarray, rank_row: np.ndarray, out: np.ndarray) -> None:
     """``out[sample] = rank`` of one feature, from its sorted row at the root."""
     for p in range(index_row.shape[0]):
         out[index_row[p]] = rank_row[p]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def count_sorted_row(
     rank_row: np.ndarray, label_row: np.ndarray, start: int, end: int, first_rank: int, span: int,
     pool: np.ndarray, at: int,
@@ -64,7 +69,7 @@ def count_sorted_row(
         pool[at + np.int64(rank_row[p]) - first_rank, label_row[p]] += 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def count_samples(
     ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, label_of: np.ndarray, first_rank: int,
     span: int, pool: np.ndarray, at: int,
@@ -82,7 +87,7 @@ def count_samples(
         pool[at + np.int64(rank_of[row, sample]) - first_rank, label_of[sample]] += 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def subtract_table(pool: np.ndarray, at: int, other_at: int, span: int) -> None:
     """Rows ``at ..`` of ``pool`` minus rows ``other_at ..`` (``span`` rows), in place."""
     for r in range(span):
@@ -99,7 +104,7 @@ def _row_size(pool: np.ndarray, row: int) -> int:
     return size
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def trim_table(pool: np.ndarray, at: int, span: int):
     """``(first, rows)``: the offset of the first non-empty row of a table and the number of rows
     up to its last non-empty one (``(0, 0)`` when all are empty)."""
@@ -114,7 +119,7 @@ def trim_table(pool: np.ndarray, at: int, span: int):
     return first, last - first + 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def restore_row(
     ids: np.ndarray, start: int, end: int, rank_of: np.ndarray, row: int, label_of: np.ndarray, pool: np.ndarray,
     at: int, first_rank: int, span: int, offsets: np.ndarray, sorted_index: np.ndarray, sorted_rank: np.ndarray,
@@ -144,10 +149,10 @@ def restore_row(
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
 def route_by_table(
-    pool, at: int, first_rank: int, span: int, n_left: int, ids: np.ndarray, start: int, end: int,
-    rank_of: np.ndarray, row: int, side_bits: np.ndarray, child_counts: np.ndarray, parent: np.ndarray,
+    pool, state: np.ndarray, f: int, n_left: int, ids: np.ndarray, start: int, end: int, rank_of: np.ndarray,
+    row: int, side_bits: np.ndarray, child_counts: np.ndarray, parent: np.ndarray,
 ):
-    """A numeric split of a feature in table mode: its first ``n_left`` samples (by rank) go left.
+    """A numeric split of feature ``f``, in table mode: its first ``n_left`` samples (by rank) go left.
 
     Sends the node's samples of a rank above the cut right (one bit each,
     :func:`treebench.kernels.partition.set_side`), writes the children's class counts to
@@ -159,6 +164,9 @@ def route_by_table(
     """
     if pool is None:
         return -1, -1, -1
+    at = state[TABLE_AT, f]
+    first_rank = state[TABLE_LO, f]
+    span = state[TABLE_SPAN, f]
     k = pool.shape[1]
     for i in range(k):
         child_counts[0, i] = 0
@@ -191,7 +199,7 @@ def route_by_table(
     return low, high, next_rank
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def partition_ids_two(ids: np.ndarray, start: int, end: int, n_first: int, side_bits: np.ndarray,
                       buffer: np.ndarray) -> None:
     """Stable two-way partition of the node's sample ids by their side bits (no branch on the side,
@@ -209,7 +217,7 @@ def partition_ids_two(ids: np.ndarray, start: int, end: int, n_first: int, side_
         ids[start + n_first + j] = buffer[j]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
 def partition_ids_multiway(ids: np.ndarray, start: int, end: int, child_of: np.ndarray, sizes: np.ndarray,
                            n_children: int, offsets: np.ndarray, buffer: np.ndarray) -> None:
     """Stable partition of the node's sample ids into ``n_children`` blocks (``child_of[sample]``)."""
@@ -233,20 +241,31 @@ def root_tables(
     sorted_index: np.ndarray, sorted_rank: np.ndarray, sorted_label: np.ndarray, is_nominal: np.ndarray,
     with_tables: bool, cid: int, k: int, histogram_rows: int,
 ):
-    """The root's tables: ``(table_at, table_lo, table_span, sample_row, rank_of, label_of, ids,
-    id_buffer, pool, pool_rows)``.
+    """The root's tables: ``(state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer,
+    pool)``.
 
     With ``with_tables`` (integer counts), every numeric feature the histogram scan reads at the
-    root (:func:`treebench.kernels.node_split.few_values`) gets its table at ``table_at[f]`` in
-    ``pool`` (``table_span[f]`` ranks from ``table_lo[f]``; ``pool_rows`` rows in use) and its ranks
-    by sample id in ``rank_of[sample_row[f]]``; ``label_of`` holds the labels by sample id and
-    ``ids`` the root's sample ids, ``0 .. n - 1``.  The other features have ``table_at[f] = -1``.
+    root (:func:`treebench.kernels.node_split.few_values`) gets its table in ``pool``, described by
+    ``state[:, f]`` (rows ``TABLE_AT``, ``TABLE_LO``, ``TABLE_SPAN`` of
+    :mod:`treebench.kernels.node_split`), and its ranks by sample id in
+    ``rank_of[sample_row[f]]``; ``label_of`` holds the labels by sample id and ``ids`` the root's
+    sample ids, ``0 .. n - 1``.  The other features have ``state[TABLE_AT, f] = -1``.
+    ``stack_tables`` (64, 3 * n_features), the builder's stack of node states (row ``r`` of a
+    state at columns ``r * n_features ..``), holds the root's as entry 0, and ``stack_ends`` the
+    pool rows each entry's tables end before.  Arrays are filled by loops, not slice assignments,
+    and have the types the builder already grows (no new specialisation to compile).
     """
     n_features, n = sorted_index.shape
-    table_at = np.full(n_features, -1, np.int64)
-    table_lo = np.zeros(n_features, np.int64)
-    table_span = np.zeros(n_features, np.int64)
-    sample_row = np.full(n_features, -1, np.int64)
+    state = np.empty((3, n_features), np.int64)
+    sample_row = np.empty(n_features, np.int64)
+    for f in range(n_features):
+        state[TABLE_AT, f] = -1
+        state[TABLE_LO, f] = 0
+        state[TABLE_SPAN, f] = 0
+        sample_row[f] = -1
+    table_at = state[TABLE_AT]
+    table_lo = state[TABLE_LO]
+    table_span = state[TABLE_SPAN]
     n_tables = 0
     pool_rows = 0
     if with_tables:
@@ -272,20 +291,29 @@ def root_tables(
     for p in range(kept):
         ids[p] = p
         label_of[sorted_index[0, p]] = sorted_label[0, p]
-    return table_at, table_lo, table_span, sample_row, rank_of, label_of, ids, id_buffer, pool, pool_rows
+    stack_tables = np.empty((64, 3 * n_features), np.int64)
+    stack_ends = np.zeros(64, np.int64)
+    for r in range(3):
+        for f in range(n_features):
+            stack_tables[0, r * n_features + f] = state[r, f]
+    stack_ends[0] = pool_rows
+    return state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def ready_tables(
-    pool, table_at, table_lo, table_span, features, n_active, cid, k, histogram_rows, ids, start, end, rank_of,
+    pool, state, features, n_active, cid, k, histogram_rows, ids, start, end, rank_of,
     sample_row, label_of, offsets, sorted_index, sorted_rank, sorted_label,
 ) -> None:
     """Before a node's search: each of its tables trimmed to the ranks present, and a feature whose
     node no longer has few values for its size given its sorted row back (:func:`restore_row`;
-    ``table_at[f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's.
+    ``state[TABLE_AT, f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's.
     ``pool`` is ``None`` in a weighted build (no tables, nothing compiled)."""
     if pool is None:
         return
+    table_at = state[TABLE_AT]
+    table_lo = state[TABLE_LO]
+    table_span = state[TABLE_SPAN]
     size = end - start
     for a in range(n_active):
         f = features[a]
@@ -303,8 +331,8 @@ def ready_tables(
             table_at[f] = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
-def tables_needed(table_at, table_span, features, n_active, n_children, stack_end, n_stack, node_end):
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def tables_needed(state, features, n_active, n_children, stack_ends, n_stack, node_end):
     """``(n_tables, top, rows)`` at a split: the features of the children kept as tables, the first
     pool row free above every live table (this node's and the stack's), and the rows the
     children's new tables take."""
@@ -312,18 +340,18 @@ def tables_needed(table_at, table_span, features, n_active, n_children, stack_en
     rows = 0
     for a in range(n_active):
         f = features[a]
-        if table_at[f] >= 0:
+        if state[TABLE_AT, f] >= 0:
             n_tables += 1
-            rows += table_span[f]
+            rows += state[TABLE_SPAN, f]
     top = node_end
     for e in range(n_stack):
-        top = max(top, stack_end[e])
+        top = max(top, stack_ends[e])
     return n_tables, top, rows * (n_children - 1)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def split_tables(
-    pool, top, table_at, table_lo, table_span, features, n_active, ids, start, end, multiway, side_bits,
+    pool, top, state, features, n_active, ids, start, end, multiway, side_bits,
     child_of, sizes, n_children, offsets, id_buffer, is_open, rank_of, sample_row, label_of, child_at,
     child_end, node_end,
 ) -> None:
@@ -337,6 +365,9 @@ def split_tables(
     """
     if pool is None:
         return
+    table_at = state[TABLE_AT]
+    table_lo = state[TABLE_LO]
+    table_span = state[TABLE_SPAN]
     if multiway:
         partition_ids_multiway(ids, start, end, child_of, sizes, n_children, offsets, id_buffer)
     else:
@@ -368,3 +399,25 @@ def split_tables(
                         subtract_table(pool, table_at[f], child_at[j, f], table_span[f])
                 child_at[largest, f] = table_at[f]
         child_end[largest] = node_end
+
+
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def load_tables(stack_tables, entry, features, n_active, state) -> None:
+    """A popped node's table state, for its features ``features[:n_active]``."""
+    d = state.shape[1]
+    for a in range(n_active):
+        f = features[a]
+        for r in range(3):
+            state[r, f] = stack_tables[entry, r * d + f]
+
+
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def push_tables(stack_tables, entry, features, n_active, state, child_at, j) -> None:
+    """Child ``j``'s table state on the stack: its tables at ``child_at[j]`` (as
+    :func:`split_tables` left them), over its parent's ranks (trimmed when it is popped)."""
+    d = state.shape[1]
+    for a in range(n_active):
+        f = features[a]
+        stack_tables[entry, TABLE_AT * d + f] = child_at[j, f] if state[TABLE_AT, f] >= 0 else -1
+        stack_tables[entry, TABLE_LO * d + f] = state[TABLE_LO, f]
+        stack_tables[entry, TABLE_SPAN * d + f] = state[TABLE_SPAN, f]
