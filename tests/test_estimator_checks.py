@@ -296,7 +296,7 @@ def test_the_compiled_builder_refuses_zero_features_instead_of_writing_out_of_bo
     with pytest.raises(ValueError, match="build needs at least one feature"):
         build(
             data.index, data.rank, data.label, np.zeros((12, 0)), True, data.n_levels, np.zeros(0, np.bool_),
-            np.zeros(0, np.int64), 2, 0, np.zeros(1), False, False, 0.0, -1, 2, 1, False, True, None,
+            np.zeros(0, np.int64), 2, 0, np.zeros(1), False, False, 0.0, -1, 2, 1, False, True, None, None,
         )
     for estimator in ESTIMATORS:
         with pytest.raises(TreebenchError, match=r"0 feature\(s\)"):

@@ -52,8 +52,12 @@ def test_the_weighted_fit_compiled_its_builder(weighted_compiles):
 
 
 def test_a_weighted_fit_compiles_no_scan_of_integer_counts(weighted_compiles):
-    """The histogram and bounded possibilistic scans run on integer counts only."""
+    """The histogram and bounded possibilistic scans, and the tables kept per node, run on integer
+    counts only."""
     for function in ("treebench.kernels.scan.scan_numeric_histogram",
+                     "treebench.kernels.scan.scan_rank_table",
+                     "treebench.kernels.rank_tables.root_tables",
+                     "treebench.kernels.rank_tables.split_tables",
                      "treebench.kernels.possibilistic_bound.scan_possibilistic_bounded"):
         assert _compiles_of(weighted_compiles, function) == []
 

@@ -14,12 +14,14 @@ import pytest
 from treebench import TreeClassifier
 from treebench.criteria.builtin import criterion_classes
 from treebench.kernels.rank_tables import (
+    TABLES_MIN_ROWS,
     count_samples,
     partition_ids_multiway,
     partition_ids_two,
     restore_row,
     route_by_table,
     subtract_table,
+    table_marker,
     trim_table,
 )
 
@@ -121,8 +123,8 @@ def test_multiway_partition_of_the_ids_is_stable():
     np.testing.assert_array_equal(parted, np.concatenate([ids[child_of[ids] == j] for j in range(5)]))
 
 
-def _few_values_data(seed: int, n: int = 1500):
-    """Columns of 3 to 40 values (NaN in one), one of ~200 values, four classes: tables at the root,
+def _few_values_data(seed: int, n: int = 3000):
+    """Columns of 3 to 40 values (NaN in one), one of ~60 values, four classes: tables at the root,
     subtraction below, rows given back as nodes shrink."""
     rng = np.random.default_rng(seed)
     X = np.column_stack([
@@ -135,10 +137,18 @@ def _few_values_data(seed: int, n: int = 1500):
     return X, y
 
 
+def test_fits_of_enough_rows_keep_tables_and_small_ones_do_not():
+    assert table_marker(TABLES_MIN_ROWS, False, False) is not None
+    assert table_marker(TABLES_MIN_ROWS - 1, False, False) is None
+    assert table_marker(10**6, True, False) is None  # weights: sums of weights, no integer table
+    assert table_marker(10**6, False, True) is None  # label masses
+
+
 @pytest.mark.parametrize("criterion", BUILT_IN)
 @pytest.mark.parametrize("settings", [{}, {"min_samples_leaf": 5, "max_depth": 9}])
 def test_engines_agree_where_the_builder_keeps_tables(criterion, settings):
     X, y = _few_values_data(1)
+    assert len(y) >= TABLES_MIN_ROWS
     params = {"q": 0.7} if "tsallis" in criterion else ({"gamma": 0.2} if criterion == "possibilistic" else {})
     fast = TreeClassifier(criterion, engine="numba", **settings, **params).fit(X, y).tree_
     slow = TreeClassifier(criterion, engine="python", **settings, **params).fit(X, y).tree_

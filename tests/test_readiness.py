@@ -29,12 +29,15 @@ def test_every_group_named_in_the_brief_is_registered():
     assert {"tree", "large", "c4.5", "pruning", "mee", "belief"} <= groups
     builders = [(k.rank_dtype, dict(k.arguments)) for k in readiness.KERNELS if k.function == "build"]
     none, array = "none", "array"
-    masses, whole = readiness.LABEL_MASSES, readiness.WHOLE
+    masses, whole, tables = readiness.LABEL_MASSES, readiness.WHOLE, readiness.TABLES
     # 16- and 32-bit ranks; belief's label masses are the 16-bit builder's per-sample-data specialisation,
-    # a criterion scored whole (its marker) the whole-split one
+    # a criterion scored whole (its marker) the whole-split one; a fit of enough rows keeps tables
+    # (32-bit ranks: always)
     assert sorted(builders, key=str) == sorted([
-        ("int32", {masses: none, whole: none}), ("uint16", {masses: none, whole: none}),
-        ("uint16", {masses: array, whole: none}), ("uint16", {masses: none, whole: array}),
+        ("int32", {masses: none, whole: none, tables: array}),
+        ("uint16", {masses: none, whole: none, tables: none}), ("uint16", {masses: none, whole: none, tables: array}),
+        ("uint16", {masses: array, whole: none, tables: none}),
+        ("uint16", {masses: none, whole: array, tables: none}), ("uint16", {masses: none, whole: array, tables: array}),
     ], key=str)
 
 
@@ -125,25 +128,35 @@ def test_a_run_names_every_kernel_group_its_algorithms_will_compile(tmp_path, mo
 
 def test_the_builder_specialisations_are_told_apart_by_their_label_masses_and_marker_arguments():
     """The belief builder is ``build``'s specialisation whose ``label_masses`` is an array, the whole-split
-    one the specialisation whose ``whole`` marker is; the positions registered must be those arguments'
-    (the label masses were read as the last argument until ``tie_stream`` was added after them, and every
-    label-mass fit was then reported as not compiled)."""
+    one the specialisation whose ``whole`` marker is, and each has a version that keeps tables (its
+    ``tables`` marker an array); the positions registered must be those arguments' (the label masses
+    were read as the last argument until ``tie_stream`` was added after them, and every label-mass fit
+    was then reported as not compiled)."""
     import inspect
 
     from treebench.kernels.induction import build
 
     names = list(inspect.signature(build.py_func).parameters)
     assert names[readiness.LABEL_MASSES] == "label_masses" and names[readiness.WHOLE] == "whole"
-    plain = ["x"] * (len(names) - 3)
+    assert names[readiness.TABLES] == "tables"
+    plain = ["x"] * (len(names) - 5)
+
+    def signature(tables: str, masses: str, whole: str) -> tuple[tuple[str, ...]]:
+        return ((*plain, tables, "weights", masses, "tie", whole),)  # a cache index key: (types, ...)
+
+    marker, masses, whole = "array(int64, 1d, C)", "array(float64, 2d, C)", "array(float64, 1d, C)"
     signatures = {
-        "tree": ((*plain, "none", "tie", "none"),),
-        "belief": ((*plain, "array(float64, 2d, C)", "tie", "none"),),
-        "whole-split": ((*plain, "none", "tie", "array(float64, 1d, C)"),),
+        ("tree", False): signature("none", "none", "none"),
+        ("tree", True): signature(marker, "none", "none"),
+        ("belief", False): signature("none", masses, "none"),
+        ("whole-split", False): signature("none", "none", whole),
+        ("whole-split", True): signature(marker, "none", whole),
     }
-    builders = {k.group: k for k in readiness.KERNELS if k.function == "build" and k.rank_dtype == "uint16"}
+    builders = {(k.group, (readiness.TABLES, "array") in k.arguments): k
+                for k in readiness.KERNELS if k.function == "build" and k.rank_dtype == "uint16"}
     assert set(builders) == set(signatures)
-    for group, kernel in builders.items():
-        for other, signature in signatures.items():
-            matches = all(readiness._argument_type(signature, position).startswith(prefix)
+    for key, kernel in builders.items():
+        for other, types in signatures.items():
+            matches = all(readiness._argument_type(types, position).startswith(prefix)
                           for position, prefix in kernel.arguments)
-            assert matches == (group == other), (group, other)
+            assert matches == (key == other), (key, other)

@@ -87,6 +87,7 @@ from treebench.kernels.rank_tables import (
     route_by_table,
     split_tables,
     tables_needed,
+    tables_pool,
 )
 from treebench.kernels.scan import tabulate_categories, threshold_at
 from treebench.kernels.scoring import (
@@ -159,6 +160,7 @@ def build(
     min_samples_leaf: int,
     nominal_binary: bool,
     midpoint: bool,
+    tables: Any,
     weights: Any,
     label_masses: Any = None,
     tie_stream: Any = None,
@@ -166,6 +168,10 @@ def build(
 ):
     """Grow a tree; the three sorted arrays (d, n) are partitioned in place.
 
+    ``tables``: ``None``, or a marker (:data:`treebench.kernels.rank_tables.TABLES`) in an
+    unweighted fit without label masses: features with few values are then kept as per-node
+    (rank, class) tables (:mod:`treebench.kernels.rank_tables`); only the specialisation with
+    the marker compiles their code.
     ``values`` is the feature matrix the rows were sorted from, (n, d) when
     ``values_by_row`` else (d, n), read only for the chosen thresholds;
     ``n_levels[f]`` is feature ``f``'s NaN rank (its distinct value count).
@@ -268,15 +274,19 @@ def build(
 
     # -- (rank, class) tables kept per node (kernels/rank_tables.py) --------------------------
     # Numeric features the histogram scan reads at the root start in table mode: their rows are
-    # then neither scanned nor partitioned while their node has few values for its size (integer
-    # counts only: not with weights or label masses).
-    (state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool) = root_tables(
-        sorted_index, sorted_rank, sorted_label, is_nominal, not is_weighted(weights) and label_masses is None, cid,
-        k, histogram.shape[0],
-    )
-    rank_offsets = np.empty(histogram.shape[0] + 1, np.int64)
-    child_at = np.full((max(max_cats, 2), n_features), -1, np.int64)
-    child_end = np.zeros(max(max_cats, 2), np.int64)
+    # then neither scanned nor partitioned while their node has few values for its size.  Every
+    # use is under ``tables is not None``, a test numba prunes where ``tables`` is None.
+    state = np.empty((3, n_features), np.int64)  # every feature in row mode unless the root's tables say
+    for f in range(n_features):
+        state[TABLE_AT, f] = -1
+    pool = np.empty((1, k), np.int32)  # (the split search takes it through tables_pool: None without tables)
+    if tables is not None:
+        (stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool) = root_tables(
+            state, sorted_index, sorted_rank, sorted_label, is_nominal, cid, k, histogram.shape[0],
+        )
+        rank_offsets = np.empty(histogram.shape[0] + 1, np.int64)
+        child_at = np.full((max(max_cats, 2), n_features), -1, np.int64)
+        child_end = np.zeros(max(max_cats, 2), np.int64)
 
     while n_stack > 0:
         n_stack -= 1
@@ -290,8 +300,9 @@ def build(
             node_active[a] = active[n_stack, a]
         depth = int_nodes[node, DEPTH]
         size = end - start
-        node_end = stack_ends[n_stack]  # the pool rows up to here may hold this node's tables
-        load_tables(stack_tables, n_stack, node_active, n_node_active, state)
+        if tables is not None:
+            node_end = stack_ends[n_stack]  # the pool rows up to here may hold this node's tables
+            load_tables(stack_tables, n_stack, node_active, n_node_active, state)
 
         for i in range(k):
             parent[i] = counts[node, i]
@@ -306,10 +317,11 @@ def build(
 
         # -- tables: trimmed to the node's ranks; a feature whose node no longer has few values for
         # its size gets its sorted row back and stays in row mode below
-        ready_tables(
-            unweighted_only(weights, pool), state, node_active, n_node_active, cid, k, histogram.shape[0], ids, start,
-            end, rank_of, sample_row, label_of, rank_offsets, sorted_index, sorted_rank, sorted_label,
-        )
+        if tables is not None:
+            ready_tables(
+                pool, state, node_active, n_node_active, cid, k, histogram.shape[0], ids, start, end, rank_of,
+                sample_row, label_of, rank_offsets, sorted_index, sorted_rank, sorted_label,
+            )
 
         # -- the split (kernels/node_split.py) ---------------------------------
         # A feature constant in this node is constant in its whole subtree:
@@ -319,7 +331,7 @@ def build(
             node_active, n_node_active, child_active, is_nominal, cid, params, table, rules,
             unweighted_only(weights, histogram), histogram.shape[0], unweighted_only(weights, bound_table),
             unweighted_only(weights, bounds), label_masses, prefix, suffix, tie_stream, work,
-            unweighted_only(weights, pool), state,
+            tables_pool(tables, pool), state,
         )
         if f < 0:
             continue
@@ -333,15 +345,16 @@ def build(
             sizes[0] = best_left[f]
             sizes[1] = size - best_left[f]
             if f_table:
-                # the children's counts too (from the table)
-                low, high, next_rank = route_by_table(
-                    unweighted_only(weights, pool), state, np.int64(f), best_left[f], ids, start, end, rank_of,
-                    sample_row[f], side_bits, child_counts, parent,
-                )
-                threshold = threshold_at(
-                    values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
-                    midpoint,
-                )
+                if tables is not None:  # always, here; the test prunes the block where tables is None
+                    # the children's counts too (from the table)
+                    low, high, next_rank = route_by_table(
+                        pool, state, np.int64(f), best_left[f], ids, start, end, rank_of,
+                        sample_row[f], side_bits, child_counts, parent,
+                    )
+                    threshold = threshold_at(
+                        values, values_by_row, np.int64(f), np.int64(low), np.int64(high), next_rank == n_levels[f],
+                        midpoint,
+                    )
             else:
                 last_left = start + best_left[f] - 1
                 threshold = threshold_at(
@@ -436,17 +449,19 @@ def build(
             )
 
         # -- the open children's tables: the largest child's is its parent's minus the others' --
-        n_child_tables, top, rows = tables_needed(
-            state, child_active, n_child_active, n_children, stack_ends, n_stack, node_end
-        )
-        if n_child_tables > 0 and n_open > 0:
-            if top + rows > pool.shape[0]:
-                pool = _grow(pool, top + rows)
-            split_tables(
-                unweighted_only(weights, pool), top, state, child_active, n_child_active, ids, start, end,
-                kind == NOMINAL_MULTIWAY, side_bits, child_of, sizes, n_children, offsets, id_buffer, is_open,
-                rank_of, sample_row, label_of, child_at, child_end, node_end,
+        n_child_tables = 0
+        if tables is not None:
+            n_child_tables, top, rows = tables_needed(
+                state, child_active, n_child_active, n_children, stack_ends, n_stack, node_end
             )
+            if n_child_tables > 0 and n_open > 0:
+                if top + rows > pool.shape[0]:
+                    pool = _grow(pool, top + rows)
+                split_tables(
+                    pool, top, state, child_active, n_child_active, ids, start, end,
+                    kind == NOMINAL_MULTIWAY, side_bits, child_of, sizes, n_children, offsets, id_buffer, is_open,
+                    rank_of, sample_row, label_of, child_at, child_end, node_end,
+                )
 
         # -- create the children: leaves now, open ones on the stack -------------
         first_child = n_nodes
@@ -471,8 +486,9 @@ def build(
         if n_stack + n_children > stack.shape[0]:
             stack = _grow(stack, n_stack + n_children)
             active = _grow(active, n_stack + n_children)
-            stack_tables = _grow(stack_tables, n_stack + n_children)
-            stack_ends = _grow(stack_ends, n_stack + n_children)
+            if tables is not None:
+                stack_tables = _grow(stack_tables, n_stack + n_children)
+                stack_ends = _grow(stack_ends, n_stack + n_children)
         offsets[0] = start
         for j in range(n_children):
             child = first_child + j
@@ -496,8 +512,9 @@ def build(
                 stack[n_stack, 3] = n_child_active
                 for a in range(n_child_active):
                     active[n_stack, a] = child_active[a]
-                stack_ends[n_stack] = child_end[j] if n_child_tables > 0 else node_end
-                push_tables(stack_tables, n_stack, child_active, n_child_active, state, child_at, j)
+                if tables is not None:
+                    stack_ends[n_stack] = child_end[j] if n_child_tables > 0 else node_end
+                    push_tables(stack_tables, n_stack, child_active, n_child_active, state, child_at, j)
                 n_stack += 1
 
     # views, not copies: a copy would double the tree's memory at the peak

@@ -42,7 +42,8 @@ so, whatever its size.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from treebench.kernels.node_split import TABLE_AT, TABLE_LO, TABLE_SPAN, few_values
 from treebench.kernels.partition import set_side
@@ -159,11 +160,8 @@ def route_by_table(
     ``child_counts[0]`` and ``[1]`` (from the table and ``parent``), and returns ``(low, high,
     next_rank)``: the samples on either side of the cut in the sorted order -- the last of the
     left's last rank (its largest id) and the first of the next rank present (its smallest id),
-    for the threshold -- and that next rank.  ``pool`` is ``None`` in a weighted build, which keeps
-    no tables (and then compiles nothing of this).
+    for the threshold -- and that next rank.
     """
-    if pool is None:
-        return -1, -1, -1
     at = state[TABLE_AT, f]
     first_rank = state[TABLE_LO, f]
     span = state[TABLE_SPAN, f]
@@ -238,46 +236,42 @@ def partition_ids_multiway(ids: np.ndarray, start: int, end: int, child_of: np.n
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def root_tables(
-    sorted_index: np.ndarray, sorted_rank: np.ndarray, sorted_label: np.ndarray, is_nominal: np.ndarray,
-    with_tables: bool, cid: int, k: int, histogram_rows: int,
+    state: np.ndarray, sorted_index: np.ndarray, sorted_rank: np.ndarray, sorted_label: np.ndarray,
+    is_nominal: np.ndarray, cid: int, k: int, histogram_rows: int,
 ):
-    """The root's tables: ``(state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer,
+    """The root's tables: ``(stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer,
     pool)``.
 
-    With ``with_tables`` (integer counts), every numeric feature the histogram scan reads at the
-    root (:func:`treebench.kernels.node_split.few_values`) gets its table in ``pool``, described by
+    Every numeric feature the histogram scan reads at the root
+    (:func:`treebench.kernels.node_split.few_values`) gets its table in ``pool``, described by
     ``state[:, f]`` (rows ``TABLE_AT``, ``TABLE_LO``, ``TABLE_SPAN`` of
-    :mod:`treebench.kernels.node_split`), and its ranks by sample id in
-    ``rank_of[sample_row[f]]``; ``label_of`` holds the labels by sample id and ``ids`` the root's
-    sample ids, ``0 .. n - 1``.  The other features have ``state[TABLE_AT, f] = -1``.
-    ``stack_tables`` (64, 3 * n_features), the builder's stack of node states (row ``r`` of a
-    state at columns ``r * n_features ..``), holds the root's as entry 0, and ``stack_ends`` the
-    pool rows each entry's tables end before.  Arrays are filled by loops, not slice assignments,
-    and have the types the builder already grows (no new specialisation to compile).
+    :mod:`treebench.kernels.node_split`; ``state[TABLE_AT]`` comes in as -1), and its ranks by
+    sample id in ``rank_of[sample_row[f]]``; ``label_of`` holds the labels by sample id and
+    ``ids`` the root's sample ids, ``0 .. n - 1``.  ``stack_tables`` (64, 3 * n_features), the
+    builder's stack of node states (row ``r`` of a state at columns ``r * n_features ..``),
+    holds the root's as entry 0, and ``stack_ends`` the pool rows each entry's tables end before.
+    Arrays are filled by loops, not slice assignments, and have the types the builder already
+    grows (no new specialisation to compile).
     """
     n_features, n = sorted_index.shape
-    state = np.empty((3, n_features), np.int64)
-    sample_row = np.empty(n_features, np.int64)
-    for f in range(n_features):
-        state[TABLE_AT, f] = -1
-        state[TABLE_LO, f] = 0
-        state[TABLE_SPAN, f] = 0
-        sample_row[f] = -1
     table_at = state[TABLE_AT]
     table_lo = state[TABLE_LO]
     table_span = state[TABLE_SPAN]
+    sample_row = np.empty(n_features, np.int64)
     n_tables = 0
     pool_rows = 0
-    if with_tables:
-        for f in range(n_features):
-            span = np.int64(sorted_rank[f, n - 1]) - np.int64(sorted_rank[f, 0]) + 1
-            if not is_nominal[f] and span > 1 and few_values(cid, span, k, n, histogram_rows):
-                sample_row[f] = n_tables
-                n_tables += 1
-                table_at[f] = pool_rows
-                table_lo[f] = np.int64(sorted_rank[f, 0])
-                table_span[f] = span
-                pool_rows += span
+    for f in range(n_features):
+        sample_row[f] = -1
+        table_lo[f] = 0
+        table_span[f] = 0
+        span = np.int64(sorted_rank[f, n - 1]) - np.int64(sorted_rank[f, 0]) + 1
+        if not is_nominal[f] and span > 1 and few_values(cid, span, k, n, histogram_rows):
+            sample_row[f] = n_tables
+            n_tables += 1
+            table_at[f] = pool_rows
+            table_lo[f] = np.int64(sorted_rank[f, 0])
+            table_span[f] = span
+            pool_rows += span
     kept = n if n_tables > 0 else 0  # no table: no per-sample arrays
     rank_of = np.empty((n_tables, kept), sorted_rank.dtype)
     label_of = np.empty(kept, sorted_label.dtype)
@@ -297,7 +291,7 @@ def root_tables(
         for f in range(n_features):
             stack_tables[0, r * n_features + f] = state[r, f]
     stack_ends[0] = pool_rows
-    return state, stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool
+    return stack_tables, stack_ends, sample_row, rank_of, label_of, ids, id_buffer, pool
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
@@ -308,9 +302,7 @@ def ready_tables(
     """Before a node's search: each of its tables trimmed to the ranks present, and a feature whose
     node no longer has few values for its size given its sorted row back (:func:`restore_row`;
     ``state[TABLE_AT, f] = -1``: row mode from here down).  ``features[:n_active]`` are the node's.
-    ``pool`` is ``None`` in a weighted build (no tables, nothing compiled)."""
-    if pool is None:
-        return
+"""
     table_at = state[TABLE_AT]
     table_lo = state[TABLE_LO]
     table_span = state[TABLE_SPAN]
@@ -331,7 +323,7 @@ def ready_tables(
             table_at[f] = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def tables_needed(state, features, n_active, n_children, stack_ends, n_stack, node_end):
     """``(n_tables, top, rows)`` at a split: the features of the children kept as tables, the first
     pool row free above every live table (this node's and the stack's), and the rows the
@@ -361,10 +353,8 @@ def split_tables(
     ``multiway``); every child but the largest that some open child needs is counted from its
     ids into new rows, and the largest child's is the parent's minus theirs, in place.  Child
     ``j``'s table of feature ``f`` is then at ``child_at[j, f]``, its rows ending before
-    ``child_end[j]``.  ``pool`` is ``None`` in a weighted build (no tables, nothing compiled).
+    ``child_end[j]``.
     """
-    if pool is None:
-        return
     table_at = state[TABLE_AT]
     table_lo = state[TABLE_LO]
     table_span = state[TABLE_SPAN]
@@ -401,7 +391,7 @@ def split_tables(
         child_end[largest] = node_end
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def load_tables(stack_tables, entry, features, n_active, state) -> None:
     """A popped node's table state, for its features ``features[:n_active]``."""
     d = state.shape[1]
@@ -411,7 +401,7 @@ def load_tables(stack_tables, entry, features, n_active, state) -> None:
             state[r, f] = stack_tables[entry, r * d + f]
 
 
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def push_tables(stack_tables, entry, features, n_active, state, child_at, j) -> None:
     """Child ``j``'s table state on the stack: its tables at ``child_at[j]`` (as
     :func:`split_tables` left them), over its parent's ranks (trimmed when it is popped)."""
@@ -421,3 +411,30 @@ def push_tables(stack_tables, entry, features, n_active, state, child_at, j) -> 
         stack_tables[entry, TABLE_AT * d + f] = child_at[j, f] if state[TABLE_AT, f] >= 0 else -1
         stack_tables[entry, TABLE_LO * d + f] = state[TABLE_LO, f]
         stack_tables[entry, TABLE_SPAN * d + f] = state[TABLE_SPAN, f]
+
+
+#: What the batch builder gets as ``tables`` to keep tables (any other value but ``None`` would do).
+TABLES = np.zeros(1, np.int64)
+
+#: Fewest rows for which a fit keeps tables: below it their set-up and bookkeeping cost more than
+#: the partitions they save, and small fits then do not compile the tables' code at all.
+TABLES_MIN_ROWS = 2048
+
+
+def table_marker(n_rows: int, weighted: bool, label_masses: bool) -> np.ndarray | None:
+    """The builder's ``tables`` argument for a fit: :data:`TABLES` for an unweighted fit of at least
+    :data:`TABLES_MIN_ROWS` rows without label masses (integer counts), else ``None``."""
+    return TABLES if n_rows >= TABLES_MIN_ROWS and not weighted and not label_masses else None
+
+
+def tables_pool(tables, pool):
+    """``pool`` when ``tables`` is a marker, ``None`` when it is ``None`` (compiled code only): the
+    split search's table branch is then pruned by the argument's type."""
+    raise NotImplementedError("tables_pool is for numba-compiled code")
+
+
+@overload(tables_pool, inline="always")
+def _tables_pool(tables, pool):
+    if isinstance(tables, types.NoneType):
+        return lambda tables, pool: None
+    return lambda tables, pool: pool

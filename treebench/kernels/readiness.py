@@ -37,8 +37,9 @@ FIRST_FIT_NOTICE = (
 )
 
 
-#: Positions of the builder's arguments ``label_masses`` and ``whole`` (``tie_stream`` between).
-LABEL_MASSES, WHOLE = -3, -1
+#: Positions of the builder's arguments ``tables``, ``label_masses`` and ``whole`` (``weights``
+#: and ``tie_stream`` between them).
+TABLES, LABEL_MASSES, WHOLE = -5, -3, -1
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class Kernel:
             suffix += " [per-sample data]"
         if (WHOLE, "array") in self.arguments:
             suffix += " [whole split]"
+        if (TABLES, "array") in self.arguments:
+            suffix += " [tables]"
         return f"{self.module.rsplit('.', 1)[-1]}.{self.function}{suffix}"
 
 
@@ -90,12 +93,18 @@ def register(group: str, module: str, function: str, *, rank_dtype: str | None =
     return kernel
 
 
-#: The plain builder: neither label masses nor a whole-split marker.
+#: The plain builder: neither label masses nor a whole-split marker.  A fit of at least
+#: ``rank_tables.TABLES_MIN_ROWS`` rows without weights keeps tables (its ``tables`` marker is an
+#: array): the groups ``tree`` and ``whole-split`` hold both specialisations, ``large`` (more rows
+#: than that always) the one with tables.
 _PLAIN = ((LABEL_MASSES, "none"), (WHOLE, "none"))
-register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", arguments=_PLAIN)
+_NO_TABLES = ((TABLES, "none"),)
+_WITH_TABLES = ((TABLES, "array"),)
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", arguments=_PLAIN + _NO_TABLES)
+register("tree", "treebench.kernels.induction", "build", rank_dtype="uint16", arguments=_PLAIN + _WITH_TABLES)
 register("tree", "treebench.kernels.partition", "fill_sorted_row")
 register("tree", "treebench.kernels.traversal", "apply_tree")
-register("large", "treebench.kernels.induction", "build", rank_dtype="int32", arguments=_PLAIN)
+register("large", "treebench.kernels.induction", "build", rank_dtype="int32", arguments=_PLAIN + _WITH_TABLES)
 register("c4.5", "treebench.kernels.c45_build", "grow_presorted")
 register("c4.5", "treebench.kernels.c45_build", "grow_general")
 register("c4.5", "treebench.kernels.c45_prune", "collapse_and_prune")
@@ -105,9 +114,10 @@ register("pruning", "treebench.kernels.pruning", "weakest_link_prune")
 register("mee", "treebench.kernels.mee_grow", "grow_mee_tree")
 register("online", "treebench.kernels.online", "feed")
 register("belief", "treebench.kernels.induction", "build", rank_dtype="uint16",
-         arguments=((LABEL_MASSES, "array"), (WHOLE, "none")))
-register("whole-split", "treebench.kernels.induction", "build", rank_dtype="uint16",
-         arguments=((LABEL_MASSES, "none"), (WHOLE, "array")))
+         arguments=((LABEL_MASSES, "array"), (WHOLE, "none")) + _NO_TABLES)
+for _tables in (_NO_TABLES, _WITH_TABLES):
+    register("whole-split", "treebench.kernels.induction", "build", rank_dtype="uint16",
+             arguments=((LABEL_MASSES, "none"), (WHOLE, "array")) + _tables)
 
 
 def is_cached(kernel: Kernel) -> bool | None:

@@ -22,6 +22,7 @@ from treebench.kernels.arrays import read_only
 from treebench.kernels.counted_row import fill_counted_row
 from treebench.kernels.induction import build
 from treebench.kernels.partition import fill_sorted_row
+from treebench.kernels.rank_tables import table_marker
 from treebench.kernels.sort_order import stable_order
 from treebench.trees.encoding import FeatureEncoder
 from treebench.trees.generic import build_generic
@@ -221,6 +222,7 @@ def grow(
             int(settings.min_samples_leaf),
             binary_nominal,  # the flag only concerns nominal features
             settings.threshold == "midpoint",
+            table_marker(len(y), weights is not None, sample_data is not None),  # None: rows only
             weights,
             None if sample_data is None else np.ascontiguousarray(sample_data, dtype=np.float64),
             tie_stream,

@@ -36,6 +36,15 @@ def _tree() -> None:
         TreeModel(criterion).fit(X, y).predict(X)
         TreeModel(criterion).fit(X[["x", "z"]].to_numpy(), y).predict(X[["x", "z"]].to_numpy())
     TreeModel("entropy", feature_ties="random", random_state=0).fit(X, y)  # the seeded tie draws
+    TreeModel("entropy").fit(*_rows_for_tables())  # the builder's specialisation that keeps tables
+
+
+def _rows_for_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Enough rows of few values for a fit to keep (rank, class) tables (:mod:`treebench.kernels.rank_tables`)."""
+    from treebench.kernels.rank_tables import TABLES_MIN_ROWS
+
+    y = np.arange(TABLES_MIN_ROWS) % 3
+    return np.column_stack([y % 2, np.arange(TABLES_MIN_ROWS) % 5]).astype(np.float64), y
 
 
 def _large() -> None:
@@ -105,6 +114,7 @@ def _whole_split() -> None:
     whole = next((cls.name for cls in criterion_classes() if is_whole_split(cls.kernel_id)), None)
     if whole is not None:
         TreeModel(whole).fit(X, y).predict(X)
+        TreeModel(whole).fit(*_rows_for_tables())  # and the one that keeps tables
 
 
 #: How each kernel group of :mod:`treebench.kernels.readiness` is warmed.
