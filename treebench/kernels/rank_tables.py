@@ -16,11 +16,13 @@ the node per feature (kddcup99: Hellinger distance peels).
 A feature is in one of two modes at a node, and the choice changes no
 result, only the cost:
 
-* *table*: its table is in the pool at ``table_at[f]`` (rows
-  ``table_lo[f] .. table_lo[f] + table_span[f] - 1`` of the ranks), its
-  sorted row in the node's range is stale;
-* *row*: ``table_at[f] = -1``, its sorted row is valid (partitioned at every
-  split, as before).
+* *table*: its table starts in the pool at row ``state[TABLE_AT, f]`` (ranks
+  ``state[TABLE_LO, f]`` on, ``state[TABLE_SPAN, f]`` of them; the node's
+  ``state`` is an int64 array (3, n_features), its rows named in
+  :mod:`treebench.kernels.node_split`), its sorted row in the node's range is
+  stale;
+* *row*: ``state[TABLE_AT, f] = -1``, its sorted row is valid (partitioned at
+  every split, as before).
 
 Features start in table mode at the root when the histogram scan would read
 them there (:func:`treebench.kernels.node_split.few_values`); one whose
@@ -31,12 +33,18 @@ stable partition of ``0..n-1``), so the restored row is the row the
 partitions would have made: ranks increasing, ties by sample id.
 
 Integer counts only: weighted fits and fits with label masses stay in row
-mode.  Nominal features too: their scans tabulate categories per node.
+mode.  Nominal features too: their scans tabulate categories per node.  And
+only fits of at least :data:`TABLES_MIN_ROWS` rows (:func:`table_marker`): the
+builder's ``tables`` marker argument then is an array, and every use of the
+tables in the builder sits under a test of it that numba prunes, so smaller
+fits do not compile this code at all (about 3 s of a first compile).
 
-Only the builder's steps (:func:`root_tables`, :func:`ready_tables`, :func:`split_tables`,
-:func:`route_by_table`) are functions of their own; the kernels they call are inlined into them
-(``inline="always"``): every compiled function costs a first compile a fixed tenth of a second or
-so, whatever its size.
+Only the builder's steps (:func:`root_tables`, :func:`ready_tables`,
+:func:`tables_needed` and :func:`split_tables`, :func:`route_by_table`, and the
+stack's :func:`load_tables` / :func:`push_tables`) are functions of their own;
+the kernels they call are inlined into them (``inline="always"``): every
+compiled function costs a first compile a fixed tenth of a second or so,
+whatever its size.
 """
 
 from __future__ import annotations
