@@ -402,23 +402,21 @@ def build(
         if not (kind == NUMERIC and f_table):  # else counted from the table when routing
             for j in range(n_children):
                 child_counts[j, :] = 0
-        if kind == NUMERIC and f_table:
-            pass
-        elif kind == NUMERIC:
-            middle = start + sizes[0]
-            for p in range(start, middle):
-                child_counts[0, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
-            for p in range(middle, end):
-                child_counts[1, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
-        elif kind == NOMINAL_BINARY:
-            for p in range(start, end):
-                sample = sorted_index[f, p]
-                side = (side_bits[sample >> 3] >> (sample & 7)) & 1
-                child_counts[side, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
-        else:
-            for p in range(start, end):
-                child = child_of[sorted_index[f, p]]
-                child_counts[child, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
+            if kind == NUMERIC:
+                middle = start + sizes[0]
+                for p in range(start, middle):
+                    child_counts[0, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
+                for p in range(middle, end):
+                    child_counts[1, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
+            elif kind == NOMINAL_BINARY:
+                for p in range(start, end):
+                    sample = sorted_index[f, p]
+                    side = (side_bits[sample >> 3] >> (sample & 7)) & 1
+                    child_counts[side, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
+            else:
+                for p in range(start, end):
+                    child = child_of[sorted_index[f, p]]
+                    child_counts[child, sorted_label[f, p]] += sample_weight(weights, sorted_index[f], p)
         n_open = 0
         for j in range(n_children):
             for i in range(k):

@@ -56,6 +56,7 @@ from numba.extending import overload
 from treebench.kernels.node_split import TABLE_AT, TABLE_LO, TABLE_SPAN, few_values
 from treebench.kernels.partition import set_side
 from treebench.kernels.refcount import NO_REFCOUNT
+from treebench.kernels.scan import count_ranks
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -63,19 +64,6 @@ def rank_by_sample(index_row: np.ndarray, rank_row: np.ndarray, out: np.ndarray)
     """``out[sample] = rank`` of one feature, from its sorted row at the root."""
     for p in range(index_row.shape[0]):
         out[index_row[p]] = rank_row[p]
-
-
-@njit(cache=True, no_cfunc_wrapper=True, inline="always")
-def count_sorted_row(
-    rank_row: np.ndarray, label_row: np.ndarray, start: int, end: int, first_rank: int, span: int,
-    pool: np.ndarray, at: int,
-) -> None:
-    """Rows ``at .. at + span - 1`` of ``pool``: the (rank, class) counts of a sorted range."""
-    for r in range(span):
-        for i in range(pool.shape[1]):
-            pool[at + r, i] = 0
-    for p in range(start, end):
-        pool[at + np.int64(rank_row[p]) - first_rank, label_row[p]] += 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, inline="always")
@@ -289,7 +277,7 @@ def root_tables(
     for f in range(n_features):
         if sample_row[f] >= 0:
             rank_by_sample(sorted_index[f], sorted_rank[f], rank_of[sample_row[f]])
-            count_sorted_row(sorted_rank[f], sorted_label[f], 0, n, table_lo[f], table_span[f], pool, table_at[f])
+            count_ranks(sorted_rank[f], sorted_label[f], 0, n, table_lo[f], table_span[f], pool, table_at[f])
     for p in range(kept):
         ids[p] = p
         label_of[sorted_index[0, p]] = sorted_label[0, p]

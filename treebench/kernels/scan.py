@@ -312,6 +312,20 @@ def _scan_rows(slot, args):
     return best, best_left, best_tie, best_w_left
 
 
+@njit(cache=True, no_cfunc_wrapper=True, inline="always")
+def count_ranks(
+    ranks: np.ndarray, labels: np.ndarray, start: int, end: int, first_rank: int, span: int, table: np.ndarray,
+    at: int,
+) -> None:
+    """Rows ``at .. at + span - 1`` of ``table``: the (rank, class) counts of a sorted range (the histogram
+    scan's, and the batch builder's tables at the root, :mod:`treebench.kernels.rank_tables`)."""
+    for r in range(span):
+        for i in range(table.shape[1]):
+            table[at + r, i] = 0
+    for p in range(start, end):
+        table[at + np.int64(ranks[p]) - first_rank, labels[p]] += 1
+
+
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, **NO_REFCOUNT)
 def scan_numeric_histogram(
     ranks: np.ndarray,
@@ -345,9 +359,7 @@ def scan_numeric_histogram(
     # ranks may be uint16: signed arithmetic (numba types uint - uint as uint64)
     first_rank = np.int64(ranks[start])
     span = np.int64(ranks[end - 1]) - first_rank + 1
-    histogram[:span, :] = 0
-    for p in range(start, end):
-        histogram[np.int64(ranks[p]) - first_rank, labels[p]] += 1
+    count_ranks(ranks, labels, start, end, first_rank, span, histogram, np.int64(0))
     return scan_rank_table(
         histogram, np.int64(0), first_rank, span, np.int64(end - start), missing, parent, parent_impurity, cid,
         params, table, min_leaf, left, right, scratch, tie_break, parent_entropy, whole,
