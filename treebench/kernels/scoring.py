@@ -60,6 +60,7 @@ from treebench.kernels.dispatch import (
     GAIN_RATIO,
     GINI,
     POSSIBILISTIC,
+    STEP_BOUNDED,
     TSALLIS,
     TSALLIS_GAIN_RATIO,
     class_params,
@@ -71,6 +72,7 @@ from treebench.kernels.dispatch import (
     is_one_vs_rest,
     is_purity,
     is_ratio,
+    is_step_bounded,
     is_whole_split,
     mass_from_sum,
     one_vs_rest_mass,
@@ -78,7 +80,9 @@ from treebench.kernels.dispatch import (
     row_mass,
     scores_label_masses,
     split_information,
+    step_term,
     takes_quantile,
+    value_rounding,
     whole_pair_mass,
     whole_split_mass,
     with_row_slot,
@@ -87,25 +91,30 @@ from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.tolerances import SPLIT_INFO_FLOOR
 
 __all__ = [  # the generated dispatch, re-exported: callers import the scoring from one place
-    "BELIEF", "BELIEF_OVR", "CERTAINTY", "ENTROPY", "GAIN_RATIO", "GINI", "LOG2", "POSSIBILISTIC", "TSALLIS",
+    "BELIEF", "BELIEF_OVR", "CERTAINTY", "ENTROPY", "GAIN_RATIO", "GINI", "LOG2", "POSSIBILISTIC", "STEP_BOUNDED", "TSALLIS",
     "TSALLIS_GAIN_RATIO", "child_mass", "class_params", "entropy_bits", "final_score", "g_term", "g_value",
     "has_bounded_scan", "has_tie_break", "insert_sorted", "is_additive", "is_one_vs_rest", "is_purity",
-    "is_ratio", "is_whole_split", "make_table", "mass_from_sum", "multiway_mass", "node_impurity",
+    "is_ratio", "is_step_bounded", "is_whole_split", "make_table", "mass_from_sum", "multiway_mass", "node_impurity",
     "one_vs_rest_mass", "one_vs_rest_pair_mass", "two_way_mass", "whole_pair_mass", "whole_split_mass",
     "pair_mass", "reported_node_value", "rest_sum", "row_mass", "score_children", "scores_label_masses",
-    "split_information", "takes_quantile", "tie_score_binary", "with_row_slot",
+    "split_information", "step_term", "takes_quantile", "tie_score_binary", "value_rounding", "with_row_slot",
 ]
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def make_table(cid: int, params: np.ndarray, n: int) -> np.ndarray:
-    """``g(c)`` for ``c = 0..n`` (see :func:`g_value`).
+    """``g(c)`` for ``c = 0..n`` (see :func:`g_value`), or a step-bounded criterion's ``step_term(c)``.
 
     Certainty with its entropy tie-break gets the entropy table (``c log2 c``):
     the threshold scan keeps the tie score as running sums too.
     """
     if has_tie_break(cid, params):
         cid = ENTROPY
+    elif is_step_bounded(cid):
+        table = np.empty(n + 1)
+        for c in range(n + 1):
+            table[c] = step_term(cid, float(c))
+        return table
     elif not is_additive(cid):
         return np.zeros(1)
     table = np.zeros(n + 1)

@@ -268,6 +268,8 @@ def render() -> str:
          "bounded_scan"),
         ("scores_label_masses", "Whether the label-mass sweeps score it (two classes).", declared, "label_masses"),
         ("takes_quantile", "Whether a row-scored criterion's pair mass takes a quantile ``z``.", rows, "quantile"),
+        ("is_step_bounded", "Whether the unweighted threshold scan skips candidates by a bound on one sample's change.",
+         rows, "step_bounded"),
         ("is_whole_split", "Whether a split is scored whole (``whole_pair_mass``, ``whole_split_mass``), not as a sum\n"
          "    of its children's masses.", rows, "whole_split"),
     ]
@@ -327,6 +329,23 @@ def render() -> str:
         "The mass of a multiway split of a criterion scored whole; branch ``j`` has the counts ``counts[rows[j]]``.",
         _ladder(whole, "split_mass", lambda f, kernel: f"{f}(params, counts, rows, n_branches, parent, total, scratch)"),
         "0.0", inline=False,
+    ))
+    bounded = [(k, m) for k, m in rows if k.step_bounded]
+    out.append("\n\n#: The kernels whose unweighted threshold scan skips candidates by a bound on one sample's\n"
+               "#: change (:mod:`treebench.kernels.step_scan`); read when the scan is typed.\n"
+               f"STEP_BOUNDED = frozenset({sorted(k.id for k, _ in bounded)!r})\n")
+    out.append(_function(
+        "step_term(cid: int, c: float) -> float",
+        "The term of a step-bounded criterion's bound on the change one moved sample makes (tabulated\n"
+        "    by :func:`treebench.kernels.scoring.make_table`).",
+        _ladder(bounded, "step_term", lambda f, kernel: f"{f}(c)"), "0.0", inline=False,
+    ))
+    out.append(_function(
+        "value_rounding(cid: int) -> float",
+        "How far a step-bounded criterion's computed value may be from the exact one.",
+        [line for kernel, module in bounded
+         for line in (f"    if {_condition([kernel.id])}:", f"        return {float(module.VALUE_ROUNDING)!r}")],
+        "np.inf", inline=False,
     ))
     out.append(_function(
         "has_tie_break(cid: int, params: np.ndarray) -> bool",

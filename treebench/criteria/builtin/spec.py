@@ -32,6 +32,13 @@ module defines, so the generator knows which branches to write:
     :func:`treebench.criteria.builtin.whole_split_marker`), every other
     criterion's ``None``: only the builder compiled for the array holds
     whole-split code.
+``step_bounded`` (whole split, no tie break)
+    Moving one sample of a class with ``l`` samples on the left and ``r`` on
+    the right changes the split's value by at most
+    ``sqrt((step_term(l) + step_term(r - 1)) / (l + r))``, and a computed
+    value is within ``VALUE_ROUNDING`` of the exact one: the unweighted
+    threshold scan skips the candidates that cannot beat the best so far
+    (:mod:`treebench.kernels.step_scan`; ``step_term`` is tabulated per fit).
 ``suffix``
     The module's functions for this kernel carry the suffix (a module with
     two compiled variants: ``pair_mass`` and ``pair_mass_ovr``).
@@ -117,6 +124,10 @@ class Kernel:
         Rows only: ``pair_mass`` takes the two-branch quantile ``params[2]`` as ``z`` (else 0).
     whole_split
         Rows only: the split is scored whole (``pair_mass``, ``split_mass``), not as a sum of ``row_mass``.
+    step_bounded
+        Whole split only: a bound on the change one moved sample makes (``step_term``,
+        ``VALUE_ROUNDING``; see the module docstring), by which the unweighted threshold scan skips
+        candidates that cannot win.
     suffix
         The names of the module's functions for this kernel end with it (e.g. ``"_ovr"``).
     mass_params
@@ -140,6 +151,7 @@ class Kernel:
     label_masses: bool = False
     mass_params: int = 0
     whole_split: bool = False
+    step_bounded: bool = False
     suffix: str = ""
 
     def __post_init__(self) -> None:
@@ -149,5 +161,7 @@ class Kernel:
             raise ValueError(f"kernel name {self.name!r} is not an identifier")
         if self.whole_split and self.family != ROWS:
             raise ValueError(f"kernel {self.name!r}: whole_split is for the {ROWS} family")
+        if self.step_bounded and (not self.whole_split or self.tie_break):
+            raise ValueError(f"kernel {self.name!r}: step_bounded is for a whole-split kernel without a tie break")
         if self.id < 0:
             raise ValueError(f"kernel {self.name!r}: id {self.id}; accepted: an integer >= 0")
