@@ -43,14 +43,12 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from treebench.kernels.candidates import SKIP, STOP, better, candidate_step, ties
 from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.scoring import (
     ENTROPY,
-    STEP_BOUNDED,
     child_mass,
     g_term,
     is_additive,
@@ -164,8 +162,9 @@ def scan_numeric(
             table, min_leaf, left,
         )
     # a row-scored criterion: the specialisation of _scan_rows compiled for it alone (its id
-    # handed over as a literal; without weights, the one with a bounded scan is not compiled)
-    return with_row_slot(_scan_slot, cid, weights, whole, (
+    # handed over as a literal; without weights, the one with a bounded scan is not compiled, and
+    # a step-bounded one gets scan_step_bounded instead)
+    return with_row_slot(_scan_rows, scan_step_bounded, cid, weights, whole, (
         ranks, labels, index, weights, start, end, missing, parent, total, parent_impurity, params, table,
         min_leaf, left, right, scratch, tie_break, parent_entropy,
     ))
@@ -245,29 +244,6 @@ def _scan_additive(
             best_left = n_left
             best_w_left = w_left
     return best, best_left, 0.0, best_w_left
-
-
-@njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)
-def _scan_slot(slot, args):
-    """The threshold scan of the row-scored criterion ``slot`` (a literal kernel id): for an
-    unweighted fit of a criterion declared ``step_bounded``, the one that skips candidates by its
-    bound (:func:`treebench.kernels.step_scan.scan_step_bounded`), else :func:`_scan_rows`.  The
-    choice is made when it is typed, so each specialisation compiles one of the two."""
-    return _row_scan(slot, args)
-
-
-def _row_scan(slot, args):
-    """:func:`_scan_slot`'s choice (compiled code only, ``slot`` a literal)."""
-    raise NotImplementedError("for numba-compiled code, with a literal slot")
-
-
-@overload(_row_scan, inline="always")
-def _choose_row_scan(slot, args):
-    if not isinstance(slot, types.IntegerLiteral):
-        return None  # numba then types the call again with the literal value
-    if slot.literal_value in STEP_BOUNDED and isinstance(args[3], types.NoneType):  # args[3]: the weights
-        return lambda slot, args: scan_step_bounded(slot, args)
-    return lambda slot, args: _scan_rows(slot, args)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, **NO_REFCOUNT)

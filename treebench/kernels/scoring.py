@@ -60,7 +60,6 @@ from treebench.kernels.dispatch import (
     GAIN_RATIO,
     GINI,
     POSSIBILISTIC,
-    STEP_BOUNDED,
     TSALLIS,
     TSALLIS_GAIN_RATIO,
     class_params,
@@ -91,7 +90,7 @@ from treebench.kernels.refcount import NO_REFCOUNT
 from treebench.kernels.tolerances import SPLIT_INFO_FLOOR
 
 __all__ = [  # the generated dispatch, re-exported: callers import the scoring from one place
-    "BELIEF", "BELIEF_OVR", "CERTAINTY", "ENTROPY", "GAIN_RATIO", "GINI", "LOG2", "POSSIBILISTIC", "STEP_BOUNDED", "TSALLIS",
+    "BELIEF", "BELIEF_OVR", "CERTAINTY", "ENTROPY", "GAIN_RATIO", "GINI", "LOG2", "POSSIBILISTIC", "TSALLIS",
     "TSALLIS_GAIN_RATIO", "child_mass", "class_params", "entropy_bits", "final_score", "g_term", "g_value",
     "has_bounded_scan", "has_tie_break", "insert_sorted", "is_additive", "is_one_vs_rest", "is_purity",
     "is_ratio", "is_step_bounded", "is_whole_split", "make_table", "mass_from_sum", "multiway_mass", "node_impurity",

@@ -194,7 +194,7 @@ def _pair_mass(slot, left, parent, right, w_left, total, z, scratch):
     return _PAIR_MASS.get(slot.literal_value)
 
 
-def with_row_slot(scan: Any, cid: int, weights: Any, whole: Any, args: tuple) -> Any:
+def with_row_slot(scan: Any, stepped: Any, cid: int, weights: Any, whole: Any, args: tuple) -> Any:
     """``scan(slot, args)`` with ``slot`` the row-scored criterion ``cid`` as a literal integer.
 
     Compiled code only.  One branch per row-scored kernel, each handing its id to ``scan`` as a
@@ -205,16 +205,20 @@ def with_row_slot(scan: Any, cid: int, weights: Any, whole: Any, args: tuple) ->
     picks the ladder by the type of ``weights`` so that the unweighted builder does not compile
     a full scan it never runs.  ``whole`` is ``None``, or the marker array of a criterion scored
     whole (:func:`treebench.criteria.builtin.whole_split_marker`): by its type the ladder holds only the
-    other kernels, or only those scored whole, so a fit compiles no other kind's scans.
+    other kernels, or only those scored whole, so a fit compiles no other kind's scans.  Without
+    weights, a kernel declared ``step_bounded`` is handed to ``stepped`` instead
+    (:func:`treebench.kernels.step_scan.scan_step_bounded`); the other ladders never call it, so
+    it is compiled only for those kernels.
     """
     raise NotImplementedError("with_row_slot is for numba-compiled code")
 
 
 @overload(with_row_slot, inline="always")
-def _with_row_slot(scan, cid, weights, whole, args):
+def _with_row_slot(scan, stepped, cid, weights, whole, args):
+    unweighted = isinstance(weights, types.NoneType)
     if not isinstance(whole, types.NoneType):
-        return _rows_whole
-    return _rows_unweighted if isinstance(weights, types.NoneType) else _rows_weighted
+        return _rows_whole_unweighted if unweighted else _rows_whole
+    return _rows_unweighted if unweighted else _rows_weighted
 '''
 
 
@@ -230,11 +234,13 @@ def _row_slots(rows: Sequence[tuple[Kernel, object]]) -> str:
     lines.append("\n\n#: ``pair_mass`` of each row-scored kernel, by id (the overload's choice).\n"
                  "_PAIR_MASS = {\n" + "".join(table) + "}\n")
     parts = [k for k in rows if not k[0].whole_split], [k for k in rows if k[0].whole_split]
-    for suffix, kept in (("WEIGHTED", parts[0]), ("UNWEIGHTED", [(k, m) for k, m in parts[0] if not k.bounded_scan]),
-                         ("WHOLE", parts[1])):
+    for suffix, kept, steps in (("WEIGHTED", parts[0], False),
+                                ("UNWEIGHTED", [(k, m) for k, m in parts[0] if not k.bounded_scan], True),
+                                ("WHOLE", parts[1], False), ("WHOLE_UNWEIGHTED", parts[1], True)):
         # the tuple is handed over whole: a starred call would type the literal id as a plain int
-        body = [f"    if {_condition([k.id])}:\n        return scan({k.id}, args)\n" for k, _ in kept]
-        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, cid, weights, whole, args):\n" + "".join(body)
+        body = [f"    if {_condition([k.id])}:\n        return {'stepped' if steps and k.step_bounded else 'scan'}"
+                f"({k.id}, args)\n" for k, _ in kept]
+        lines.append(f"\n\ndef _rows_{suffix.lower()}(scan, stepped, cid, weights, whole, args):\n" + "".join(body)
                      + '    raise ValueError("not a row-scored criterion of this ladder (one searched by its bounded scan, or a '
                      'whole-split marker that does not match the criterion)")\n')
     return "".join(lines)
@@ -331,9 +337,6 @@ def render() -> str:
         "0.0", inline=False,
     ))
     bounded = [(k, m) for k, m in rows if k.step_bounded]
-    out.append("\n\n#: The kernels whose unweighted threshold scan skips candidates by a bound on one sample's\n"
-               "#: change (:mod:`treebench.kernels.step_scan`); read when the scan is typed.\n"
-               f"STEP_BOUNDED = frozenset({sorted(k.id for k, _ in bounded)!r})\n")
     out.append(_function(
         "step_term(cid: int, c: float) -> float",
         "The term of a step-bounded criterion's bound on the change one moved sample makes (tabulated\n"
