@@ -24,6 +24,9 @@ once per sample holds only that family's arithmetic:
   kernel id handed over as a literal (:func:`treebench.kernels.dispatch.with_row_slot`),
   so each one's loop holds only its own scoring and tests nothing per
   candidate.
+  An unweighted fit of a criterion declared ``step_bounded`` (Hellinger)
+  gets :func:`treebench.kernels.step_scan.scan_step_bounded` instead, the same
+  split from the candidates its bound on one moved sample does not rule out.
 
 Which family a criterion is in, and its formulas, come from its module in
 :mod:`treebench.criteria.builtin` through the generated
