@@ -21,24 +21,14 @@ from treebench.kernels.step_scan import scan_step_bounded
 pytestmark = pytest.mark.kernels
 
 
-@njit
-def full_grouping(*args):
-    return _scan_rows(GROUPING, args)
+def literal_scan(scan, cid: int):
+    """``scan(cid, args)`` compiled with ``cid`` a constant (the literal slot the scans need)."""
 
+    @njit
+    def scanned(*args):
+        return scan(cid, args)
 
-@njit
-def bounded_grouping(*args):
-    return scan_step_bounded(GROUPING, args)
-
-
-@njit
-def full_one_vs_rest(*args):
-    return _scan_rows(ONE_VS_REST, args)
-
-
-@njit
-def bounded_one_vs_rest(*args):
-    return scan_step_bounded(ONE_VS_REST, args)
+    return scanned
 
 
 @njit
@@ -46,8 +36,8 @@ def step_table(cid, n):
     return make_table(cid, np.zeros(3), n)
 
 
-SCANS = {"grouping": (GROUPING, full_grouping, bounded_grouping),
-         "one-vs-rest": (ONE_VS_REST, full_one_vs_rest, bounded_one_vs_rest)}
+SCANS = {reading: (cid, literal_scan(_scan_rows, cid), literal_scan(scan_step_bounded, cid))
+         for reading, cid in (("grouping", GROUPING), ("one-vs-rest", ONE_VS_REST))}
 
 
 def one_step_bound(on_left: int, r: int) -> float:
