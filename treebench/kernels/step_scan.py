@@ -63,15 +63,16 @@ def scan_step_bounded(slot, args):
         squares += (table[count] + table[parent[label] - count - 1]) / parent[label]
         m += 1
         left[label] = count + 1
-        step = candidate_step(p - start + 1, n, min_leaf, ranks[p], ranks[p + 1], missing)
+        n_left = p - start + 1
+        step = candidate_step(n_left, n, min_leaf, ranks[p], ranks[p + 1], missing)
         if step == SKIP:
             continue
         if step == STOP:
             break
         if room >= 0.0 and m * squares * (1.0 + SUM_ROUNDING * m) <= room * room:
             continue  # cannot reach the best: no change of state, as in the full scan
-        n_left = p - start + 1
-        gain = _gain(slot, left, parent, right, n_left, total, parent_impurity, z, scratch)
+        mass = pair_mass(slot, left, parent, right, total - total + n_left, total, z, scratch)
+        gain = parent_impurity - mass / total  # as _scan_rows computes it
         if better(gain, best):
             best = gain
             best_left = n_left
@@ -80,10 +81,3 @@ def scan_step_bounded(slot, args):
         m = 0
     return best, best_left, 0.0, total - total + best_left
 
-
-# a plain call, not inline="always": compiled with the scan's setting it counts no references,
-# and LLVM inlines it; numba's own inlining of pair_mass warned of its IR
-@njit(cache=True, no_cfunc_wrapper=True)
-def _gain(slot, left, parent, right, n_left, total, parent_impurity, z, scratch) -> float:
-    """The gain of the cut after ``n_left`` samples, as :func:`treebench.kernels.scan._scan_rows` computes it."""
-    return parent_impurity - pair_mass(slot, left, parent, right, total - total + n_left, total, z, scratch) / total

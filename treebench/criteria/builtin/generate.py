@@ -136,6 +136,15 @@ def _ladder(kernels: Sequence[tuple[Kernel, object]], attribute: str, call: Call
     return lines
 
 
+def _by_value(kernels: Sequence[tuple[Kernel, object]], constant: str) -> dict[float, list[int]]:
+    """The ids of ``kernels`` grouped by their module's float ``constant`` (one branch per value, as
+    :func:`_ladder` groups ids by function)."""
+    groups: dict[float, list[int]] = {}
+    for kernel, module in kernels:
+        groups.setdefault(float(getattr(module, constant)), []).append(kernel.id)
+    return groups
+
+
 def _mass_call(function: str, kernel: Kernel) -> str:
     """The call of an additive criterion's ``mass``: scalars only, its parameters read in its branch.
 
@@ -346,8 +355,8 @@ def render() -> str:
     out.append(_function(
         "value_rounding(cid: int) -> float",
         "How far a step-bounded criterion's computed value may be from the exact one.",
-        [line for kernel, module in bounded
-         for line in (f"    if {_condition([kernel.id])}:", f"        return {float(module.VALUE_ROUNDING)!r}")],
+        [line for value, ids in _by_value(bounded, "VALUE_ROUNDING").items()
+         for line in (f"    if {_condition(ids)}:", f"        return {value!r}")],
         "np.inf", inline=False,
     ))
     out.append(_function(
